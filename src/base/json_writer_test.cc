@@ -1,0 +1,48 @@
+#include "base/json_writer.h"
+
+#include <limits>
+
+#include <gtest/gtest.h>
+
+namespace mi {
+namespace {
+
+TEST(JsonWriterTest, WritesNestedValues) {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject()
+      .Field("name", "conv")
+      .FieldInt("n", -3)
+      .Key("list")
+      .BeginArray()
+      .Int(1)
+      .Double(2.5)
+      .Bool(true)
+      .Null()
+      .EndArray()
+      .Key("empty")
+      .BeginObject()
+      .EndObject()
+      .EndObject();
+  EXPECT_EQ(out,
+            R"({"name":"conv","n":-3,"list":[1,2.5,true,null],"empty":{}})");
+}
+
+TEST(JsonWriterTest, EscapesHostileStrings) {
+  std::string out;
+  JsonWriter::AppendEscaped(&out, std::string("a\"b\\c\n\x01\xff", 8));
+  EXPECT_EQ(out, "\"a\\\"b\\\\c\\n\\u0001\xEF\xBF\xBD\"");
+}
+
+TEST(JsonWriterTest, NonFiniteDoublesBecomeNull) {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginArray()
+      .Double(std::numeric_limits<double>::infinity())
+      .Double(0.1)
+      .EndArray();
+  EXPECT_EQ(out, "[null,0.1]");
+}
+
+}  // namespace
+}  // namespace mi

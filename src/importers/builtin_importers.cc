@@ -1,0 +1,16 @@
+#include "importers/builtin_importers.h"
+
+#include "importers/chrome_trace/chrome_trace_importer.h"
+#include "importers/onnx/onnx_importer.h"
+
+namespace mi::importers {
+
+std::vector<std::unique_ptr<Importer>> CreateBuiltinImporters() {
+  std::vector<std::unique_ptr<Importer>> list;
+  list.push_back(CreateOnnxImporter());
+  list.push_back(CreateOnnxTextImporter());
+  list.push_back(CreateChromeTraceImporter());
+  return list;
+}
+
+}  // namespace mi::importers

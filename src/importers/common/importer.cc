@@ -1,0 +1,39 @@
+#include "importers/common/importer.h"
+
+#include "io/chunk_reader.h"
+
+namespace mi::importers {
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string_view StripGzSuffix(std::string_view path) {
+  if (EndsWith(path, ".gz")) path.remove_suffix(3);
+  return path;
+}
+
+std::unique_ptr<Reader> Importer::CreateReader(ImportContext&) const {
+  return nullptr;
+}
+
+Status Importer::Import(ImportContext& ctx) const {
+  std::unique_ptr<Reader> reader = CreateReader(ctx);
+  if (reader == nullptr) {
+    return InternalError(std::string(descriptor().name) +
+                         " importer has neither Import() nor a reader");
+  }
+  MI_ASSIGN_OR_RETURN(auto chunks, io::ChunkReader::Open(ctx.path));
+  while (true) {
+    MI_ASSIGN_OR_RETURN(std::string_view chunk, chunks->Next());
+    if (chunk.empty()) break;
+    MI_RETURN_IF_ERROR(reader->Parse(chunk));
+    if (ctx.progress) {
+      ctx.progress(chunks->file_bytes_read(), chunks->file_size());
+    }
+  }
+  return reader->NotifyEndOfFile();
+}
+
+}  // namespace mi::importers

@@ -1,0 +1,80 @@
+#pragma once
+
+// The importer contract (one folder per format behind this interface):
+//  - a descriptor (name, extensions, priority),
+//  - Sniff(): pure and cheap, looks at the first kSniffLookahead bytes
+//    (already decompressed) and the path,
+//  - Import(): by default streams the file in chunks through a Reader
+//    (Parse(chunk) ... NotifyEndOfFile()), so multi-GB traces never sit in
+//    memory whole; formats that need random access (ONNX protobuf) override
+//    Import() and memory-map the file instead.
+// Registration is an explicit list in builtin_importers.cc.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/ids.h"
+#include "diag/diagnostics.h"
+#include "model/model.h"
+#include "model_inspector/status.h"
+#include "trace/trace.h"
+
+namespace mi::importers {
+
+inline constexpr size_t kSniffLookahead = 4096;
+
+// What the caller knows about the role of a graph file.
+enum class LevelHint : uint8_t { kAuto, kFramework, kCompiled };
+
+enum class ContentKind : uint8_t { kGraph, kTrace };
+
+struct ImportContext {
+  std::string path;  // as given by the user; used in every message
+  Model* model = nullptr;
+  Trace* trace = nullptr;
+  DiagnosticSink* diagnostics = nullptr;
+  LevelHint level_hint = LevelHint::kAuto;
+  // Called with (bytes done, bytes total) during long reads.
+  std::function<void(uint64_t, uint64_t)> progress;
+
+  // Filled by the importer: the root graphs it added.
+  std::vector<GraphId> graphs_added;
+};
+
+class Reader {
+ public:
+  virtual ~Reader() = default;
+  virtual Status Parse(std::string_view chunk) = 0;
+  virtual Status NotifyEndOfFile() = 0;
+};
+
+struct ImporterDescriptor {
+  std::string_view name;  // "onnx", "chrome_trace", ...
+  std::vector<std::string_view> extensions;
+  int priority = 0;  // breaks sniff-score ties
+  ContentKind content = ContentKind::kTrace;
+};
+
+class Importer {
+ public:
+  virtual ~Importer() = default;
+  virtual const ImporterDescriptor& descriptor() const = 0;
+  // 0: not this format; 100: certain. Must not allocate much or fail.
+  virtual int Sniff(std::string_view head, std::string_view path) const = 0;
+  // Streams ctx.path through CreateReader() unless overridden.
+  virtual Status Import(ImportContext& ctx) const;
+
+ protected:
+  virtual std::unique_ptr<Reader> CreateReader(ImportContext& ctx) const;
+};
+
+// Helpers shared by importers.
+bool EndsWith(std::string_view s, std::string_view suffix);
+// Path without a trailing ".gz".
+std::string_view StripGzSuffix(std::string_view path);
+
+}  // namespace mi::importers

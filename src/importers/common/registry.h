@@ -1,0 +1,31 @@
+#pragma once
+
+// Finds the importer for a file by content (Sniff), falling back to the
+// extension only to break ties; never by extension alone.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "importers/common/importer.h"
+
+namespace mi::importers {
+
+class ImporterRegistry {
+ public:
+  explicit ImporterRegistry(std::vector<std::unique_ptr<Importer>> importers)
+      : importers_(std::move(importers)) {}
+
+  // Best importer for a file given its (decompressed) head; nullptr if none.
+  const Importer* Detect(std::string_view head, std::string_view path) const;
+  const Importer* FindByName(std::string_view name) const;
+  const std::vector<std::unique_ptr<Importer>>& importers() const {
+    return importers_;
+  }
+
+ private:
+  std::vector<std::unique_ptr<Importer>> importers_;
+};
+
+}  // namespace mi::importers

@@ -1,0 +1,155 @@
+#include "io/chunk_reader.h"
+
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace mi::io {
+
+struct ChunkReader::ZState {
+  z_stream stream{};
+  bool initialised = false;
+  ~ZState() {
+    if (initialised) inflateEnd(&stream);
+  }
+};
+
+StatusOr<std::unique_ptr<ChunkReader>> ChunkReader::Open(
+    const std::string& path, size_t chunk_size) {
+  std::unique_ptr<ChunkReader> r(new ChunkReader());
+  r->path_ = path;
+  r->chunk_size_ = chunk_size;
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return NotFoundError(path + ": no such file");
+    return IoError(path + ": cannot stat: " + std::strerror(errno));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    return InvalidArgumentError(path + ": is a directory, expected a file");
+  }
+  r->file_size_ = static_cast<uint64_t>(st.st_size);
+  r->file_ = std::fopen(path.c_str(), "rb");
+  if (r->file_ == nullptr) {
+    return IoError(path + ": cannot open: " + std::strerror(errno));
+  }
+  char magic[2];
+  MI_ASSIGN_OR_RETURN(size_t got, r->ReadRaw(magic, 2));
+  r->pending_head_.assign(magic, got);
+  if (got == 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
+      static_cast<unsigned char>(magic[1]) == 0x8b) {
+    r->is_gzip_ = true;
+    r->z_ = std::make_unique<ZState>();
+    // 15 + 32: zlib or gzip header, detected automatically.
+    if (inflateInit2(&r->z_->stream, 15 + 32) != Z_OK) {
+      return InternalError("zlib inflateInit2 failed");
+    }
+    r->z_->initialised = true;
+    r->in_buffer_.resize(1 << 20);
+  }
+  r->out_buffer_.resize(chunk_size);
+  return r;
+}
+
+ChunkReader::~ChunkReader() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+StatusOr<size_t> ChunkReader::ReadRaw(char* dst, size_t n) {
+  size_t got = std::fread(dst, 1, n, file_);
+  if (got < n && std::ferror(file_)) {
+    return IoError(path_ + ": read failed: " + std::strerror(errno));
+  }
+  file_bytes_read_ += got;
+  return got;
+}
+
+StatusOr<std::string_view> ChunkReader::Next() {
+  if (!is_gzip_) {
+    size_t used = 0;
+    if (!pending_head_.empty()) {
+      std::memcpy(out_buffer_.data(), pending_head_.data(),
+                  pending_head_.size());
+      used = pending_head_.size();
+      pending_head_.clear();
+    }
+    MI_ASSIGN_OR_RETURN(size_t got,
+                        ReadRaw(out_buffer_.data() + used, chunk_size_ - used));
+    used += got;
+    bytes_produced_ += used;
+    return std::string_view(out_buffer_.data(), used);
+  }
+  if (gzip_done_) return std::string_view();
+  z_stream& zs = z_->stream;
+  zs.next_out = reinterpret_cast<Bytef*>(out_buffer_.data());
+  zs.avail_out = static_cast<uInt>(chunk_size_);
+  while (zs.avail_out > 0) {
+    if (zs.avail_in == 0) {
+      size_t got;
+      if (!pending_head_.empty()) {
+        std::memcpy(in_buffer_.data(), pending_head_.data(),
+                    pending_head_.size());
+        got = pending_head_.size();
+        pending_head_.clear();
+      } else {
+        MI_ASSIGN_OR_RETURN(got, ReadRaw(in_buffer_.data(), in_buffer_.size()));
+      }
+      if (got == 0) {
+        // The stream ended before gzip's trailer: report, do not guess.
+        return MalformedInputError(
+            path_ + "@byte " + std::to_string(file_bytes_read_) +
+            ": gzip stream is truncated; expected more compressed data");
+      }
+      zs.next_in = reinterpret_cast<Bytef*>(in_buffer_.data());
+      zs.avail_in = static_cast<uInt>(got);
+    }
+    int rc = inflate(&zs, Z_NO_FLUSH);
+    if (rc == Z_STREAM_END) {
+      // Concatenated gzip members are valid gzip; continue if more follows.
+      if (zs.avail_in == 0) {
+        char probe;
+        MI_ASSIGN_OR_RETURN(size_t got, ReadRaw(&probe, 1));
+        if (got == 0) {
+          gzip_done_ = true;
+          break;
+        }
+        pending_head_.assign(&probe, 1);
+      }
+      inflateReset(&zs);
+      continue;
+    }
+    if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      return MalformedInputError(
+          path_ + "@byte " + std::to_string(file_bytes_read_) +
+          ": corrupt gzip data (" + (zs.msg ? zs.msg : "inflate error") + ")");
+    }
+  }
+  size_t produced = chunk_size_ - zs.avail_out;
+  bytes_produced_ += produced;
+  return std::string_view(out_buffer_.data(), produced);
+}
+
+StatusOr<std::string> ReadDecompressedHead(const std::string& path,
+                                           size_t max_bytes) {
+  MI_ASSIGN_OR_RETURN(auto reader, ChunkReader::Open(path, max_bytes));
+  auto chunk = reader->Next();
+  if (!chunk.ok()) {
+    // A truncated gzip still has a readable head; only fail on no data.
+    return std::move(chunk).status();
+  }
+  return std::string(*chunk);
+}
+
+StatusOr<std::string> ReadDecompressedFile(const std::string& path) {
+  MI_ASSIGN_OR_RETURN(auto reader, ChunkReader::Open(path));
+  std::string out;
+  while (true) {
+    MI_ASSIGN_OR_RETURN(std::string_view chunk, reader->Next());
+    if (chunk.empty()) break;
+    out.append(chunk);
+  }
+  return out;
+}
+
+}  // namespace mi::io

@@ -1,0 +1,165 @@
+#pragma once
+
+// The execution data model: tasks (kernels, copies, syncs, host ops) on
+// tracks (device streams, host threads), and runs (iterations). Columnar:
+// one vector per field, ~90 bytes per task. Times are int64 nanoseconds
+// relative to the source's own base (never absolute-epoch doubles, which
+// lose precision). Calibration is a per-track offset: calibrated time =
+// raw time + track clock offset, so both are always available.
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "base/ids.h"
+#include "base/string_pool.h"
+
+namespace mi {
+
+enum class TaskKind : uint8_t {
+  kCompute,       // a kernel / an operator's execution on a device or EP
+  kDataMovement,  // H2D/D2H/D2D copies, memset
+  kSync,          // synchronisation, event waits
+  kHostOp,        // framework op on a host thread (cpu_op)
+  kRuntime,       // runtime API call (cudaLaunchKernel, ...)
+  kAnnotation,    // user ranges, ProfilerStep#N, sessions
+  kOverhead,      // runtime bookkeeping around kernels (ORT fences)
+  kOther,
+};
+std::string_view TaskKindName(TaskKind kind);
+// Tasks that make up "where the time went" on the execution side.
+inline bool IsExecutionKind(TaskKind k) {
+  return k == TaskKind::kCompute || k == TaskKind::kDataMovement ||
+         k == TaskKind::kSync;
+}
+
+enum class TrackKind : uint8_t { kDeviceStream, kHostThread, kOther };
+std::string_view TrackKindName(TrackKind kind);
+
+struct TrackInfo {
+  TrackKind kind = TrackKind::kOther;
+  int64_t pid = 0;
+  int64_t tid = 0;
+  StringId pid_label;     // pid given as a string ("Spans"), else empty
+  StringId process_name;  // from process_name metadata
+  StringId thread_name;   // from thread_name metadata
+  int32_t device = -1;    // device index for device streams
+  int64_t stream = -1;    // stream id for device streams
+  int64_t clock_offset_ns = 0;  // calibration (0 until the analyses issue)
+};
+
+// The values of one task, used to append rows.
+struct TaskRow {
+  StringId name;      // kernel name / event name
+  StringId category;  // source category ("kernel", "Node", ...)
+  TaskKind kind = TaskKind::kOther;
+  TrackId track;
+  int64_t start_ns = 0;
+  int64_t duration_ns = 0;
+  StringId op_type;    // op type when the source says (ORT op_name)
+  StringId node_name;  // graph node the source names (ORT node name)
+  int64_t correlation = -1;
+  int64_t external_id = -1;
+  int32_t event_before = -1;  // event waited on before the task
+  int32_t event_after = -1;   // event recorded after the task
+  int64_t bytes = -1;         // copies: bytes moved
+  StringId shapes;            // input shapes as written by the source
+  uint32_t run = 0;           // run / iteration index (see Trace::runs)
+};
+
+struct RunInfo {
+  StringId name;  // "model_run", "ProfilerStep#3", "whole trace"
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+class Trace {
+ public:
+  Trace() = default;
+  explicit Trace(StringPool* strings) : strings_(strings) {}
+  Trace(const Trace&) = delete;
+  Trace& operator=(const Trace&) = delete;
+  Trace(Trace&&) = default;
+  Trace& operator=(Trace&&) = default;
+
+  StringPool& strings() const { return *strings_; }
+  std::string_view str(StringId id) const { return strings_->Get(id); }
+
+  TrackId AddTrack(const TrackInfo& info);
+  size_t track_count() const { return tracks_.size(); }
+  const TrackInfo& track(TrackId t) const { return tracks_[t.value()]; }
+  TrackInfo& mutable_track(TrackId t) { return tracks_[t.value()]; }
+
+  void Reserve(size_t tasks);
+  TaskId AddTask(const TaskRow& row);
+  size_t task_count() const { return start_ns_.size(); }
+
+  StringId task_name(TaskId t) const { return name_[t.value()]; }
+  StringId task_category(TaskId t) const { return category_[t.value()]; }
+  TaskKind task_kind(TaskId t) const { return kind_[t.value()]; }
+  TrackId task_track(TaskId t) const { return track_[t.value()]; }
+  int64_t task_start_ns(TaskId t) const { return start_ns_[t.value()]; }
+  int64_t task_duration_ns(TaskId t) const { return duration_ns_[t.value()]; }
+  int64_t task_end_ns(TaskId t) const {
+    return start_ns_[t.value()] + duration_ns_[t.value()];
+  }
+  int64_t task_calibrated_start_ns(TaskId t) const {
+    return start_ns_[t.value()] +
+           tracks_[track_[t.value()].value()].clock_offset_ns;
+  }
+  StringId task_op_type(TaskId t) const { return op_type_[t.value()]; }
+  StringId task_node_name(TaskId t) const { return node_name_[t.value()]; }
+  NodeId task_node(TaskId t) const { return op_node_[t.value()]; }
+  int64_t task_correlation(TaskId t) const { return correlation_[t.value()]; }
+  int64_t task_external_id(TaskId t) const { return external_id_[t.value()]; }
+  int32_t task_event_before(TaskId t) const {
+    return event_before_[t.value()];
+  }
+  int32_t task_event_after(TaskId t) const { return event_after_[t.value()]; }
+  int64_t task_bytes(TaskId t) const { return bytes_[t.value()]; }
+  StringId task_shapes(TaskId t) const { return shapes_[t.value()]; }
+  uint32_t task_run(TaskId t) const { return run_[t.value()]; }
+  // The host task that launched this one (Kineto: cpu_op of the runtime
+  // call), set by the linker; Invalid when unknown.
+  TaskId task_parent(TaskId t) const { return parent_[t.value()]; }
+
+  void SetTaskNode(TaskId t, NodeId n) { op_node_[t.value()] = n; }
+  void SetTaskOpType(TaskId t, StringId s) { op_type_[t.value()] = s; }
+  void SetTaskParent(TaskId t, TaskId p) { parent_[t.value()] = p; }
+  void SetTaskRun(TaskId t, uint32_t run) { run_[t.value()] = run; }
+
+  uint32_t AddRun(const RunInfo& run);
+  const std::vector<RunInfo>& runs() const { return runs_; }
+
+  // Where the trace came from, e.g. "onnxruntime", "pytorch", "chrome".
+  StringId dialect() const { return dialect_; }
+  void set_dialect(StringId d) { dialect_ = d; }
+
+  size_t MemoryUsage() const;
+
+ private:
+  StringPool* strings_ = nullptr;
+  std::vector<TrackInfo> tracks_;
+  std::vector<RunInfo> runs_;
+  StringId dialect_;
+
+  std::vector<StringId> name_;
+  std::vector<StringId> category_;
+  std::vector<TaskKind> kind_;
+  std::vector<TrackId> track_;
+  std::vector<int64_t> start_ns_;
+  std::vector<int64_t> duration_ns_;
+  std::vector<StringId> op_type_;
+  std::vector<StringId> node_name_;
+  std::vector<NodeId> op_node_;
+  std::vector<int64_t> correlation_;
+  std::vector<int64_t> external_id_;
+  std::vector<int32_t> event_before_;
+  std::vector<int32_t> event_after_;
+  std::vector<int64_t> bytes_;
+  std::vector<StringId> shapes_;
+  std::vector<uint32_t> run_;
+  std::vector<TaskId> parent_;
+};
+
+}  // namespace mi
