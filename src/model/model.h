@@ -50,11 +50,11 @@ enum class AttributeKind : uint8_t {
 std::string_view AttributeKindName(AttributeKind kind);
 
 struct Attribute {
-  StringId name;
+  StringId name = StringPool::kEmpty;
   AttributeKind kind = AttributeKind::kUndefined;
   int64_t int_value = 0;      // kInt
   double float_value = 0;     // kFloat
-  StringId text;              // display form: strings, lists, tensor summary
+  StringId text = StringPool::kEmpty;              // display form: strings, lists, tensor summary
   GraphId subgraph;           // kGraph (first graph for kGraphs)
 };
 
@@ -66,9 +66,9 @@ uint32_t DataTypeSize(int32_t dtype);
 
 struct GraphInfo {
   LayerLevel level = LayerLevel::kFramework;
-  StringId name;
-  StringId source_file;
-  StringId producer;      // e.g. "pytorch 1.13.1"
+  StringId name = StringPool::kEmpty;
+  StringId source_file = StringPool::kEmpty;
+  StringId producer = StringPool::kEmpty;      // e.g. "pytorch 1.13.1"
   GraphId parent_graph;   // for nested subgraphs
   NodeId parent_node;     // the If/Loop/Scan node owning this body
   int64_t opset = 0;      // default-domain opset

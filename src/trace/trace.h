@@ -40,9 +40,9 @@ struct TrackInfo {
   TrackKind kind = TrackKind::kOther;
   int64_t pid = 0;
   int64_t tid = 0;
-  StringId pid_label;     // pid given as a string ("Spans"), else empty
-  StringId process_name;  // from process_name metadata
-  StringId thread_name;   // from thread_name metadata
+  StringId pid_label = StringPool::kEmpty;     // pid given as a string ("Spans"), else empty
+  StringId process_name = StringPool::kEmpty;  // from process_name metadata
+  StringId thread_name = StringPool::kEmpty;   // from thread_name metadata
   int32_t device = -1;    // device index for device streams
   int64_t stream = -1;    // stream id for device streams
   int64_t clock_offset_ns = 0;  // calibration (0 until the analyses issue)
@@ -50,25 +50,25 @@ struct TrackInfo {
 
 // The values of one task, used to append rows.
 struct TaskRow {
-  StringId name;      // kernel name / event name
-  StringId category;  // source category ("kernel", "Node", ...)
+  StringId name = StringPool::kEmpty;      // kernel name / event name
+  StringId category = StringPool::kEmpty;  // source category ("kernel", "Node", ...)
   TaskKind kind = TaskKind::kOther;
   TrackId track;
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
-  StringId op_type;    // op type when the source says (ORT op_name)
-  StringId node_name;  // graph node the source names (ORT node name)
+  StringId op_type = StringPool::kEmpty;    // op type when the source says (ORT op_name)
+  StringId node_name = StringPool::kEmpty;  // graph node the source names (ORT node name)
   int64_t correlation = -1;
   int64_t external_id = -1;
   int32_t event_before = -1;  // event waited on before the task
   int32_t event_after = -1;   // event recorded after the task
   int64_t bytes = -1;         // copies: bytes moved
-  StringId shapes;            // input shapes as written by the source
+  StringId shapes = StringPool::kEmpty;            // input shapes as written by the source
   uint32_t run = 0;           // run / iteration index (see Trace::runs)
 };
 
 struct RunInfo {
-  StringId name;  // "model_run", "ProfilerStep#3", "whole trace"
+  StringId name = StringPool::kEmpty;  // "model_run", "ProfilerStep#3", "whole trace"
   int64_t start_ns = 0;
   int64_t end_ns = 0;
 };
@@ -141,7 +141,7 @@ class Trace {
   StringPool* strings_ = nullptr;
   std::vector<TrackInfo> tracks_;
   std::vector<RunInfo> runs_;
-  StringId dialect_;
+  StringId dialect_ = StringPool::kEmpty;
 
   std::vector<StringId> name_;
   std::vector<StringId> category_;

@@ -1,0 +1,82 @@
+#pragma once
+
+// The public C++ API of model-inspector. Every front end (CLI, server,
+// Python) goes through Session: detect -> import -> link -> analyse.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model_inspector/status.h"
+#include "model_inspector/summary.h"
+
+namespace mi {
+
+std::string_view Version();
+
+struct OpenOptions {
+  // Files or run directories. In a directory, files are detected by
+  // content; a manifest.json (written by `start`) names their roles.
+  std::vector<std::string> paths;
+  // Explicit roles, overriding detection.
+  std::string framework_model;
+  std::string compiled_model;
+  // Error-severity diagnostics (dangling inputs, cycles) normally fail
+  // Open(); with keep_going they are reported and loading continues.
+  bool keep_going = false;
+  // (file, bytes done, bytes total) during long reads.
+  std::function<void(const std::string&, uint64_t, uint64_t)> progress;
+};
+
+struct InputFile {
+  std::string path;
+  std::string format;  // importer name: "onnx", "chrome_trace", ...
+  std::string role;    // "framework" | "compiled" | "trace"
+};
+
+struct DiagnosticInfo {
+  std::string code;      // "unescaped_string"
+  std::string severity;  // "info" | "data_loss" | "error"
+  uint64_t count = 0;
+  std::string description;
+  std::vector<std::string> examples;  // "file:line:col: message"
+};
+
+class Session {
+ public:
+  static StatusOr<std::unique_ptr<Session>> Open(const OpenOptions& options);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const std::vector<InputFile>& inputs() const;
+  SummaryReport Summary(const SummaryOptions& options) const;
+  std::string SummaryJson(const SummaryOptions& options) const;
+  // Writes graph.json, trace.json and summary.json into `out_dir`
+  // (created if needed), each atomically.
+  Status ExportDumps(const std::string& out_dir) const;
+  std::vector<DiagnosticInfo> Diagnostics() const;
+
+  struct Impl;
+
+ private:
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// `start`: prepares a run directory and returns what to set so that the
+// runtimes write into it.
+struct StartOptions {
+  std::string output_dir;
+  bool enable_graph = false;    // save compiled graphs
+  bool enable_runtime = false;  // record execution traces
+};
+StatusOr<std::string> StartRunDirectory(const StartOptions& options);
+
+// The list of diagnostic codes as Markdown (docs/reference/errors.md).
+std::string DiagnosticsReferenceMarkdown();
+
+}  // namespace mi

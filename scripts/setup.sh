@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs every dependency (Debian packages, npm packages) idempotently,
+# builds model-inspector, and runs the main job on the bundled demo run.
+# Usage: scripts/setup.sh            (from the repository root or anywhere)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  # build
+  cmake ninja-build g++ clang libclang-rt-14-dev clang-format clang-tidy
+  libonnx-dev libprotobuf-dev protobuf-compiler libsimdjson-dev
+  nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev python3-pytest python3-jsonschema
+  python3-onnx python3-numpy
+  # fixture generation (test/fixtures/generate.sh): the real tools
+  python3-torch python3-torchvision
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# ONNX Runtime (for regenerating fixtures and the ORT peer figures). Its
+# install script would download GPU binaries, hence --ignore-scripts.
+if command -v npm >/dev/null 2>&1; then
+  if [ ! -d test/fixtures/node_modules/onnxruntime-node ]; then
+    (cd test/fixtures && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  fi
+else
+  echo "setup: npm not found; install Node.js 20 + npm to regenerate fixtures" >&2
+fi
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+ninja -C build model-inspector
+
+echo
+echo "== model-inspector summary test/fixtures/resnet18/ort_all (bundled demo run) =="
+./build/src/cli/model-inspector summary test/fixtures/resnet18/ort_all

@@ -1,0 +1,331 @@
+#include "analysis/summary/summary.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+namespace mi::analysis {
+namespace {
+
+constexpr double kNsPerUs = 1000.0;
+
+bool IsDataMovementOpType(std::string_view op) {
+  return op == "MemcpyToHost" || op == "MemcpyFromHost" || op == "Memcpy" ||
+         op == "MemcpyAsync";
+}
+
+std::string TrackLabel(const Trace& trace, TrackId id) {
+  const TrackInfo& t = trace.track(id);
+  std::string label;
+  if (t.thread_name != StringPool::kEmpty) {
+    label = std::string(trace.str(t.thread_name));
+  } else if (t.kind == TrackKind::kDeviceStream) {
+    label = fmt::format("stream {}", t.stream >= 0 ? t.stream : t.tid);
+  } else {
+    label = fmt::format("thread {}", t.tid);
+  }
+  // Trim trailing blanks: Kineto writes "stream 7 ".
+  while (!label.empty() && label.back() == ' ') label.pop_back();
+  std::string process = t.process_name != StringPool::kEmpty
+                            ? std::string(trace.str(t.process_name))
+                        : t.pid_label != StringPool::kEmpty
+                            ? std::string(trace.str(t.pid_label))
+                            : (t.kind == TrackKind::kDeviceStream && t.device >= 0
+                                   ? fmt::format("device {}", t.device)
+                                   : fmt::format("pid {}", t.pid));
+  return fmt::format("{} ({})", label, process);
+}
+
+}  // namespace
+
+int64_t UnionDuration(const Trace& trace, std::vector<TaskId> tasks) {
+  std::sort(tasks.begin(), tasks.end(), [&](TaskId a, TaskId b) {
+    return trace.task_start_ns(a) < trace.task_start_ns(b);
+  });
+  int64_t total = 0;
+  int64_t cur_start = 0;
+  int64_t cur_end = 0;
+  bool open = false;
+  for (TaskId t : tasks) {
+    int64_t s = trace.task_start_ns(t);
+    int64_t e = trace.task_end_ns(t);
+    if (!open || s > cur_end) {
+      if (open) total += cur_end - cur_start;
+      cur_start = s;
+      cur_end = e;
+      open = true;
+    } else {
+      cur_end = std::max(cur_end, e);
+    }
+  }
+  if (open) total += cur_end - cur_start;
+  return total;
+}
+
+std::vector<int64_t> ComputeSelfTimes(const Trace& trace,
+                                      const std::vector<TaskId>& tasks) {
+  std::vector<int64_t> self(tasks.size());
+  // Per track, walk tasks by start (longer first on ties) keeping a stack of
+  // open ancestors; each task's duration is subtracted from its parent.
+  std::map<uint32_t, std::vector<uint32_t>> by_track;
+  for (uint32_t i = 0; i < tasks.size(); ++i) {
+    self[i] = trace.task_duration_ns(tasks[i]);
+    by_track[trace.task_track(tasks[i]).value()].push_back(i);
+  }
+  for (auto& [track, indices] : by_track) {
+    std::stable_sort(indices.begin(), indices.end(), [&](uint32_t a,
+                                                         uint32_t b) {
+      int64_t sa = trace.task_start_ns(tasks[a]);
+      int64_t sb = trace.task_start_ns(tasks[b]);
+      if (sa != sb) return sa < sb;
+      return trace.task_duration_ns(tasks[a]) >
+             trace.task_duration_ns(tasks[b]);
+    });
+    std::vector<uint32_t> stack;
+    for (uint32_t i : indices) {
+      int64_t start = trace.task_start_ns(tasks[i]);
+      while (!stack.empty() &&
+             trace.task_end_ns(tasks[stack.back()]) <= start) {
+        stack.pop_back();
+      }
+      if (!stack.empty()) {
+        // Only the part of the child inside the parent is the parent's.
+        int64_t inside = std::min(trace.task_end_ns(tasks[i]),
+                                  trace.task_end_ns(tasks[stack.back()])) -
+                         start;
+        self[stack.back()] -= std::max<int64_t>(0, inside);
+      }
+      stack.push_back(i);
+    }
+  }
+  for (int64_t& s : self) s = std::max<int64_t>(0, s);
+  return self;
+}
+
+SummaryReport Summarize(const Model& model, const Trace& trace,
+                        const Links& links, const SummaryOptions& options) {
+  SummaryReport report;
+  report.has_trace = trace.task_count() > 0;
+  report.has_graph = model.node_count() > 0;
+  report.dialect = std::string(trace.str(trace.dialect()));
+  report.linked_tasks = links.linked_tasks;
+  report.unlinked_tasks = links.unlinked_tasks;
+
+  // Graph counts (top-level and nested graphs alike).
+  GraphCounts& g = report.graph;
+  for (uint32_t i = 0; i < model.node_count(); ++i) {
+    NodeId n(i);
+    bool framework = model.node_level(n) == LayerLevel::kFramework;
+    (framework ? g.framework_nodes : g.compiled_nodes)++;
+    NodeStatus status =
+        i < links.status.size() ? links.status[i] : NodeStatus::kUnknown;
+    if (status == NodeStatus::kFused) ++g.fused_framework_nodes;
+    if (status == NodeStatus::kInserted) ++g.inserted_compiled_nodes;
+    if (status == NodeStatus::kExecuted) ++g.executed_nodes;
+    if (status == NodeStatus::kNotExecuted) ++g.not_executed_nodes;
+  }
+  g.folded_framework_nodes = links.folded.size();
+  g.eliminated_framework_nodes = links.eliminated.size();
+  g.unexplained_compiled_nodes = links.unexplained_compiled_nodes;
+
+  // Choose the basis: execution tasks, else host ops, else anything.
+  std::vector<TaskId> tasks;
+  auto select = [&](auto predicate) {
+    tasks.clear();
+    for (uint32_t i = 0; i < trace.task_count(); ++i) {
+      TaskId t(i);
+      if (options.run >= 0 &&
+          trace.task_run(t) != static_cast<uint32_t>(options.run)) {
+        continue;
+      }
+      if (predicate(trace.task_kind(t))) tasks.push_back(t);
+    }
+  };
+  bool use_self_time = false;
+  select([](TaskKind k) { return IsExecutionKind(k); });
+  report.basis = "execution tasks";
+  if (tasks.empty()) {
+    select([](TaskKind k) { return k == TaskKind::kHostOp; });
+    report.basis = "host ops (self time)";
+    use_self_time = true;
+  }
+  if (tasks.empty()) {
+    select([](TaskKind k) { return k == TaskKind::kOther; });
+    report.basis = "trace events (self time)";
+  }
+  if (tasks.empty()) report.basis = "none";
+  std::vector<int64_t> time(tasks.size());
+  if (use_self_time || report.basis == "trace events (self time)") {
+    time = ComputeSelfTimes(trace, tasks);
+  } else {
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      time[i] = trace.task_duration_ns(tasks[i]);
+    }
+  }
+  report.tasks = tasks.size();
+
+  // Per op type.
+  struct Acc {
+    std::string kind;
+    uint64_t calls = 0;
+    int64_t total_ns = 0;
+    std::unordered_set<uint64_t> nodes;
+  };
+  std::map<std::string, Acc> by_op;
+  struct NodeAcc {
+    std::string name;
+    std::string op_type;
+    std::string status;
+    int64_t node_id = -1;
+    uint64_t calls = 0;
+    int64_t total_ns = 0;
+  };
+  std::map<uint64_t, NodeAcc> by_node;
+  int64_t total_ns = 0;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    TaskId t = tasks[i];
+    TaskKind kind = trace.task_kind(t);
+    NodeId node = trace.task_node(t);
+    std::string op_type;
+    if (trace.task_op_type(t) != StringPool::kEmpty) {
+      op_type = std::string(trace.str(trace.task_op_type(t)));
+    } else if (node.valid()) {
+      op_type = std::string(model.str(model.node_op_type(node)));
+    } else {
+      op_type = std::string(trace.str(trace.task_name(t)));
+    }
+    std::string row_kind(TaskKindName(kind));
+    if (kind == TaskKind::kDataMovement || IsDataMovementOpType(op_type)) {
+      // Data movement is one row of its own, whatever launched it.
+      op_type = "[data movement]";
+      row_kind = "data_movement";
+    }
+    Acc& acc = by_op[op_type];
+    acc.kind = row_kind;
+    ++acc.calls;
+    acc.total_ns += time[i];
+    // Distinct nodes: the node id, else the node name, else the task name.
+    uint64_t key;
+    std::string display_name;
+    if (node.valid()) {
+      key = node.value();
+      display_name = std::string(model.str(model.node_name(node)));
+    } else if (trace.task_node_name(t) != StringPool::kEmpty) {
+      key = (1ull << 32) | trace.task_node_name(t).value();
+      display_name = std::string(trace.str(trace.task_node_name(t)));
+    } else {
+      key = (2ull << 32) | trace.task_name(t).value();
+      display_name = std::string(trace.str(trace.task_name(t)));
+    }
+    acc.nodes.insert(key);
+    NodeAcc& n = by_node[key];
+    if (n.calls == 0) {
+      n.name = display_name;
+      n.op_type = op_type;
+      n.node_id = node.valid() ? node.value() : -1;
+      n.status = node.valid() && node.value() < links.status.size()
+                     ? std::string(NodeStatusName(links.status[node.value()]))
+                     : "unlinked";
+    }
+    ++n.calls;
+    n.total_ns += time[i];
+    total_ns += time[i];
+  }
+  report.total_us = total_ns / kNsPerUs;
+  for (auto& [op, acc] : by_op) {
+    OpTypeRow row;
+    row.op_type = op;
+    row.kind = acc.kind;
+    row.nodes = acc.nodes.size();
+    row.calls = acc.calls;
+    row.total_us = acc.total_ns / kNsPerUs;
+    row.average_us = acc.calls ? row.total_us / acc.calls : 0;
+    row.share = total_ns > 0 ? static_cast<double>(acc.total_ns) / total_ns : 0;
+    report.op_types.push_back(std::move(row));
+  }
+  std::stable_sort(report.op_types.begin(), report.op_types.end(),
+                   [](const OpTypeRow& a, const OpTypeRow& b) {
+                     return a.total_us > b.total_us;
+                   });
+  std::vector<NodeRow> nodes;
+  for (auto& [key, acc] : by_node) {
+    NodeRow row;
+    row.name = acc.name;
+    row.op_type = acc.op_type;
+    row.status = acc.status;
+    row.node_id = acc.node_id;
+    row.calls = acc.calls;
+    row.total_us = acc.total_ns / kNsPerUs;
+    row.average_us = acc.calls ? row.total_us / acc.calls : 0;
+    row.share = total_ns > 0 ? static_cast<double>(acc.total_ns) / total_ns : 0;
+    nodes.push_back(std::move(row));
+  }
+  std::stable_sort(nodes.begin(), nodes.end(),
+                   [](const NodeRow& a, const NodeRow& b) {
+                     return a.total_us > b.total_us;
+                   });
+  if (options.top_nodes >= 0 &&
+      nodes.size() > static_cast<size_t>(options.top_nodes)) {
+    nodes.resize(options.top_nodes);
+  }
+  report.top_nodes = std::move(nodes);
+
+  // Per stream: busy time is the union of intervals, so overlapping tasks
+  // (e.g. programmatic dependent launch) are kept but counted once.
+  std::map<uint32_t, std::vector<size_t>> by_track;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    by_track[trace.task_track(tasks[i]).value()].push_back(i);
+  }
+  for (auto& [track, indices] : by_track) {
+    StreamRow row;
+    row.stream_id = track;
+    row.name = TrackLabel(trace, TrackId(track));
+    row.kind = std::string(TrackKindName(trace.track(TrackId(track)).kind));
+    row.tasks = indices.size();
+    std::vector<TaskId> track_tasks;
+    int64_t first = INT64_MAX;
+    int64_t last = INT64_MIN;
+    int64_t sum = 0;
+    for (size_t i : indices) {
+      track_tasks.push_back(tasks[i]);
+      sum += time[i];
+      first = std::min(first, trace.task_start_ns(tasks[i]));
+      last = std::max(last, trace.task_end_ns(tasks[i]));
+    }
+    row.total_us = sum / kNsPerUs;
+    row.busy_us = UnionDuration(trace, std::move(track_tasks)) / kNsPerUs;
+    row.span_us = (last - first) / kNsPerUs;
+    row.utilisation = row.span_us > 0 ? row.busy_us / row.span_us : 0;
+    report.streams.push_back(std::move(row));
+  }
+
+  // Per run.
+  std::vector<uint64_t> run_tasks(trace.runs().size(), 0);
+  std::vector<int64_t> run_time(trace.runs().size(), 0);
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    uint32_t r = trace.task_run(tasks[i]);
+    if (r < run_tasks.size()) {
+      ++run_tasks[r];
+      run_time[r] += time[i];
+    }
+  }
+  for (uint32_t r = 0; r < trace.runs().size(); ++r) {
+    if (options.run >= 0 && r != static_cast<uint32_t>(options.run)) continue;
+    const RunInfo& info = trace.runs()[r];
+    RunRow row;
+    row.index = r;
+    row.name = std::string(trace.str(info.name));
+    row.start_us = info.start_ns / kNsPerUs;
+    row.duration_us = (info.end_ns - info.start_ns) / kNsPerUs;
+    row.tasks = run_tasks[r];
+    row.task_time_us = run_time[r] / kNsPerUs;
+    report.runs.push_back(std::move(row));
+  }
+  return report;
+}
+
+}  // namespace mi::analysis

@@ -1,0 +1,91 @@
+#include "analysis/summary/summary.h"
+
+#include <map>
+
+#include <gtest/gtest.h>
+
+namespace mi::analysis {
+namespace {
+
+struct Fixture {
+  StringPool pool;
+  Model model{&pool};
+  Trace trace{&pool};
+  Links links;
+  TrackId stream;
+  TrackId thread;
+
+  Fixture() {
+    TrackInfo s;
+    s.kind = TrackKind::kDeviceStream;
+    s.stream = 7;
+    stream = trace.AddTrack(s);
+    TrackInfo h;
+    h.kind = TrackKind::kHostThread;
+    h.tid = 11;
+    thread = trace.AddTrack(h);
+    trace.AddRun({pool.Intern("whole trace"), 0, 1000000});
+  }
+  TaskId Add(TaskKind kind, std::string_view name, std::string_view op,
+             int64_t start_us, int64_t dur_us, TrackId track) {
+    TaskRow row;
+    row.kind = kind;
+    row.name = pool.Intern(name);
+    row.op_type = pool.Intern(op);
+    row.track = track;
+    row.start_ns = start_us * 1000;
+    row.duration_ns = dur_us * 1000;
+    return trace.AddTask(row);
+  }
+};
+
+TEST(SummaryTest, OpTypeTableWithDataMovementRow) {
+  Fixture f;
+  f.Add(TaskKind::kCompute, "conv_kernel", "Conv", 0, 30, f.stream);
+  f.Add(TaskKind::kCompute, "conv_kernel", "Conv", 40, 30, f.stream);
+  f.Add(TaskKind::kCompute, "relu_kernel", "Relu", 80, 10, f.stream);
+  f.Add(TaskKind::kDataMovement, "Memcpy HtoD", "", 90, 30, f.stream);
+  f.Add(TaskKind::kHostOp, "aten::conv2d", "", 0, 500, f.thread);  // ignored
+  SummaryReport r = Summarize(f.model, f.trace, f.links, {});
+  EXPECT_EQ(r.basis, "execution tasks");
+  EXPECT_DOUBLE_EQ(r.total_us, 100);
+  ASSERT_EQ(r.op_types.size(), 3u);
+  EXPECT_EQ(r.op_types[0].op_type, "Conv");
+  EXPECT_EQ(r.op_types[0].calls, 2u);
+  EXPECT_EQ(r.op_types[0].nodes, 1u);  // one kernel name, no graph
+  EXPECT_DOUBLE_EQ(r.op_types[0].average_us, 30);
+  EXPECT_DOUBLE_EQ(r.op_types[0].share, 0.6);
+  EXPECT_EQ(r.op_types[1].op_type, "[data movement]");
+  EXPECT_EQ(r.op_types[1].kind, "data_movement");
+  ASSERT_EQ(r.streams.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.streams[0].busy_us, 100);
+  EXPECT_DOUBLE_EQ(r.streams[0].span_us, 120);
+}
+
+TEST(SummaryTest, OverlappingTasksOnOneStreamAreKeptAndCountedOnceInBusy) {
+  Fixture f;
+  f.Add(TaskKind::kCompute, "k1", "MatMul", 0, 100, f.stream);
+  f.Add(TaskKind::kCompute, "k2", "MatMul", 50, 100, f.stream);  // PDL overlap
+  SummaryReport r = Summarize(f.model, f.trace, f.links, {});
+  EXPECT_EQ(r.tasks, 2u);
+  EXPECT_DOUBLE_EQ(r.op_types[0].total_us, 200);
+  EXPECT_DOUBLE_EQ(r.streams[0].busy_us, 150);
+}
+
+TEST(SummaryTest, HostOnlyTracesUseSelfTime) {
+  Fixture f;
+  f.Add(TaskKind::kHostOp, "aten::conv2d", "", 0, 100, f.thread);
+  f.Add(TaskKind::kHostOp, "aten::convolution", "", 10, 80, f.thread);
+  f.Add(TaskKind::kHostOp, "aten::relu", "", 100, 20, f.thread);
+  SummaryReport r = Summarize(f.model, f.trace, f.links, {});
+  EXPECT_EQ(r.basis, "host ops (self time)");
+  EXPECT_DOUBLE_EQ(r.total_us, 120);  // nesting never double counts
+  std::map<std::string, double> totals;
+  for (const auto& row : r.op_types) totals[row.op_type] = row.total_us;
+  EXPECT_DOUBLE_EQ(totals["aten::conv2d"], 20);
+  EXPECT_DOUBLE_EQ(totals["aten::convolution"], 80);
+  EXPECT_DOUBLE_EQ(totals["aten::relu"], 20);
+}
+
+}  // namespace
+}  // namespace mi::analysis

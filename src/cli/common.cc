@@ -1,0 +1,84 @@
+#include "cli/common.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+namespace mi::cli {
+
+void AddInputFlags(CLI::App* command, InputFlags* flags,
+                   bool paths_required) {
+  auto* paths = command->add_option(
+      "paths", flags->paths,
+      "model files (.onnx, ONNX text), traces (ONNX Runtime profile, PyTorch "
+      "profiler, Chrome trace JSON, .gz) or run directories");
+  if (paths_required) paths->required();
+  command->add_option("--model", flags->framework_model,
+                      "framework model (overrides detection)");
+  command->add_option("--compiled", flags->compiled_model,
+                      "compiled model, e.g. an ONNX Runtime optimized model");
+  command->add_flag("--keep-going", flags->keep_going,
+                    "load inputs with error diagnostics (dangling inputs, "
+                    "cycles) instead of failing");
+  command->add_flag("-v,--verbose", flags->verbose,
+                    "also print info diagnostics");
+  command->add_flag("-q,--quiet", flags->quiet, "no progress output");
+}
+
+int ReportError(const Status& status) {
+  std::fprintf(stderr, "model-inspector: error: %s\n",
+               status.ToString().c_str());
+  return ExitCodeFor(status.code());
+}
+
+std::unique_ptr<Session> OpenOrReport(const InputFlags& flags,
+                                      int* exit_code) {
+  OpenOptions options;
+  options.paths = flags.paths;
+  options.framework_model = flags.framework_model;
+  options.compiled_model = flags.compiled_model;
+  options.keep_going = flags.keep_going;
+  // Progress only for people: on a terminal, never in pipes or CI.
+  bool show_progress = !flags.quiet && ::isatty(STDERR_FILENO) == 1;
+  auto last = std::chrono::steady_clock::now();
+  bool printed = false;
+  if (show_progress) {
+    options.progress = [&](const std::string& file, uint64_t done,
+                           uint64_t total) {
+      auto now = std::chrono::steady_clock::now();
+      if (now - last < std::chrono::milliseconds(200) || total == 0) return;
+      last = now;
+      printed = true;
+      std::fprintf(stderr, "\rreading %s: %3d%% (%.0f of %.0f MB)",
+                   file.c_str(), static_cast<int>(100.0 * done / total),
+                   done / 1e6, total / 1e6);
+    };
+  }
+  auto session = Session::Open(options);
+  if (printed) std::fprintf(stderr, "\r\033[K");
+  if (!session.ok()) {
+    *exit_code = ReportError(session.status());
+    return nullptr;
+  }
+  PrintDiagnostics(**session, flags.verbose);
+  *exit_code = 0;
+  return std::move(session).value();
+}
+
+void PrintDiagnostics(const Session& session, bool verbose) {
+  for (const DiagnosticInfo& d : session.Diagnostics()) {
+    if (d.severity == "info" && !verbose) continue;
+    std::fprintf(stderr, "model-inspector: %s: %s (%llu): %s\n",
+                 d.severity.c_str(), d.code.c_str(),
+                 static_cast<unsigned long long>(d.count),
+                 d.description.c_str());
+    for (const std::string& e : d.examples) {
+      std::fprintf(stderr, "  %s\n", e.c_str());
+    }
+  }
+}
+
+}  // namespace mi::cli

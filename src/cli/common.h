@@ -1,0 +1,36 @@
+#pragma once
+
+// Helpers shared by the subcommands: opening a session with progress on a
+// terminal, printing diagnostics, and turning a Status into an exit code.
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "model_inspector/session.h"
+
+namespace mi::cli {
+
+struct InputFlags {
+  std::vector<std::string> paths;
+  std::string framework_model;
+  std::string compiled_model;
+  bool keep_going = false;
+  bool verbose = false;
+  bool quiet = false;
+};
+
+void AddInputFlags(CLI::App* command, InputFlags* flags, bool paths_required);
+
+// Opens the inputs; on failure prints "model-inspector: error: ..." and
+// returns nullptr with *exit_code set.
+std::unique_ptr<Session> OpenOrReport(const InputFlags& flags,
+                                      int* exit_code);
+
+// Prints data-loss and error diagnostics (and info ones with --verbose).
+void PrintDiagnostics(const Session& session, bool verbose);
+
+int ReportError(const Status& status);
+
+}  // namespace mi::cli

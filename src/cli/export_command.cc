@@ -1,0 +1,103 @@
+#include "cli/export_command.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "cli/common.h"
+
+namespace mi::cli {
+namespace {
+
+struct ExportFlags {
+  InputFlags input;
+  std::string input_dir;
+  std::string out;
+  std::string format = "json";
+};
+
+struct StartFlags {
+  StartOptions options;
+};
+
+}  // namespace
+
+void RegisterExportCommand(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<ExportFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "export",
+      "write graph.json, trace.json and summary.json (schemas in "
+      "docs/reference/schemas)");
+  AddInputFlags(cmd, &flags->input, /*paths_required=*/false);
+  cmd->add_option("--input-dir", flags->input_dir,
+                  "a run directory (see `start`); files are detected by "
+                  "content");
+  cmd->add_option("--out", flags->out,
+                  "output directory (default with --input-dir: "
+                  "<dir>/model-inspector-export)");
+  cmd->add_option("--format", flags->format, "dump format")
+      ->check(CLI::IsMember({"json"}));
+  cmd->callback([flags, exit_code]() {
+    InputFlags input = flags->input;
+    std::string out = flags->out;
+    if (!flags->input_dir.empty()) {
+      input.paths.push_back(flags->input_dir);
+      if (out.empty()) {
+        out = (std::filesystem::path(flags->input_dir) /
+               "model-inspector-export")
+                  .string();
+      }
+    }
+    if (input.paths.empty() && input.framework_model.empty() &&
+        input.compiled_model.empty()) {
+      throw CLI::ValidationError("export", "give PATHs or --input-dir");
+    }
+    if (out.empty()) {
+      throw CLI::ValidationError("--out", "required unless --input-dir");
+    }
+    std::unique_ptr<Session> session = OpenOrReport(input, exit_code);
+    if (!session) return;
+    Status s = session->ExportDumps(out);
+    if (!s.ok()) {
+      *exit_code = ReportError(s);
+      return;
+    }
+    std::printf("wrote %s/graph.json, trace.json, summary.json\n",
+                out.c_str());
+  });
+}
+
+void RegisterStartCommand(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<StartFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "start",
+      "prepare a run directory and print what to set so ONNX Runtime and "
+      "PyTorch write into it");
+  cmd->add_option("--output-dir", flags->options.output_dir,
+                  "the run directory to create")
+      ->required();
+  cmd->add_flag("--enable-graph", flags->options.enable_graph,
+                "save the compiled (optimized) graph");
+  cmd->add_flag("--enable-runtime", flags->options.enable_runtime,
+                "record execution traces (profiles)");
+  cmd->callback([flags, exit_code]() {
+    auto text = StartRunDirectory(flags->options);
+    if (!text.ok()) {
+      *exit_code = ReportError(text.status());
+      return;
+    }
+    std::fputs(text->c_str(), stdout);
+  });
+}
+
+void RegisterListDiagnosticsCommand(CLI::App& app, int* exit_code) {
+  CLI::App* cmd = app.add_subcommand(
+      "list-diagnostics",
+      "print the diagnostic codes (docs/reference/errors.md)");
+  cmd->callback([exit_code]() {
+    std::fputs(DiagnosticsReferenceMarkdown().c_str(), stdout);
+    *exit_code = 0;
+  });
+}
+
+}  // namespace mi::cli

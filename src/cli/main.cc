@@ -1,0 +1,32 @@
+// model-inspector: one binary, one subcommand per capability.
+
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/export_command.h"
+#include "cli/summary_command.h"
+#include "model_inspector/session.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "model-inspector: see what a model is, what the compiler made of it "
+      "and what the device ran, linked."};
+  app.set_version_flag("--version",
+                       "model-inspector " + std::string(mi::Version()));
+  app.require_subcommand(1);
+  int exit_code = 0;
+  mi::cli::RegisterSummaryCommand(app, &exit_code);
+  mi::cli::RegisterExportCommand(app, &exit_code);
+  mi::cli::RegisterStartCommand(app, &exit_code);
+  mi::cli::RegisterListDiagnosticsCommand(app, &exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Usage errors exit 2 (CLI11's --help/--version exit 0).
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  return exit_code;
+}

@@ -1,0 +1,98 @@
+#include "cli/table_printer.h"
+
+#include <algorithm>
+
+namespace mi::cli {
+namespace {
+
+// Display width in code points (UTF-8 continuation bytes do not count).
+size_t Width(const std::string& s) {
+  return std::count_if(s.begin(), s.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  });
+}
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+std::string MarkdownCell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += " ";
+    else out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RenderText(const Table& table) {
+  size_t cols = table.header.size();
+  std::vector<size_t> width(cols, 0);
+  for (size_t c = 0; c < cols; ++c) width[c] = Width(table.header[c]);
+  for (const auto& row : table.rows) {
+    for (size_t c = 0; c < cols && c < row.size(); ++c) {
+      width[c] = std::max(width[c], Width(row[c]));
+    }
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (size_t c = 0; c < cols; ++c) {
+      std::string cell = c < cells.size() ? cells[c] : "";
+      std::string pad(width[c] - Width(cell), ' ');
+      bool right = c < table.numeric.size() && table.numeric[c];
+      out += right ? pad + cell : cell + pad;
+      if (c + 1 < cols) out += "  ";
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + "\n";
+  };
+  std::string out = table.title + "\n";
+  out += line(table.header);
+  std::vector<std::string> rule;
+  for (size_t c = 0; c < cols; ++c) rule.push_back(std::string(width[c], '-'));
+  out += line(rule);
+  for (const auto& row : table.rows) out += line(row);
+  return out;
+}
+
+std::string RenderCsv(const Table& table) {
+  std::string out = "# " + table.title + "\n";
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (size_t c = 0; c < cells.size(); ++c) {
+      if (c) out.push_back(',');
+      out += CsvField(cells[c]);
+    }
+    out.push_back('\n');
+  };
+  line(table.header);
+  for (const auto& row : table.rows) line(row);
+  return out;
+}
+
+std::string RenderMarkdown(const Table& table) {
+  std::string out = "### " + MarkdownCell(table.title) + "\n\n|";
+  for (const auto& h : table.header) out += " " + MarkdownCell(h) + " |";
+  out += "\n|";
+  for (size_t c = 0; c < table.header.size(); ++c) {
+    bool right = c < table.numeric.size() && table.numeric[c];
+    out += right ? "---:|" : "---|";
+  }
+  out += "\n";
+  for (const auto& row : table.rows) {
+    out += "|";
+    for (const auto& cell : row) out += " " + MarkdownCell(cell) + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace mi::cli

@@ -1,0 +1,203 @@
+#include "linker/linker.h"
+
+#include <string>
+#include <unordered_map>
+
+#include "linker/fusion_matcher.h"
+
+namespace mi {
+
+std::string_view MatchKindName(MatchKind kind) {
+  switch (kind) {
+    case MatchKind::kNone:
+      return "none";
+    case MatchKind::kSameName:
+      return "same_name";
+    case MatchKind::kDerivedName:
+      return "derived_name";
+    case MatchKind::kStructural:
+      return "structural";
+    case MatchKind::kInserted:
+      return "inserted";
+    case MatchKind::kUnexplained:
+      return "unexplained";
+  }
+  return "none";
+}
+
+}  // namespace mi
+
+namespace mi::linker {
+namespace {
+
+// Kineto: device work and runtime calls name their host op by External id;
+// device work names its runtime call by correlation id. Gives each launched
+// task its launching host op (op type = the host op's name) and that op's
+// run, since GPU work of step N often starts after step N's CPU range.
+void LinkLaunches(Trace* trace) {
+  std::unordered_map<int64_t, TaskId> host_op_by_external_id;
+  std::unordered_map<int64_t, TaskId> runtime_by_correlation;
+  for (uint32_t i = 0; i < trace->task_count(); ++i) {
+    TaskId t(i);
+    TaskKind kind = trace->task_kind(t);
+    if (kind == TaskKind::kHostOp && trace->task_external_id(t) >= 0) {
+      // Nested ops share no ids; keep the first (outermost) on collisions.
+      host_op_by_external_id.emplace(trace->task_external_id(t), t);
+    } else if (kind == TaskKind::kRuntime && trace->task_correlation(t) >= 0) {
+      runtime_by_correlation.emplace(trace->task_correlation(t), t);
+    }
+  }
+  if (host_op_by_external_id.empty() && runtime_by_correlation.empty()) return;
+  for (uint32_t i = 0; i < trace->task_count(); ++i) {
+    TaskId t(i);
+    TaskKind kind = trace->task_kind(t);
+    if (!IsExecutionKind(kind) && kind != TaskKind::kRuntime) continue;
+    int64_t external_id = trace->task_external_id(t);
+    if (external_id < 0 && trace->task_correlation(t) >= 0 &&
+        kind != TaskKind::kRuntime) {
+      auto rt = runtime_by_correlation.find(trace->task_correlation(t));
+      if (rt != runtime_by_correlation.end()) {
+        external_id = trace->task_external_id(rt->second);
+      }
+    }
+    if (external_id < 0) continue;
+    auto op = host_op_by_external_id.find(external_id);
+    if (op == host_op_by_external_id.end()) continue;
+    trace->SetTaskParent(t, op->second);
+    if (trace->task_op_type(t) == StringPool::kEmpty) {
+      trace->SetTaskOpType(t, trace->task_name(op->second));
+    }
+    trace->SetTaskRun(t, trace->task_run(op->second));
+  }
+}
+
+}  // namespace
+
+Links Link(const Model& model, Trace* trace, const LinkInputs& inputs,
+           DiagnosticSink* diagnostics) {
+  Links links;
+  size_t node_count = model.node_count();
+  links.status.assign(node_count, NodeStatus::kUnknown);
+  links.match_kind.assign(node_count, MatchKind::kNone);
+  links.is_anchor.assign(node_count, false);
+
+  // 1. Framework <-> compiled.
+  std::vector<std::pair<NodeId, NodeId>> fused_pairs;
+  std::vector<std::pair<NodeId, NodeId>> reverse_pairs;
+  if (inputs.framework.valid() && inputs.compiled.valid()) {
+    FusionMatch match =
+        MatchCompiledToFramework(model, inputs.framework, inputs.compiled);
+    auto compiled_nodes = model.graph_nodes(inputs.compiled);
+    for (size_t i = 0; i < compiled_nodes.size(); ++i) {
+      links.match_kind[compiled_nodes[i].value()] = match.kinds[i];
+      if (match.kinds[i] == MatchKind::kUnexplained) {
+        NodeId c = compiled_nodes[i];
+        diagnostics->Report(
+            DiagnosticCode::kCompiledNodeUnexplained,
+            {std::string(model.str(model.graph(inputs.compiled).source_file))},
+            "compiled node '" + std::string(model.str(model.node_name(c))) +
+                "' (" + std::string(model.str(model.node_op_type(c))) +
+                ") covers no framework node");
+      }
+    }
+    fused_pairs = std::move(match.fused_from);
+    for (const auto& [c, f] : fused_pairs) reverse_pairs.emplace_back(f, c);
+    for (NodeId f : match.anchors) links.is_anchor[f.value()] = true;
+    links.folded = std::move(match.folded);
+    links.eliminated = std::move(match.eliminated);
+    links.unexplained_compiled_nodes = match.unexplained;
+    links.has_compiled_link = true;
+  }
+  links.fused_from.Build(node_count, fused_pairs);
+  links.fused_into.Build(node_count, reverse_pairs);
+
+  // 2. Tasks -> nodes (by the node name the trace gives), preferring the
+  // compiled graph: that is what the runtime executed.
+  LinkLaunches(trace);
+  GraphId task_graph =
+      inputs.compiled.valid() ? inputs.compiled : inputs.framework;
+  std::vector<std::pair<NodeId, TaskId>> node_tasks;
+  std::unordered_map<uint32_t, NodeId> node_by_name_cache;
+  for (uint32_t i = 0; i < trace->task_count(); ++i) {
+    TaskId t(i);
+    StringId name = trace->task_node_name(t);
+    bool execution = IsExecutionKind(trace->task_kind(t));
+    if (name != StringPool::kEmpty && task_graph.valid()) {
+      auto cached = node_by_name_cache.find(name.value());
+      NodeId node;
+      if (cached != node_by_name_cache.end()) {
+        node = cached->second;
+      } else {
+        node = model.FindNode(task_graph, trace->str(name));
+        node_by_name_cache.emplace(name.value(), node);
+        if (!node.valid()) {
+          diagnostics->Report(
+              DiagnosticCode::kTaskNodeNameUnknown, {},
+              "task '" + std::string(trace->str(trace->task_name(t))) +
+                  "' names node '" + std::string(trace->str(name)) +
+                  "', which the loaded graph lacks");
+        }
+      }
+      if (node.valid()) {
+        trace->SetTaskNode(t, node);
+        node_tasks.emplace_back(node, t);
+        // Framework nodes a compiled node replaced ran inside its tasks.
+        for (NodeId f : links.fused_from.Get(node)) {
+          node_tasks.emplace_back(f, t);
+        }
+        if (execution) ++links.linked_tasks;
+        continue;
+      }
+    }
+    if (execution) ++links.unlinked_tasks;
+  }
+  if (links.unlinked_tasks > 0 && task_graph.valid()) {
+    diagnostics->Count(DiagnosticCode::kTaskUnlinked, links.unlinked_tasks);
+  }
+  links.mapped_tasks.Build(node_count, node_tasks);
+
+  // 3. Status. Without a trace only the structural facts are known.
+  bool have_trace = trace->task_count() > 0 && task_graph.valid();
+  for (uint32_t i = 0; i < node_count; ++i) {
+    NodeId n(i);
+    bool has_tasks = false;
+    for (TaskId t : links.mapped_tasks.Get(n)) {
+      if (trace->task_node(t) == n) {
+        has_tasks = true;
+        break;
+      }
+    }
+    MatchKind kind = links.match_kind[i];
+    NodeStatus status = NodeStatus::kUnknown;
+    if (kind == MatchKind::kInserted) {
+      status = NodeStatus::kInserted;
+    } else if (model.node_level(n) == LayerLevel::kFramework &&
+               links.has_compiled_link) {
+      auto into = links.fused_into.Get(n);
+      if (into.empty()) {
+        status = have_trace ? NodeStatus::kNotExecuted : NodeStatus::kUnknown;
+      } else {
+        // The node whose name the compiled node keeps (or the only one it
+        // covers) ran as itself; the others ran fused inside it.
+        NodeId c = into[0];
+        bool is_anchor =
+            links.is_anchor[i] || links.fused_from.Get(c).size() == 1;
+        if (is_anchor) {
+          bool ran = !have_trace || !links.mapped_tasks.Get(n).empty();
+          status = have_trace ? (ran ? NodeStatus::kExecuted
+                                     : NodeStatus::kNotExecuted)
+                              : NodeStatus::kUnknown;
+        } else {
+          status = NodeStatus::kFused;
+        }
+      }
+    } else if (have_trace && model.RootOf(model.node_graph(n)) ==
+                                 model.RootOf(task_graph)) {
+      status = has_tasks ? NodeStatus::kExecuted : NodeStatus::kNotExecuted;
+    }
+    links.status[i] = status;
+  }
+  return links;
+}
+
+}  // namespace mi::linker

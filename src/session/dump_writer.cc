@@ -1,0 +1,308 @@
+// Encoders of the dump files graph.json, trace.json and summary.json
+// (schemas in docs/reference/schemas/). Field names follow PRODUCT.md's
+// NodeDesc / TaskDesc. Output is deterministic: id order throughout.
+
+#include <string>
+
+#include "base/json_writer.h"
+#include "linker/links.h"
+#include "model_inspector/session.h"
+#include "session/session_impl.h"
+
+namespace mi {
+namespace {
+
+constexpr double kNsPerUs = 1000.0;
+
+void WriteValueRef(JsonWriter& w, const Model& m, ValueId v) {
+  w.BeginObject();
+  if (!v.valid()) {
+    w.Field("name", "").Key("dtype").Null().Key("shape").Null();
+    w.EndObject();
+    return;
+  }
+  w.Field("name", m.str(m.value_name(v)));
+  w.Field("dtype", DataTypeName(m.value_dtype(v)));
+  w.Key("shape");
+  if (m.value_has_shape(v)) {
+    w.BeginArray();
+    const auto& dims = m.value_dims(v);
+    const auto& names = m.value_dim_names(v);
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] >= 0) {
+        w.Int(dims[i]);
+      } else if (names[i] != StringPool::kEmpty) {
+        w.String(m.str(names[i]));
+      } else {
+        w.Null();
+      }
+    }
+    w.EndArray();
+  } else {
+    w.Null();
+  }
+  w.EndObject();
+}
+
+void WriteAttributeValue(JsonWriter& w, const Model& m, const Attribute& a) {
+  switch (a.kind) {
+    case AttributeKind::kInt:
+      w.Int(a.int_value);
+      return;
+    case AttributeKind::kFloat:
+      w.Double(a.float_value);
+      return;
+    default:
+      w.String(m.str(a.text));
+  }
+}
+
+template <typename Id>
+void WriteIdList(JsonWriter& w, std::span<const Id> ids) {
+  w.BeginArray();
+  for (Id id : ids) w.UInt(id.value());
+  w.EndArray();
+}
+
+}  // namespace
+
+std::string EncodeGraphJson(const Session::Impl& run) {
+  const Model& m = run.model;
+  const Links& links = run.links;
+  std::string out;
+  out.reserve(m.node_count() * 400 + 1024);
+  JsonWriter w(&out);
+  w.BeginObject();
+  w.Field("schema", "model-inspector/graph/1");
+  w.Key("graphs").BeginArray();
+  for (uint32_t i = 0; i < m.graph_count(); ++i) {
+    const GraphInfo& g = m.graph(GraphId(i));
+    w.BeginObject();
+    w.FieldInt("graph_id", i);
+    w.Field("layer_level", LayerLevelName(g.level));
+    w.Field("name", m.str(g.name));
+    w.Field("source_file", m.str(g.source_file));
+    w.Field("producer", m.str(g.producer));
+    w.FieldInt("opset", g.opset);
+    w.Key("parent_graph_id");
+    g.parent_graph.valid() ? w.UInt(g.parent_graph.value()) : w.Null();
+    w.Key("parent_node_id");
+    g.parent_node.valid() ? w.UInt(g.parent_node.value()) : w.Null();
+    w.Key("inputs").BeginArray();
+    for (ValueId v : g.inputs) WriteValueRef(w, m, v);
+    w.EndArray();
+    w.Key("outputs").BeginArray();
+    for (ValueId v : g.outputs) WriteValueRef(w, m, v);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("nodes").BeginArray();
+  for (uint32_t i = 0; i < m.node_count(); ++i) {
+    NodeId n(i);
+    w.BeginObject();
+    w.FieldInt("node_id", i);
+    w.Field("layer_level", LayerLevelName(m.node_level(n)));
+    w.FieldInt("graph_id", m.node_graph(n).value());
+    w.Field("op_type", m.str(m.node_op_type(n)));
+    w.Field("domain", m.str(m.node_domain(n)));
+    w.Field("name", m.str(m.node_name(n)));
+    ScopeId scope = m.node_scope(n);
+    w.Field("scope", scope.valid() ? m.str(m.scope_path(scope)) : "");
+    w.Key("inputs").BeginArray();
+    for (ValueId v : m.node_inputs(n)) WriteValueRef(w, m, v);
+    w.EndArray();
+    w.Key("outputs").BeginArray();
+    for (ValueId v : m.node_outputs(n)) WriteValueRef(w, m, v);
+    w.EndArray();
+    w.Key("attributes").BeginObject();
+    for (const Attribute& a : m.node_attributes(n)) {
+      w.Key(m.str(a.name));
+      WriteAttributeValue(w, m, a);
+    }
+    w.EndObject();
+    w.Key("fused_from");
+    WriteIdList(w, links.fused_from.Get(n));
+    w.Key("fused_into");
+    WriteIdList(w, links.fused_into.Get(n));
+    w.Key("mapped_task_ids");
+    WriteIdList(w, links.mapped_tasks.Get(n));
+    w.Field("status", NodeStatusName(i < links.status.size()
+                                         ? links.status[i]
+                                         : NodeStatus::kUnknown));
+    w.Field("match", MatchKindName(i < links.match_kind.size()
+                                       ? links.match_kind[i]
+                                       : MatchKind::kNone));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("links").BeginObject();
+  w.FieldInt("unexplained_compiled_nodes", links.unexplained_compiled_nodes);
+  w.Key("folded_framework_nodes");
+  WriteIdList(w, std::span<const NodeId>(links.folded));
+  w.Key("eliminated_framework_nodes");
+  WriteIdList(w, std::span<const NodeId>(links.eliminated));
+  w.EndObject();
+  w.EndObject();
+  out.push_back('\n');
+  return out;
+}
+
+std::string EncodeTraceJson(const Session::Impl& run) {
+  const Trace& t = run.trace;
+  std::string out;
+  out.reserve(t.task_count() * 300 + 1024);
+  JsonWriter w(&out);
+  w.BeginObject();
+  w.Field("schema", "model-inspector/trace/1");
+  w.Field("dialect", t.str(t.dialect()));
+  w.Key("streams").BeginArray();
+  for (uint32_t i = 0; i < t.track_count(); ++i) {
+    const TrackInfo& s = t.track(TrackId(i));
+    w.BeginObject();
+    w.FieldInt("stream_id", i);
+    w.Field("kind", TrackKindName(s.kind));
+    w.FieldInt("pid", s.pid);
+    w.FieldInt("tid", s.tid);
+    w.Field("pid_label", t.str(s.pid_label));
+    w.Field("process_name", t.str(s.process_name));
+    w.Field("thread_name", t.str(s.thread_name));
+    w.FieldInt("device", s.device);
+    w.FieldInt("stream", s.stream);
+    w.FieldDouble("clock_offset_us", s.clock_offset_ns / kNsPerUs);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("runs").BeginArray();
+  for (uint32_t i = 0; i < t.runs().size(); ++i) {
+    const RunInfo& r = t.runs()[i];
+    w.BeginObject();
+    w.FieldInt("run", i);
+    w.Field("name", t.str(r.name));
+    w.FieldDouble("start_us", r.start_ns / kNsPerUs);
+    w.FieldDouble("duration_us", (r.end_ns - r.start_ns) / kNsPerUs);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("tasks").BeginArray();
+  for (uint32_t i = 0; i < t.task_count(); ++i) {
+    TaskId id(i);
+    w.BeginObject();
+    w.FieldInt("task_id", i);
+    w.Key("op_node_id");
+    t.task_node(id).valid() ? w.UInt(t.task_node(id).value()) : w.Null();
+    w.FieldInt("stream_id", t.task_track(id).value());
+    w.Key("event_before");
+    t.task_event_before(id) >= 0 ? w.Int(t.task_event_before(id)) : w.Null();
+    w.Key("event_after");
+    t.task_event_after(id) >= 0 ? w.Int(t.task_event_after(id)) : w.Null();
+    w.Field("kernel_name", t.str(t.task_name(id)));
+    w.Field("kind", TaskKindName(t.task_kind(id)));
+    w.Field("category", t.str(t.task_category(id)));
+    w.Field("op_type", t.str(t.task_op_type(id)));
+    w.Field("node_name", t.str(t.task_node_name(id)));
+    w.FieldDouble("start_us", t.task_start_ns(id) / kNsPerUs);
+    w.FieldDouble("duration_us", t.task_duration_ns(id) / kNsPerUs);
+    w.FieldDouble("calibrated_start_us",
+                  t.task_calibrated_start_ns(id) / kNsPerUs);
+    w.FieldInt("run", t.task_run(id));
+    w.Key("correlation");
+    t.task_correlation(id) >= 0 ? w.Int(t.task_correlation(id)) : w.Null();
+    w.Key("parent_task_id");
+    t.task_parent(id).valid() ? w.UInt(t.task_parent(id).value()) : w.Null();
+    w.Key("bytes");
+    t.task_bytes(id) >= 0 ? w.Int(t.task_bytes(id)) : w.Null();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  out.push_back('\n');
+  return out;
+}
+
+std::string EncodeSummaryJson(const SummaryReport& r) {
+  std::string out;
+  JsonWriter w(&out, /*pretty=*/true);
+  w.BeginObject();
+  w.Field("schema", "model-inspector/summary/1");
+  w.Field("basis", r.basis);
+  w.Field("dialect", r.dialect);
+  w.FieldDouble("total_us", r.total_us);
+  w.FieldInt("tasks", static_cast<int64_t>(r.tasks));
+  w.FieldInt("linked_tasks", static_cast<int64_t>(r.linked_tasks));
+  w.FieldInt("unlinked_tasks", static_cast<int64_t>(r.unlinked_tasks));
+  const GraphCounts& g = r.graph;
+  w.Key("graph").BeginObject();
+  w.FieldInt("framework_nodes", static_cast<int64_t>(g.framework_nodes));
+  w.FieldInt("compiled_nodes", static_cast<int64_t>(g.compiled_nodes));
+  w.FieldInt("fused_framework_nodes",
+             static_cast<int64_t>(g.fused_framework_nodes));
+  w.FieldInt("folded_framework_nodes",
+             static_cast<int64_t>(g.folded_framework_nodes));
+  w.FieldInt("eliminated_framework_nodes",
+             static_cast<int64_t>(g.eliminated_framework_nodes));
+  w.FieldInt("inserted_compiled_nodes",
+             static_cast<int64_t>(g.inserted_compiled_nodes));
+  w.FieldInt("unexplained_compiled_nodes",
+             static_cast<int64_t>(g.unexplained_compiled_nodes));
+  w.FieldInt("executed_nodes", static_cast<int64_t>(g.executed_nodes));
+  w.FieldInt("not_executed_nodes", static_cast<int64_t>(g.not_executed_nodes));
+  w.EndObject();
+  w.Key("op_types").BeginArray();
+  for (const OpTypeRow& row : r.op_types) {
+    w.BeginObject()
+        .Field("op_type", row.op_type)
+        .Field("kind", row.kind)
+        .FieldInt("nodes", static_cast<int64_t>(row.nodes))
+        .FieldInt("calls", static_cast<int64_t>(row.calls))
+        .FieldDouble("total_us", row.total_us)
+        .FieldDouble("average_us", row.average_us)
+        .FieldDouble("share", row.share)
+        .EndObject();
+  }
+  w.EndArray();
+  w.Key("streams").BeginArray();
+  for (const StreamRow& row : r.streams) {
+    w.BeginObject()
+        .FieldInt("stream_id", row.stream_id)
+        .Field("name", row.name)
+        .Field("kind", row.kind)
+        .FieldInt("tasks", static_cast<int64_t>(row.tasks))
+        .FieldDouble("total_us", row.total_us)
+        .FieldDouble("busy_us", row.busy_us)
+        .FieldDouble("span_us", row.span_us)
+        .FieldDouble("utilisation", row.utilisation)
+        .EndObject();
+  }
+  w.EndArray();
+  w.Key("top_nodes").BeginArray();
+  for (const NodeRow& row : r.top_nodes) {
+    w.BeginObject().Field("name", row.name).Field("op_type", row.op_type);
+    w.Field("status", row.status);
+    w.Key("node_id");
+    row.node_id >= 0 ? w.Int(row.node_id) : w.Null();
+    w.FieldInt("calls", static_cast<int64_t>(row.calls))
+        .FieldDouble("total_us", row.total_us)
+        .FieldDouble("average_us", row.average_us)
+        .FieldDouble("share", row.share)
+        .EndObject();
+  }
+  w.EndArray();
+  w.Key("runs").BeginArray();
+  for (const RunRow& row : r.runs) {
+    w.BeginObject()
+        .FieldInt("run", row.index)
+        .Field("name", row.name)
+        .FieldDouble("start_us", row.start_us)
+        .FieldDouble("duration_us", row.duration_us)
+        .FieldInt("tasks", static_cast<int64_t>(row.tasks))
+        .FieldDouble("task_time_us", row.task_time_us)
+        .EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  out.push_back('\n');
+  return out;
+}
+
+}  // namespace mi

@@ -1,0 +1,323 @@
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "analysis/summary/summary.h"
+#include "base/atomic_file.h"
+#include "base/mapped_file.h"
+#include "importers/builtin_importers.h"
+#include "importers/common/registry.h"
+#include "io/chunk_reader.h"
+#include "linker/linker.h"
+#include "model_inspector/session.h"
+#include "session/session_impl.h"
+
+namespace mi {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kManifestName = "manifest.json";
+// Folders never scanned inside a run directory.
+bool IsIgnoredDirectory(const fs::path& p) {
+  std::string name = p.filename().string();
+  return name.empty() || name[0] == '.' || name == "node_modules" ||
+         name == "model-inspector-export";
+}
+
+struct PendingFile {
+  std::string path;
+  importers::LevelHint hint = importers::LevelHint::kAuto;
+  bool explicit_path = false;  // named by the user, not found in a folder
+};
+
+// Reads a run directory's manifest: {"files": {"framework_model": "...",
+// "compiled_model": "..."}} with paths relative to the directory.
+Status ReadManifest(const fs::path& dir, std::vector<PendingFile>* files,
+                    std::vector<std::string>* claimed) {
+  fs::path manifest = dir / kManifestName;
+  std::string text;
+  MI_ASSIGN_OR_RETURN(text, ReadWholeFile(manifest.string()));
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    return MalformedInputError(manifest.string() +
+                               ": not valid JSON; expected the run manifest "
+                               "written by `model-inspector start`");
+  }
+  auto it = doc.find("files");
+  if (it == doc.end() || !it->is_object()) return Status::Ok();
+  for (auto [key, hint] :
+       {std::pair{"framework_model", importers::LevelHint::kFramework},
+        std::pair{"compiled_model", importers::LevelHint::kCompiled}}) {
+    auto f = it->find(key);
+    if (f == it->end() || !f->is_string()) continue;
+    fs::path p = dir / f->get<std::string>();
+    if (!fs::exists(p)) continue;  // not produced (yet): nothing to load
+    files->push_back({p.lexically_normal().string(), hint, true});
+    claimed->push_back(fs::weakly_canonical(p).string());
+  }
+  return Status::Ok();
+}
+
+Status ExpandPaths(const OpenOptions& options,
+                   std::vector<PendingFile>* files) {
+  if (!options.framework_model.empty()) {
+    files->push_back(
+        {options.framework_model, importers::LevelHint::kFramework, true});
+  }
+  if (!options.compiled_model.empty()) {
+    files->push_back(
+        {options.compiled_model, importers::LevelHint::kCompiled, true});
+  }
+  for (const std::string& path : options.paths) {
+    std::error_code ec;
+    fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) {
+      return NotFoundError(path + ": no such file or directory");
+    }
+    if (!fs::is_directory(st)) {
+      files->push_back({path, importers::LevelHint::kAuto, true});
+      continue;
+    }
+    std::vector<std::string> claimed;
+    if (fs::exists(fs::path(path) / kManifestName)) {
+      MI_RETURN_IF_ERROR(ReadManifest(path, files, &claimed));
+    }
+    std::vector<fs::path> found;
+    for (auto it = fs::recursive_directory_iterator(path, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_directory() && IsIgnoredDirectory(it->path())) {
+        it.disable_recursion_pending();
+        continue;
+      }
+      if (it.depth() > 4) it.disable_recursion_pending();
+      if (!it->is_regular_file()) continue;
+      if (it->path().filename() == kManifestName) continue;
+      std::string canonical = fs::weakly_canonical(it->path()).string();
+      if (std::find(claimed.begin(), claimed.end(), canonical) !=
+          claimed.end()) {
+        continue;
+      }
+      found.push_back(it->path());
+    }
+    if (ec) return IoError(path + ": cannot list directory: " + ec.message());
+    std::sort(found.begin(), found.end());
+    for (const fs::path& p : found) {
+      files->push_back({p.string(), importers::LevelHint::kAuto, false});
+    }
+  }
+  if (files->empty()) {
+    return InvalidArgumentError(
+        "no input: give a model, a trace, or a run directory");
+  }
+  return Status::Ok();
+}
+
+bool LooksOptimised(std::string_view path) {
+  std::string name = fs::path(path).filename().string();
+  return name.find("optim") != std::string::npos ||
+         name.find(".opt.") != std::string::npos;
+}
+
+std::string FormatLocation(const SourceLocation& loc) {
+  if (loc.file.empty()) return "";
+  if (loc.has_byte) return fmt::format("{}@byte {}: ", loc.file, loc.byte);
+  if (loc.line > 0) {
+    return fmt::format("{}:{}:{}: ", loc.file, loc.line, loc.column);
+  }
+  return loc.file + ": ";
+}
+
+}  // namespace
+
+std::string_view Version() { return "0.1.0"; }
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+
+StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
+  std::vector<PendingFile> files;
+  MI_RETURN_IF_ERROR(ExpandPaths(options, &files));
+  auto impl = std::make_unique<Impl>();
+  importers::ImporterRegistry registry(importers::CreateBuiltinImporters());
+
+  for (const PendingFile& file : files) {
+    auto head = io::ReadDecompressedHead(file.path, importers::kSniffLookahead);
+    if (!head.ok()) {
+      if (!file.explicit_path) {
+        impl->diagnostics.Report(DiagnosticCode::kFileSkipped, {file.path},
+                                 head.status().message());
+        continue;
+      }
+      return std::move(head).status();
+    }
+    if (head->empty() && file.explicit_path) {
+      return MalformedInputError(
+          file.path + ": empty file; expected an ONNX model or a trace");
+    }
+    const importers::Importer* importer = registry.Detect(*head, file.path);
+    if (importer == nullptr) {
+      if (!file.explicit_path) {
+        impl->diagnostics.Report(DiagnosticCode::kFileSkipped, {file.path},
+                                 "not a recognised model or trace format");
+        continue;
+      }
+      return UnsupportedError(
+          file.path +
+          ": not a recognised format; expected an ONNX model (binary or "
+          "text), an ONNX Runtime profile, a PyTorch profiler trace or "
+          "Chrome trace JSON");
+    }
+    importers::ImportContext ctx;
+    ctx.path = file.path;
+    ctx.model = &impl->model;
+    ctx.trace = &impl->trace;
+    ctx.diagnostics = &impl->diagnostics;
+    ctx.level_hint = file.hint;
+    if (options.progress) {
+      ctx.progress = [&options, &file](uint64_t done, uint64_t total) {
+        options.progress(file.path, done, total);
+      };
+    }
+    MI_RETURN_IF_ERROR(importer->Import(ctx));
+    InputFile input;
+    input.path = file.path;
+    input.format = std::string(importer->descriptor().name);
+    if (importer->descriptor().content == importers::ContentKind::kTrace) {
+      input.role = "trace";
+    } else {
+      for (GraphId g : ctx.graphs_added) {
+        if (file.hint == importers::LevelHint::kFramework) {
+          impl->model.SetLevel(g, LayerLevel::kFramework);
+        } else if (file.hint == importers::LevelHint::kCompiled) {
+          impl->model.SetLevel(g, LayerLevel::kCompiled);
+        }
+        input.role = std::string(LayerLevelName(impl->model.graph(g).level));
+      }
+    }
+    impl->inputs.push_back(std::move(input));
+  }
+
+  // Roles: with two framework-looking models and no compiled one, the one
+  // whose file name says "optimized" is the compiled graph.
+  Model& model = impl->model;
+  auto framework_roots = model.RootGraphs(LayerLevel::kFramework);
+  auto compiled_roots = model.RootGraphs(LayerLevel::kCompiled);
+  if (compiled_roots.empty() && framework_roots.size() >= 2) {
+    for (GraphId g : framework_roots) {
+      if (LooksOptimised(model.str(model.graph(g).source_file))) {
+        model.SetLevel(g, LayerLevel::kCompiled);
+        for (InputFile& in : impl->inputs) {
+          if (in.path == model.str(model.graph(g).source_file)) {
+            in.role = "compiled";
+          }
+        }
+        break;
+      }
+    }
+    framework_roots = model.RootGraphs(LayerLevel::kFramework);
+    compiled_roots = model.RootGraphs(LayerLevel::kCompiled);
+  }
+  impl->framework =
+      framework_roots.empty() ? GraphId::Invalid() : framework_roots[0];
+  impl->compiled =
+      compiled_roots.empty() ? GraphId::Invalid() : compiled_roots[0];
+  model.BuildIndexes();
+  impl->links = linker::Link(model, &impl->trace,
+                             {impl->framework, impl->compiled},
+                             &impl->diagnostics);
+
+  if (!options.keep_going &&
+      impl->diagnostics.CountWithSeverity(Severity::kError) > 0) {
+    std::string message;
+    int shown = 0;
+    for (const Diagnostic& d : impl->diagnostics.log()) {
+      if (DiagnosticSeverity(d.code) != Severity::kError) continue;
+      if (shown++ == 5) break;
+      if (!message.empty()) message += "\n  ";
+      message += FormatLocation(d.location) + d.message;
+    }
+    uint64_t total = impl->diagnostics.CountWithSeverity(Severity::kError);
+    if (total > 5) message += fmt::format("\n  ... and {} more", total - 5);
+    return MalformedInputError(
+        message + "\n(use --keep-going to load the input anyway)");
+  }
+  return std::unique_ptr<Session>(new Session(std::move(impl)));
+}
+
+const std::vector<InputFile>& Session::inputs() const {
+  return impl_->inputs;
+}
+
+SummaryReport Session::Summary(const SummaryOptions& options) const {
+  return analysis::Summarize(impl_->model, impl_->trace, impl_->links,
+                             options);
+}
+
+std::string Session::SummaryJson(const SummaryOptions& options) const {
+  return EncodeSummaryJson(Summary(options));
+}
+
+Status Session::ExportDumps(const std::string& out_dir) const {
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) return IoError(out_dir + ": cannot create directory: " + ec.message());
+  // Encode everything first, then write: a failure leaves no partial set.
+  std::string graph = EncodeGraphJson(*impl_);
+  std::string trace = EncodeTraceJson(*impl_);
+  SummaryOptions options;
+  options.top_nodes = 50;
+  std::string summary = SummaryJson(options);
+  MI_RETURN_IF_ERROR(
+      WriteFileAtomically((fs::path(out_dir) / "graph.json").string(), graph));
+  MI_RETURN_IF_ERROR(
+      WriteFileAtomically((fs::path(out_dir) / "trace.json").string(), trace));
+  return WriteFileAtomically((fs::path(out_dir) / "summary.json").string(),
+                             summary);
+}
+
+std::vector<DiagnosticInfo> Session::Diagnostics() const {
+  std::vector<DiagnosticInfo> out;
+  const DiagnosticSink& sink = impl_->diagnostics;
+  for (size_t i = 0; i < static_cast<size_t>(DiagnosticCode::kCount); ++i) {
+    auto code = static_cast<DiagnosticCode>(i);
+    if (sink.count(code) == 0) continue;
+    DiagnosticInfo info;
+    info.code = std::string(DiagnosticName(code));
+    info.severity = std::string(SeverityName(DiagnosticSeverity(code)));
+    info.count = sink.count(code);
+    info.description = std::string(DiagnosticDescription(code));
+    for (const Diagnostic& d : sink.log()) {
+      if (d.code == code && info.examples.size() < 3) {
+        info.examples.push_back(FormatLocation(d.location) + d.message);
+      }
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+std::string DiagnosticsReferenceMarkdown() {
+  std::string out =
+      "# Diagnostic codes\n\n"
+      "Generated by `model-inspector list-diagnostics`; do not edit.\n"
+      "Recoverable problems found while reading inputs are counted, not "
+      "fatal. Severity `error` makes a command fail with exit code 4 unless "
+      "`--keep-going` is given; `data_loss` means part of the input was "
+      "dropped or repaired; `info` is for information.\n\n"
+      "| code | severity | meaning |\n|---|---|---|\n";
+  for (size_t i = 0; i < static_cast<size_t>(DiagnosticCode::kCount); ++i) {
+    auto code = static_cast<DiagnosticCode>(i);
+    out += fmt::format("| `{}` | {} | {} |\n", DiagnosticName(code),
+                       SeverityName(DiagnosticSeverity(code)),
+                       DiagnosticDescription(code));
+  }
+  return out;
+}
+
+}  // namespace mi

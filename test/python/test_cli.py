@@ -1,0 +1,76 @@
+"""CLI behaviour: formats, help, version, traces alone, third-party traces."""
+import csv
+import io
+import json
+
+import pytest
+
+from conftest import FIXTURES, SHARED_SAMPLES, run
+
+DEMO = FIXTURES / "resnet18" / "ort_all"
+
+
+def test_version_and_help():
+    assert run("--version").stdout.startswith("model-inspector ")
+    for command in ("summary", "export", "start", "list-diagnostics"):
+        assert "--help" in run(command, "--help").stdout
+
+
+def test_usage_errors_exit_2():
+    assert run("summary", check=False).returncode == 2
+    assert run("no-such-command", check=False).returncode == 2
+    assert run("summary", DEMO, "--format", "xml", check=False).returncode == 2
+
+
+def test_summary_formats_agree():
+    table = run("summary", "--quiet", DEMO).stdout
+    assert "Time by op type" in table and "Conv" in table and "framework nodes" in table
+    md = run("summary", "--quiet", DEMO, "--format", "markdown").stdout
+    assert "| op type |" in md
+    rows = list(csv.reader(io.StringIO(run("summary", "--quiet", DEMO, "--format", "csv").stdout)))
+    doc = json.loads(run("summary", "--quiet", DEMO, "--format", "json").stdout)
+    conv = next(r for r in doc["op_types"] if r["op_type"] == "Conv")
+    csv_conv = next(r for r in rows if r and r[0] == "Conv")
+    assert csv_conv[2] == str(conv["calls"])
+    assert doc["graph"]["framework_nodes"] == 49 and doc["graph"]["compiled_nodes"] == 34
+
+
+def test_summary_per_run_filter():
+    doc = json.loads(run("summary", "--quiet", DEMO, "--format", "json").stdout)
+    first = json.loads(run("summary", "--quiet", DEMO, "--format", "json", "--run", "1").stdout)
+    assert len(first["runs"]) == 1
+    assert 0 < first["total_us"] < doc["total_us"]
+
+
+def test_trace_alone_is_valid_input(tmp_path):
+    profile = DEMO / "onnxruntime_profile.json"
+    doc = json.loads(run("summary", "--quiet", profile, "--format", "json").stdout)
+    assert doc["total_us"] > 0 and doc["dialect"] == "onnxruntime"
+    run("export", "--quiet", profile, "--out", tmp_path)
+    assert (tmp_path / "trace.json").exists()
+
+
+def test_torch_profiler_fixture_summarises():
+    doc = json.loads(run("summary", "--quiet", FIXTURES / "resnet18" / "torch_profile.pt.trace.json.gz",
+                         "--format", "json").stdout)
+    assert doc["basis"] == "host ops (self time)"
+    assert any(r["op_type"].startswith("aten::") for r in doc["op_types"])
+    assert len(doc["runs"]) >= 3  # ProfilerStep#N kept apart
+
+
+def third_party_traces():
+    traces = SHARED_SAMPLES / "traces"
+    files = sorted(p for p in traces.rglob("*") if p.is_file() and
+                   (p.name.endswith(".json") or p.name.endswith(".json.gz")) and
+                   "tensorrt" not in p.parts)
+    return files
+
+
+def test_third_party_samples_exist():
+    assert len(third_party_traces()) >= 15, "../shared/samples/traces missing"
+
+
+@pytest.mark.parametrize("path", third_party_traces(), ids=lambda p: p.name)
+def test_third_party_traces_load_and_summarise(path):
+    doc = json.loads(run("summary", "--quiet", path, "--format", "json").stdout)
+    assert doc["tasks"] > 0 and doc["total_us"] > 0
