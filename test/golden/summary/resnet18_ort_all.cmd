@@ -1,0 +1,1 @@
+summary --quiet test/fixtures/resnet18/ort_all
