@@ -1,0 +1,179 @@
+#include "linker/linker.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "linker/fusion_matcher.h"
+
+namespace mi::linker {
+namespace {
+
+// Small builder: nodes as (op, name, inputs, outputs).
+class GraphBuilder {
+ public:
+  GraphBuilder(Model* model, LayerLevel level, const char* file)
+      : model_(model), graph_(model->AddGraph(level, "g", file)) {}
+  NodeId Node(std::string_view op, std::string_view name,
+              std::vector<std::string> inputs,
+              std::vector<std::string> outputs) {
+    NodeId n = model_->AddNode(graph_, op, "", name);
+    for (const auto& i : inputs) {
+      model_->AddNodeInput(n, model_->GetOrAddValue(graph_, i));
+    }
+    for (const auto& o : outputs) {
+      model_->AddNodeOutput(n, model_->GetOrAddValue(graph_, o));
+    }
+    return n;
+  }
+  void Initializer(std::string_view name) {
+    model_->AddValueFlags(model_->GetOrAddValue(graph_, name),
+                          kValueInitializer);
+  }
+  void Input(std::string_view name) {
+    model_->AddValueFlags(model_->GetOrAddValue(graph_, name),
+                          kValueGraphInput);
+  }
+  GraphId graph() const { return graph_; }
+
+ private:
+  Model* model_;
+  GraphId graph_;
+};
+
+std::vector<std::string> Names(const Model& m, std::span<const NodeId> ids) {
+  std::vector<std::string> out;
+  for (NodeId id : ids) out.emplace_back(m.str(m.node_name(id)));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct TestRun {
+  StringPool pool;
+  Model model{&pool};
+  Trace trace{&pool};
+  DiagnosticSink diagnostics;
+};
+
+TEST(LinkerTest, FusedConvKeepsConvNameAndAbsorbsRelu) {
+  TestRun r;
+  GraphBuilder fw(&r.model, LayerLevel::kFramework, "m.onnx");
+  fw.Input("x");
+  fw.Initializer("w");
+  NodeId conv = fw.Node("Conv", "/conv1/Conv", {"x", "w"}, {"c"});
+  NodeId relu = fw.Node("Relu", "/relu/Relu", {"c"}, {"r"});
+  GraphBuilder cg(&r.model, LayerLevel::kCompiled, "opt.onnx");
+  cg.Input("x");
+  cg.Initializer("w");
+  NodeId fused = cg.Node("FusedConv", "/conv1/Conv", {"x", "w"}, {"r"});
+  r.model.BuildIndexes();
+  TrackInfo thread;
+  thread.kind = TrackKind::kHostThread;
+  TaskRow row;
+  row.kind = TaskKind::kCompute;
+  row.track = r.trace.AddTrack(thread);
+  row.duration_ns = 1000;
+  row.node_name = r.pool.Intern("/conv1/Conv");
+  TaskId task = r.trace.AddTask(row);
+  row.node_name = r.pool.Intern("not_in_graph");
+  r.trace.AddTask(row);
+
+  Links links = Link(r.model, &r.trace, {fw.graph(), cg.graph()},
+                     &r.diagnostics);
+  EXPECT_EQ(Names(r.model, links.fused_from.Get(fused)),
+            (std::vector<std::string>{"/conv1/Conv", "/relu/Relu"}));
+  EXPECT_EQ(links.match_kind[fused.value()], MatchKind::kSameName);
+  EXPECT_EQ(r.trace.task_node(task), fused);
+  EXPECT_EQ(links.status[conv.value()], NodeStatus::kExecuted);
+  EXPECT_EQ(links.status[relu.value()], NodeStatus::kFused);
+  EXPECT_EQ(links.mapped_tasks.Get(relu).size(), 1u);  // sees its kernel
+  EXPECT_EQ(links.linked_tasks, 1u);
+  EXPECT_EQ(links.unlinked_tasks, 1u);
+  EXPECT_EQ(r.diagnostics.count(DiagnosticCode::kTaskNodeNameUnknown), 1u);
+}
+
+TEST(LinkerTest, RenamedTensorsFormClustersSharedByAnchorsAndDataFlow) {
+  TestRun r;
+  GraphBuilder fw(&r.model, LayerLevel::kFramework, "m.onnx");
+  fw.Input("x");
+  NodeId a = fw.Node("Conv", "A", {"x"}, {"t1"});
+  NodeId b = fw.Node("Relu", "B", {"t1"}, {"t2"});
+  NodeId c = fw.Node("Conv", "C", {"t2"}, {"t3"});
+  NodeId d = fw.Node("Add", "D", {"t3", "t2"}, {"t4"});
+  GraphBuilder cg(&r.model, LayerLevel::kCompiled, "opt.onnx");
+  cg.Input("x");
+  // NCHWc style: nodes named after the tensor they compute, blocked-layout
+  // tensors renamed, a ReorderOutput restoring the framework tensor.
+  NodeId n1 = cg.Node("Conv", "t2_nchwc", {"x"}, {"reorder_token_1"});
+  NodeId n2 = cg.Node("Conv", "t3_nchwc", {"reorder_token_1",
+                                           "reorder_token_1"},
+                      {"reorder_token_2"});
+  NodeId n3 = cg.Node("ReorderOutput", "ReorderOutput_token_9",
+                      {"reorder_token_2"}, {"t4"});
+  r.model.BuildIndexes();
+  FusionMatch match = MatchCompiledToFramework(r.model, fw.graph(),
+                                               cg.graph());
+  std::vector<std::pair<NodeId, NodeId>> pairs = match.fused_from;
+  auto covered = [&](NodeId n) {
+    std::vector<std::string> out;
+    for (auto [cn, fn] : pairs) {
+      if (cn == n) out.emplace_back(r.model.str(r.model.node_name(fn)));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(covered(n1), (std::vector<std::string>{"A", "B"}));
+  // The second Conv absorbs the Add that reads the first one's output.
+  EXPECT_EQ(covered(n2), (std::vector<std::string>{"C", "D"}));
+  EXPECT_TRUE(covered(n3).empty());
+  EXPECT_EQ(match.kinds[2], MatchKind::kInserted);
+  EXPECT_EQ(match.unexplained, 0u);
+  (void)a, (void)b, (void)c, (void)d;
+}
+
+TEST(LinkerTest, ConstantsAreFoldedAndUnknownNodesAreUnexplained) {
+  TestRun r;
+  GraphBuilder fw(&r.model, LayerLevel::kFramework, "m.onnx");
+  fw.Input("x");
+  NodeId constant = fw.Node("Constant", "shape_const", {}, {"shape"});
+  fw.Node("Reshape", "R", {"x", "shape"}, {"y"});
+  GraphBuilder cg(&r.model, LayerLevel::kCompiled, "opt.onnx");
+  cg.Input("x");
+  cg.Initializer("shape");
+  cg.Node("Reshape", "R", {"x", "shape"}, {"y"});
+  cg.Node("MysteryOp", "mystery", {"y"}, {"z"});
+  r.model.BuildIndexes();
+  FusionMatch match =
+      MatchCompiledToFramework(r.model, fw.graph(), cg.graph());
+  ASSERT_EQ(match.folded.size(), 1u);
+  EXPECT_EQ(match.folded[0], constant);
+  EXPECT_EQ(match.unexplained, 1u);
+  EXPECT_EQ(match.kinds[1], MatchKind::kUnexplained);
+}
+
+TEST(LinkerTest, StripsOrtRenamingsToFindAnchors) {
+  TestRun r;
+  GraphBuilder fw(&r.model, LayerLevel::kFramework, "m.onnx");
+  fw.Input("x");
+  fw.Initializer("w");
+  fw.Initializer("b");
+  fw.Node("MatMul", "/fc/MatMul", {"x", "w"}, {"m"});
+  fw.Node("Add", "/fc/Add", {"m", "b"}, {"y"});
+  GraphBuilder cg(&r.model, LayerLevel::kCompiled, "opt.onnx");
+  cg.Input("x");
+  cg.Initializer("w");
+  cg.Initializer("b");
+  NodeId gemm =
+      cg.Node("Gemm", "/fc/MatMul/MatMulAddFusion", {"x", "w", "b"}, {"y"});
+  r.model.BuildIndexes();
+  Links links = Link(r.model, &r.trace, {fw.graph(), cg.graph()},
+                     &r.diagnostics);
+  EXPECT_EQ(Names(r.model, links.fused_from.Get(gemm)),
+            (std::vector<std::string>{"/fc/Add", "/fc/MatMul"}));
+  EXPECT_EQ(links.match_kind[gemm.value()], MatchKind::kDerivedName);
+}
+
+}  // namespace
+}  // namespace mi::linker
