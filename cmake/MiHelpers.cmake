@@ -8,6 +8,11 @@ if(MI_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
+if(MI_FUZZ)
+  # Instrument every library for coverage, not only the fuzzer's own file.
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
+
 # mi_library(NAME name SRCS ... DEPS ...)
 function(mi_library)
   cmake_parse_arguments(MI "" "NAME" "SRCS;DEPS;PUBLIC_DEPS" ${ARGN})

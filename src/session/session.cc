@@ -156,11 +156,16 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
       }
       return std::move(head).status();
     }
-    if (head->empty() && file.explicit_path) {
-      return MalformedInputError(
-          file.path + ": empty file; expected an ONNX model or a trace");
-    }
     const importers::Importer* importer = registry.Detect(*head, file.path);
+    if (head->empty() && file.explicit_path) {
+      // Nothing to sniff: let the importer the extension names explain what
+      // it expected; without one, say so in general terms.
+      importer = registry.FindByExtension(file.path);
+      if (importer == nullptr) {
+        return MalformedInputError(
+            file.path + ": empty file; expected an ONNX model or a trace");
+      }
+    }
     if (importer == nullptr) {
       if (!file.explicit_path) {
         impl->diagnostics.Report(DiagnosticCode::kFileSkipped, {file.path},

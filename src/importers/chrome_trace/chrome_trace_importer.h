@@ -1,13 +1,64 @@
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "importers/common/importer.h"
+#include "model_inspector/status.h"
 
 namespace mi::importers {
 
 // Chrome trace-event JSON (array or {"traceEvents": [...]}), with dialects
 // for ONNX Runtime profiles and PyTorch profiler (Kineto) traces.
 std::unique_ptr<Importer> CreateChromeTraceImporter();
+
+// What one Chrome-trace import saw besides the tasks it added: events that
+// are deliberately not tasks (flows, instants, counters, metadata) are
+// counted here rather than dropped silently, with the top-level facts.
+struct ChromeTraceStats {
+  uint64_t events = 0;                      // trace events seen, all phases
+  uint64_t tasks = 0;                       // tasks added to the Trace
+  std::array<uint64_t, 8> tasks_by_kind{};  // indexed by TaskKind
+  uint64_t flow_events = 0;         // v1 flows: ph s / t / f (ac2g, fwdbwd)
+  uint64_t flow_bindings = 0;       // v2 flows: events with bind_id
+  uint64_t instant_events = 0;      // ph i / I / R other than [memory]
+  uint64_t memory_events = 0;       // Kineto "[memory]" instants
+  uint64_t counter_events = 0;      // ph C
+  uint64_t async_events = 0;        // ph b / e / n and legacy S / T / p / F
+  uint64_t metadata_events = 0;     // ph M
+  uint64_t other_phase_events = 0;  // known phases we do not model (P, O, ...)
+  uint64_t unknown_phase_events = 0;
+  uint64_t skipped_events = 0;   // missing ts / ph / dur
+  uint64_t repaired_events = 0;  // ORT events with unescaped strings
+  uint64_t runs = 0;             // runs added (incl. "whole trace")
+  // Top level of the object container.
+  bool object_container = false;
+  bool has_schema_version = false;
+  int64_t schema_version = 0;
+  bool has_base_time = false;
+  int64_t base_time_ns = 0;  // Kineto baseTimeNanoseconds (ts are relative)
+  bool has_device_properties = false;
+  int64_t distributed_rank = -1;
+  std::string display_time_unit;
+  std::string dialect;  // "onnxruntime", "pytorch" or "chrome"
+};
+
+// The streaming reader Import() uses, with the stats exposed (benchmarks,
+// tools). `expected_bytes` (0 if unknown) sizes the task reservation.
+std::unique_ptr<Reader> CreateChromeTraceReader(ImportContext& ctx,
+                                                ChromeTraceStats* stats,
+                                                uint64_t expected_bytes);
+
+// Imports a whole trace held in memory, fed to the streaming reader in
+// several chunks (so tests and the fuzzer exercise chunk boundaries).
+// ctx.trace and ctx.diagnostics must be set; ctx.path names the input in
+// messages ("<buffer>" when empty).
+Status ImportChromeTraceFromBuffer(std::string_view data, ImportContext& ctx);
+Status ImportChromeTraceFromBuffer(std::string_view data, ImportContext& ctx,
+                                   ChromeTraceStats* stats,
+                                   size_t chunk_size = 0);
 
 }  // namespace mi::importers

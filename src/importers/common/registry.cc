@@ -36,4 +36,20 @@ const Importer* ImporterRegistry::FindByName(std::string_view name) const {
   return nullptr;
 }
 
+const Importer* ImporterRegistry::FindByExtension(
+    std::string_view path) const {
+  std::string_view plain = StripGzSuffix(path);
+  const Importer* best = nullptr;
+  size_t best_length = 0;
+  for (const auto& importer : importers_) {
+    for (std::string_view ext : importer->descriptor().extensions) {
+      if (EndsWith(plain, ext) && ext.size() > best_length) {
+        best = importer.get();
+        best_length = ext.size();
+      }
+    }
+  }
+  return best;
+}
+
 }  // namespace mi::importers

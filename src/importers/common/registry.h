@@ -20,6 +20,8 @@ class ImporterRegistry {
   // Best importer for a file given its (decompressed) head; nullptr if none.
   const Importer* Detect(std::string_view head, std::string_view path) const;
   const Importer* FindByName(std::string_view name) const;
+  // The importer whose extension the path has (longest match), or nullptr.
+  const Importer* FindByExtension(std::string_view path) const;
   const std::vector<std::unique_ptr<Importer>>& importers() const {
     return importers_;
   }

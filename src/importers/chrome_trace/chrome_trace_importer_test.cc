@@ -1,0 +1,349 @@
+#include "importers/chrome_trace/chrome_trace_importer.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base/string_pool.h"
+#include "diag/diagnostics.h"
+#include "trace/trace.h"
+
+namespace mi::importers {
+namespace {
+
+struct Imported {
+  StringPool strings;
+  Trace trace{&strings};
+  DiagnosticSink diagnostics;
+  ChromeTraceStats stats;
+  Status status;
+
+  std::string_view str(StringId id) const { return strings.Get(id); }
+  // The first task with this name.
+  TaskId Find(std::string_view name) const {
+    for (size_t i = 0; i < trace.task_count(); ++i) {
+      TaskId t(static_cast<uint32_t>(i));
+      if (str(trace.task_name(t)) == name) return t;
+    }
+    return TaskId::Invalid();
+  }
+  uint64_t kind_count(TaskKind kind) const {
+    return stats.tasks_by_kind[static_cast<size_t>(kind)];
+  }
+};
+
+std::unique_ptr<Imported> Import(std::string_view text, size_t chunk_size = 0) {
+  auto result = std::make_unique<Imported>();
+  ImportContext ctx;
+  ctx.path = "test.json";
+  ctx.trace = &result->trace;
+  ctx.diagnostics = &result->diagnostics;
+  result->status =
+      ImportChromeTraceFromBuffer(text, ctx, &result->stats, chunk_size);
+  return result;
+}
+
+constexpr std::string_view kOrtProfile = R"json([
+{"cat" : "Session","pid" :7,"tid" :7,"dur" :100,"ts" :1,"ph" : "X","name" :"model_loading_uri","args" : {}},
+{"cat" : "Session","pid" :7,"tid" :7,"dur" :200,"ts" :110,"ph" : "X","name" :"session_initialization","args" : {}},
+{"cat" : "Session","pid" :7,"tid" :7,"dur" :50,"ts" :400,"ph" : "X","name" :"model_run","args" : {}},
+{"cat" : "Node","pid" :7,"tid" :9,"dur" :0,"ts" :401,"ph" : "X","name" :"conv1_fence_before","args" : {"op_name" : "Conv"}},
+{"cat" : "Node","pid" :7,"tid" :9,"dur" :20,"ts" :402,"ph" : "X","name" :"conv1_kernel_time","args" : {"op_name" : "Conv","provider" : "CPUExecutionProvider","input_type_shape" : [{"float":[1,3,8,8]}],"output_size" : "1024"}},
+{"cat" : "Node","pid" :7,"tid" :9,"dur" :0,"ts" :423,"ph" : "X","name" :"conv1_fence_after","args" : {"op_name" : "Conv"}},
+{"cat" : "Session","pid" :7,"tid" :7,"dur" :50,"ts" :500,"ph" : "X","name" :"model_run","args" : {}},
+{"cat" : "Node","pid" :7,"tid" :9,"dur" :20,"ts" :502,"ph" : "X","name" :"conv1_kernel_time","args" : {"op_name" : "Conv","provider" : "CPUExecutionProvider"}},
+{"cat" : "Kernel","pid" :7,"tid" :9,"dur" :3,"ts" :505,"ph" : "X","name" :"implicit_convolve_sgemm","args" : {"stream" : "14","grid_x" : "4"}}
+]
+)json";
+
+TEST(ChromeTraceImporterTest, OnnxRuntimeProfile) {
+  auto r = Import(kOrtProfile);
+  ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+  EXPECT_EQ(r->str(r->trace.dialect()), "onnxruntime");
+  EXPECT_EQ(r->trace.task_count(), 9u);
+  EXPECT_EQ(r->kind_count(TaskKind::kCompute), 3u);
+  EXPECT_EQ(r->kind_count(TaskKind::kOverhead), 2u);
+  EXPECT_EQ(r->kind_count(TaskKind::kAnnotation), 4u);
+
+  TaskId kernel = r->Find("conv1_kernel_time");
+  ASSERT_TRUE(kernel.valid());
+  EXPECT_EQ(r->trace.task_kind(kernel), TaskKind::kCompute);
+  EXPECT_EQ(r->str(r->trace.task_node_name(kernel)), "conv1");
+  EXPECT_EQ(r->str(r->trace.task_op_type(kernel)), "Conv");
+  EXPECT_EQ(r->str(r->trace.task_category(kernel)),
+            "Node/CPUExecutionProvider");
+  EXPECT_EQ(r->str(r->trace.task_shapes(kernel)),
+            R"json([{"float":[1,3,8,8]}])json");
+  EXPECT_EQ(r->trace.task_start_ns(kernel), 402000);
+  EXPECT_EQ(r->trace.task_duration_ns(kernel), 20000);
+  const TrackInfo& thread = r->trace.track(r->trace.task_track(kernel));
+  EXPECT_EQ(thread.kind, TrackKind::kHostThread);
+  EXPECT_EQ(thread.tid, 9);
+  EXPECT_EQ(thread.stream, 9);  // ORT CPU EP: the thread is the stream
+
+  TaskId gpu = r->Find("implicit_convolve_sgemm");
+  const TrackInfo& stream = r->trace.track(r->trace.task_track(gpu));
+  EXPECT_EQ(stream.kind, TrackKind::kDeviceStream);
+  EXPECT_EQ(stream.stream, 14);
+  EXPECT_EQ(stream.device, 0);
+
+  // Runs: the prologue, then one per model_run; tasks by latest start.
+  ASSERT_EQ(r->trace.runs().size(), 3u);
+  EXPECT_EQ(r->str(r->trace.runs()[0].name), "before model_run #1");
+  EXPECT_EQ(r->str(r->trace.runs()[1].name), "model_run #1");
+  EXPECT_EQ(r->str(r->trace.runs()[2].name), "model_run #2");
+  EXPECT_EQ(r->trace.task_run(r->Find("session_initialization")), 0u);
+  EXPECT_EQ(r->trace.task_run(kernel), 1u);
+  EXPECT_EQ(r->trace.task_run(gpu), 2u);
+  EXPECT_EQ(r->diagnostics.CountWithSeverity(Severity::kError), 0u);
+}
+
+TEST(ChromeTraceImporterTest, UnescapedOrtNamesAreRepairedAndCounted) {
+  std::string text =
+      "[\n{\"cat\" : \"Node\",\"pid\" :1,\"tid\" :1,\"dur\" :1,\"ts\" :1,"
+      "\"ph\" : \"X\",\"name\" :\"a\tb_kernel_time\",\"args\" : {}},\n"
+      "{\"cat\" : \"Node\",\"pid\" :1,\"tid\" :1,\"dur\" :1,\"ts\" :2,"
+      "\"ph\" : \"X\",\"name\" :\"line\nbreak_kernel_time\",\"args\" : {}},\n"
+      "{\"cat\" : \"Session\",\"pid\" :1,\"tid\" :1,\"dur\" :1,\"ts\" :3,"
+      "\"ph\" : \"X\",\"name\" :\"C:\\models\\x.onnx\",\"args\" : {}}\n]";
+  auto r = Import(text);
+  ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+  EXPECT_EQ(r->stats.repaired_events, 3u);
+  EXPECT_EQ(r->diagnostics.count(DiagnosticCode::kUnescapedString), 3u);
+  EXPECT_TRUE(r->Find("a\tb_kernel_time").valid());
+  EXPECT_EQ(r->str(r->trace.task_node_name(r->Find("line\nbreak_kernel_time"))),
+            "line\nbreak");
+  EXPECT_TRUE(r->Find("C:\\models\\x.onnx").valid());
+  ASSERT_FALSE(r->diagnostics.log().empty());
+  EXPECT_EQ(r->diagnostics.log()[0].location.line, 2u);
+  EXPECT_EQ(r->diagnostics.log()[0].location.file, "test.json");
+}
+
+constexpr std::string_view kKinetoTrace = R"json({
+  "metadata": {"profiler": {"wait": 1}},
+  "traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 10, "tid": 11, "ts": 1000.000, "dur": 100.000, "args": {"External id": 1}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 11, "ts": 1010.123, "dur": 20.5, "args": {"External id": 2, "Input Dims": [[2, 3], [3, 4]]}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 11, "ts": 1015.000, "dur": 4.000, "args": {"External id": 2, "correlation": 77, "cbid": 211}},
+  {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1150.250, "dur": 30.000, "args": {"External id": 2, "correlation": 77, "device": 0, "stream": 7}},
+  {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7, "ts": 1200.000, "dur": 3.000, "args": {"device": 0, "stream": 7, "correlation": 78, "bytes": 4096}},
+  {"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7, "ts": 1210.000, "dur": 1.000, "args": {"device": 0, "stream": 7}},
+  {"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#1", "pid": 0, "tid": 7, "ts": 1150.000, "dur": 70.000, "args": {}},
+  {"ph": "X", "cat": "python_function", "name": "torch/nn/modules/module.py(1): _call_impl", "pid": 10, "tid": 11, "ts": 1005.000, "dur": 50.000, "args": {"Python id": 3}},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 10, "tid": 11, "ts": 1300.000, "dur": 100.000, "args": {}},
+  {"ph": "s", "id": 77, "pid": 10, "tid": 11, "ts": 1015.000, "cat": "ac2g", "name": "ac2g"},
+  {"ph": "f", "id": 77, "pid": 0, "tid": 7, "ts": 1150.250, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+  {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 10, "tid": 11, "ts": 1011.000, "args": {"Bytes": 64}},
+  {"ph": "X", "cat": "Trace", "ts": 990.000, "dur": 500.000, "pid": "Spans", "tid": "PyTorch Profiler", "name": "PyTorch Profiler (0)", "args": {"Op count": 0}},
+  {"name": "thread_name", "ph": "M", "pid": 0, "tid": 7, "args": {"name": "stream 7 "}},
+  {"name": "process_name", "ph": "M", "pid": 10, "tid": 0, "args": {"name": "python"}}
+  ],
+  "schemaVersion": 1,
+  "deviceProperties": [{"id": 0}],
+  "distributedInfo": {"backend": "nccl", "rank": 5, "world_size": 8},
+  "displayTimeUnit": "ms",
+  "baseTimeNanoseconds": 1751410836000000000
+})json";
+
+TEST(ChromeTraceImporterTest, KinetoTrace) {
+  auto r = Import(kKinetoTrace);
+  ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+  EXPECT_EQ(r->str(r->trace.dialect()), "pytorch");
+  EXPECT_TRUE(r->stats.object_container);
+  EXPECT_TRUE(r->stats.has_schema_version);
+  EXPECT_TRUE(r->stats.has_device_properties);
+  EXPECT_EQ(r->stats.base_time_ns, 1751410836000000000);
+  EXPECT_EQ(r->stats.distributed_rank, 5);
+  EXPECT_EQ(r->stats.display_time_unit, "ms");
+  EXPECT_EQ(r->stats.flow_events, 2u);
+  EXPECT_EQ(r->stats.memory_events, 1u);
+  EXPECT_EQ(r->stats.metadata_events, 2u);
+  EXPECT_EQ(r->stats.events, 15u);
+
+  TaskId mm = r->Find("aten::mm");
+  EXPECT_EQ(r->trace.task_kind(mm), TaskKind::kHostOp);
+  EXPECT_EQ(r->trace.task_external_id(mm), 2);
+  EXPECT_EQ(r->str(r->trace.task_shapes(mm)), "[[2, 3], [3, 4]]");
+  EXPECT_EQ(r->trace.task_start_ns(mm), 1010123);
+  EXPECT_EQ(r->trace.task_duration_ns(mm), 20500);
+  EXPECT_EQ(r->str(r->trace.track(r->trace.task_track(mm)).process_name),
+            "python");
+
+  TaskId launch = r->Find("cudaLaunchKernel");
+  EXPECT_EQ(r->trace.task_kind(launch), TaskKind::kRuntime);
+  EXPECT_EQ(r->trace.task_correlation(launch), 77);
+
+  TaskId gemm = r->Find("gemm");
+  EXPECT_EQ(r->trace.task_kind(gemm), TaskKind::kCompute);
+  EXPECT_EQ(r->trace.task_correlation(gemm), 77);
+  const TrackInfo& stream = r->trace.track(r->trace.task_track(gemm));
+  EXPECT_EQ(stream.kind, TrackKind::kDeviceStream);
+  EXPECT_EQ(stream.device, 0);
+  EXPECT_EQ(stream.stream, 7);
+  EXPECT_EQ(r->str(stream.thread_name), "stream 7 ");
+
+  TaskId copy = r->Find("Memcpy HtoD (Pageable -> Device)");
+  EXPECT_EQ(r->trace.task_kind(copy), TaskKind::kDataMovement);
+  EXPECT_EQ(r->trace.task_bytes(copy), 4096);
+  EXPECT_EQ(r->trace.task_track(copy), r->trace.task_track(gemm));
+  EXPECT_EQ(r->trace.task_kind(r->Find("Stream Sync")), TaskKind::kSync);
+  EXPECT_EQ(r->trace.task_kind(r->Find("PyTorch Profiler (0)")),
+            TaskKind::kAnnotation);
+  EXPECT_EQ(
+      r->str(
+          r->trace.track(r->trace.task_track(r->Find("PyTorch Profiler (0)")))
+              .pid_label),
+      "Spans");
+
+  // Runs: "before ProfilerStep#1" (the Trace span starts earlier), then the
+  // steps. The kernel starts after step 1's CPU range but before step 2.
+  ASSERT_EQ(r->trace.runs().size(), 3u);
+  EXPECT_EQ(r->str(r->trace.runs()[1].name), "ProfilerStep#1");
+  EXPECT_EQ(r->str(r->trace.runs()[2].name), "ProfilerStep#2");
+  EXPECT_EQ(r->trace.task_run(gemm), 1u);
+  EXPECT_EQ(r->trace.task_run(r->Find("ProfilerStep#2")), 2u);
+  EXPECT_EQ(r->trace.task_run(r->Find("PyTorch Profiler (0)")), 0u);
+}
+
+TEST(ChromeTraceImporterTest, KinetoTraceAtEveryChunkSize) {
+  auto whole = Import(kKinetoTrace, kKinetoTrace.size());
+  ASSERT_TRUE(whole->status.ok());
+  for (size_t chunk = 1; chunk < 200; chunk += 13) {
+    auto r = Import(kKinetoTrace, chunk);
+    ASSERT_TRUE(r->status.ok()) << chunk << ": " << r->status.ToString();
+    ASSERT_EQ(r->trace.task_count(), whole->trace.task_count());
+    for (size_t i = 0; i < r->trace.task_count(); ++i) {
+      TaskId t(static_cast<uint32_t>(i));
+      EXPECT_EQ(r->trace.task_start_ns(t), whole->trace.task_start_ns(t));
+      EXPECT_EQ(r->str(r->trace.task_name(t)),
+                whole->str(whole->trace.task_name(t)));
+    }
+  }
+}
+
+TEST(ChromeTraceImporterTest, Kineto2021Names) {
+  auto r = Import(R"json({"schemaVersion": 1, "traceEvents": [
+  {"ph": "X", "cat": "Operator", "name": "ProfilerStep#16", "pid": 5, "tid": "5", "ts": 100, "dur": 50, "args": {"External id": 1}},
+  {"ph": "X", "cat": "Operator", "name": "aten::conv2d", "pid": 5, "tid": "5", "ts": 101, "dur": 5, "args": {"External id": 2, "Input Dims": [[1, 3]]}},
+  {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 5, "tid": "5", "ts": 102, "dur": 2, "args": {"correlation": 9, "external id": 2}},
+  {"ph": "X", "cat": "Kernel", "name": "k", "pid": 0, "tid": "stream 7", "ts": 110, "dur": 2, "args": {"device": 0, "stream": 7, "correlation": 9, "external id": 2}},
+  {"ph": "X", "cat": "Memset", "name": "Memset (Device)", "pid": 0, "tid": "stream 7", "ts": 112, "dur": 1, "args": {"bytes": 128}},
+  {"ph": "f", "id": 9, "pid": 0, "tid": "stream 7", "ts": 110, "cat": "async", "name": "launch", "bp": "e"},
+  {"ph": "i", "s": "t", "name": "[memory]", "pid": 5, "tid": 5, "ts": 101, "args": {"Bytes": 4}}
+  ]})json");
+  ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+  EXPECT_EQ(r->str(r->trace.dialect()), "pytorch");
+  EXPECT_EQ(r->trace.task_kind(r->Find("aten::conv2d")), TaskKind::kHostOp);
+  TaskId launch = r->Find("cudaLaunchKernel");
+  EXPECT_EQ(r->trace.task_kind(launch), TaskKind::kRuntime);
+  EXPECT_EQ(r->trace.task_external_id(launch), 2);
+  TaskId kernel = r->Find("k");
+  EXPECT_EQ(r->trace.task_kind(kernel), TaskKind::kCompute);
+  EXPECT_EQ(r->trace.track(r->trace.task_track(kernel)).stream, 7);
+  EXPECT_EQ(r->trace.task_kind(r->Find("Memset (Device)")),
+            TaskKind::kDataMovement);
+  EXPECT_EQ(r->trace.task_kind(r->Find("ProfilerStep#16")),
+            TaskKind::kAnnotation);
+  // "5" (string) and 5 (number) are the same thread.
+  EXPECT_EQ(r->trace.task_track(launch),
+            r->trace.task_track(r->Find("aten::conv2d")));
+  ASSERT_EQ(r->trace.runs().size(), 1u);
+  EXPECT_EQ(r->str(r->trace.runs()[0].name), "ProfilerStep#16");
+  EXPECT_EQ(r->stats.flow_events, 1u);
+  EXPECT_EQ(r->stats.memory_events, 1u);
+}
+
+TEST(ChromeTraceImporterTest, GenericBeginEndAndMetadata) {
+  auto r = Import(R"json([
+  {"name": "outer", "ph": "B", "pid": 1, "tid": 2, "ts": 10},
+  {"name": "inner", "ph": "B", "pid": 1, "tid": 2, "ts": 12},
+  {"ph": "E", "pid": 1, "tid": 2, "ts": 15},
+  {"ph": "E", "pid": 1, "tid": 2, "ts": 20},
+  {"ph": "E", "pid": 1, "tid": 3, "ts": 21},
+  {"name": "open", "ph": "B", "pid": 1, "tid": 3, "ts": 22},
+  {"name": "gpu work", "cat": "gpu,kernel", "ph": "X", "pid": 4, "tid": 1, "ts": 30, "dur": 5},
+  {"name": "neg", "ph": "X", "pid": 1, "tid": 2, "ts": 40, "dur": -3},
+  {"name": "no ts", "ph": "X", "pid": 1, "tid": 2, "dur": 3},
+  {"name": "mark", "ph": "i", "pid": 1, "tid": 2, "ts": 41, "s": "g"},
+  {"name": "ctr", "ph": "C", "pid": 1, "ts": 41, "args": {"v": 1}},
+  {"name": "weird", "ph": "Q", "pid": 1, "tid": 2, "ts": 41},
+  {"name": "thread_name", "ph": "M", "pid": 1, "tid": 2, "args": {"name": "main"}},
+  {"name": "process_name", "ph": "M", "pid": 1, "args": {"name": "app"}},
+  {"name": "process_labels", "ph": "M", "pid": 1, "args": {"labels": "CPU"}}
+  ])json");
+  ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+  EXPECT_EQ(r->str(r->trace.dialect()), "chrome");
+  TaskId outer = r->Find("outer");
+  TaskId inner = r->Find("inner");
+  EXPECT_EQ(r->trace.task_duration_ns(outer), 10000);
+  EXPECT_EQ(r->trace.task_duration_ns(inner), 3000);
+  EXPECT_EQ(r->diagnostics.count(DiagnosticCode::kUnmatchedEnd), 1u);
+  EXPECT_EQ(r->diagnostics.count(DiagnosticCode::kUnclosedBegin), 1u);
+  EXPECT_EQ(r->trace.task_duration_ns(r->Find("open")), 40000 - 22000 + 1000);
+  EXPECT_EQ(r->trace.task_duration_ns(r->Find("neg")), 0);
+  EXPECT_EQ(r->diagnostics.count(DiagnosticCode::kNegativeDuration), 1u);
+  EXPECT_EQ(r->diagnostics.count(DiagnosticCode::kEventMissingField), 1u);
+  EXPECT_EQ(r->diagnostics.count(DiagnosticCode::kUnknownPhase), 1u);
+  EXPECT_EQ(r->stats.instant_events, 1u);
+  EXPECT_EQ(r->stats.counter_events, 1u);
+  TaskId gpu = r->Find("gpu work");
+  EXPECT_EQ(r->trace.task_kind(gpu), TaskKind::kCompute);
+  EXPECT_EQ(r->trace.track(r->trace.task_track(gpu)).kind,
+            TrackKind::kDeviceStream);
+  const TrackInfo& main = r->trace.track(r->trace.task_track(outer));
+  EXPECT_EQ(r->str(main.thread_name), "main");
+  EXPECT_EQ(r->str(main.process_name), "app (CPU)");
+  ASSERT_EQ(r->trace.runs().size(), 1u);
+  EXPECT_EQ(r->str(r->trace.runs()[0].name), "whole trace");
+}
+
+TEST(ChromeTraceImporterTest, OverlappingCompleteEventsAreKept) {
+  auto r = Import(R"json([
+  {"name": "a", "ph": "X", "pid": 1, "tid": 1, "ts": 0, "dur": 10},
+  {"name": "b", "ph": "X", "pid": 1, "tid": 1, "ts": 5, "dur": 10}])json");
+  ASSERT_TRUE(r->status.ok());
+  EXPECT_EQ(r->trace.task_count(), 2u);
+}
+
+TEST(ChromeTraceImporterTest, SniffScores) {
+  auto importer = CreateChromeTraceImporter();
+  EXPECT_EQ(importer->descriptor().name, "chrome_trace");
+  EXPECT_EQ(importer->descriptor().content, ContentKind::kTrace);
+  EXPECT_GE(importer->Sniff(kOrtProfile.substr(0, 300), "p.json"), 90);
+  EXPECT_GE(importer->Sniff(kKinetoTrace, "x.pt.trace.json"), 90);
+  EXPECT_GE(importer->Sniff("\xEF\xBB\xBF  {\"traceEvents\": [", "a"), 90);
+  EXPECT_GE(importer->Sniff("{\n  \"metadata\": {\"profiler\": {}}", "a.json"),
+            40);
+  EXPECT_EQ(importer->Sniff(std::string_view("\x08\x07\x12\x07pytorch", 11),
+                            "model.onnx"),
+            0);
+  EXPECT_EQ(importer->Sniff("hello", "a.txt"), 0);
+  EXPECT_EQ(importer->Sniff("", "a.json"), 0);
+  EXPECT_LE(importer->Sniff("[\n  { \"count\" : 1 }\n, { \"name\" : \"x\", "
+                            "\"timeMs\" : 0.1 }",
+                            "resnet.profile.json"),
+            10);
+}
+
+TEST(ChromeTraceImporterTest, ImportThroughTheStreamingFileReader) {
+  std::string path = ::testing::TempDir() + "/mi_chrome_trace_test.json";
+  FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fwrite(kOrtProfile.data(), 1, kOrtProfile.size(), f);
+  std::fclose(f);
+  StringPool strings;
+  Trace trace(&strings);
+  DiagnosticSink diagnostics;
+  ImportContext ctx;
+  ctx.path = path;
+  ctx.trace = &trace;
+  ctx.diagnostics = &diagnostics;
+  Status status = CreateChromeTraceImporter()->Import(ctx);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(trace.task_count(), 9u);
+}
+
+}  // namespace
+}  // namespace mi::importers

@@ -1,0 +1,215 @@
+// Imports every real trace in shared/samples/traces (Kineto modern and 2021,
+// ONNX Runtime, Perfetto's JSON flow examples) and the project's own
+// fixtures, through the streaming file path with small chunks.
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base/string_pool.h"
+#include "diag/diagnostics.h"
+#include "importers/chrome_trace/chrome_trace_importer.h"
+#include "io/chunk_reader.h"
+#include "trace/trace.h"
+
+namespace mi::importers {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSamples = fs::path(MI_SOURCE_DIR "/../shared/samples/traces");
+
+struct Loaded {
+  StringPool strings;
+  Trace trace{&strings};
+  DiagnosticSink diagnostics;
+  ChromeTraceStats stats;
+  Status status;
+  uint64_t kind(TaskKind k) const {
+    return stats.tasks_by_kind[static_cast<size_t>(k)];
+  }
+  uint64_t WithCorrelation(TaskKind k) const {
+    uint64_t n = 0;
+    for (size_t i = 0; i < trace.task_count(); ++i) {
+      TaskId t(static_cast<uint32_t>(i));
+      n += trace.task_kind(t) == k && trace.task_correlation(t) >= 0;
+    }
+    return n;
+  }
+};
+
+std::unique_ptr<Loaded> Load(const fs::path& path) {
+  auto loaded = std::make_unique<Loaded>();
+  ImportContext ctx;
+  ctx.path = path.string();
+  ctx.trace = &loaded->trace;
+  ctx.diagnostics = &loaded->diagnostics;
+  // Small chunks: many events straddle chunk boundaries.
+  auto chunks = io::ChunkReader::Open(ctx.path, 64 << 10);
+  if (!chunks.ok()) {
+    loaded->status = chunks.status();
+    return loaded;
+  }
+  auto reader = CreateChromeTraceReader(ctx, &loaded->stats, 0);
+  while (true) {
+    auto chunk = (*chunks)->Next();
+    if (!chunk.ok()) {
+      loaded->status = chunk.status();
+      return loaded;
+    }
+    if (chunk->empty()) break;
+    loaded->status = reader->Parse(*chunk);
+    if (!loaded->status.ok()) return loaded;
+  }
+  loaded->status = reader->NotifyEndOfFile();
+  return loaded;
+}
+
+std::vector<fs::path> Files(const fs::path& dir, std::string_view suffix) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.is_regular_file() && entry.path().string().ends_with(suffix)) {
+      files.push_back(entry.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+void ExpectClean(const Loaded& l, const fs::path& path) {
+  ASSERT_TRUE(l.status.ok()) << path << ": " << l.status.ToString();
+  EXPECT_EQ(l.diagnostics.CountWithSeverity(Severity::kError), 0u) << path;
+  EXPECT_EQ(l.diagnostics.CountWithSeverity(Severity::kDataLoss), 0u) << path;
+  EXPECT_EQ(l.stats.tasks, l.trace.task_count());
+  for (size_t i = 0; i < l.trace.task_count(); ++i) {
+    TaskId t(static_cast<uint32_t>(i));
+    ASSERT_LT(l.trace.task_run(t), l.trace.runs().size());
+    ASSERT_GE(l.trace.task_duration_ns(t), 0);
+  }
+}
+
+TEST(ChromeTraceSamplesTest, SamplesFolderExists) {
+  ASSERT_TRUE(fs::is_directory(kSamples))
+      << kSamples << " is missing: CI must check out shared/ beside the repo";
+}
+
+TEST(ChromeTraceSamplesTest, KinetoModernTraces) {
+  ASSERT_TRUE(fs::is_directory(kSamples / "kineto/tracelens"));
+  auto files = Files(kSamples / "kineto/tracelens", ".json.gz");
+  ASSERT_EQ(files.size(), 10u);
+  for (const fs::path& path : files) {
+    SCOPED_TRACE(path.filename().string());
+    auto l = Load(path);
+    ExpectClean(*l, path);
+    EXPECT_EQ(l->stats.dialect, "pytorch");
+    EXPECT_EQ(l->strings.Get(l->trace.dialect()), "pytorch");
+    EXPECT_TRUE(l->stats.object_container);
+    EXPECT_GT(l->kind(TaskKind::kCompute), 0u);
+    EXPECT_GT(l->WithCorrelation(TaskKind::kCompute), 0u);
+    EXPECT_GT(l->kind(TaskKind::kRuntime), 0u);
+    EXPECT_GT(l->stats.flow_events, 0u);  // ac2g
+    EXPECT_GE(l->trace.runs().size(), 1u);
+    const std::string name = path.filename().string();
+    if (name.starts_with("h100__") || name.starts_with("mi300__")) {
+      EXPECT_TRUE(l->stats.has_base_time);
+      EXPECT_EQ(l->stats.base_time_ns, 1751410836000000000);
+      EXPECT_GT(l->kind(TaskKind::kHostOp), 0u);
+      EXPECT_GT(l->WithCorrelation(TaskKind::kRuntime), 0u);
+      EXPECT_GT(l->stats.memory_events, 0u);
+    }
+    if (name.starts_with("h100__")) {
+      // One ProfilerStep#6 window: the prologue plus the step.
+      ASSERT_EQ(l->trace.runs().size(), 2u);
+      EXPECT_EQ(l->strings.Get(l->trace.runs()[1].name), "ProfilerStep#6");
+      EXPECT_GT(l->kind(TaskKind::kOther), 0u);  // python_function
+    }
+  }
+}
+
+TEST(ChromeTraceSamplesTest, Kineto2021TbPluginTraces) {
+  auto files = Files(kSamples / "kineto/tb_plugin", ".json.gz");
+  ASSERT_EQ(files.size(), 2u);
+  for (const fs::path& path : files) {
+    SCOPED_TRACE(path.filename().string());
+    auto l = Load(path);
+    ExpectClean(*l, path);
+    EXPECT_EQ(l->stats.dialect, "pytorch");
+    EXPECT_TRUE(l->stats.has_schema_version);
+    EXPECT_TRUE(l->stats.has_device_properties);
+    EXPECT_GT(l->kind(TaskKind::kCompute), 8000u);      // Kernel
+    EXPECT_GT(l->kind(TaskKind::kDataMovement), 300u);  // Memcpy + Memset
+    EXPECT_GT(l->kind(TaskKind::kRuntime), 11000u);     // Runtime
+    EXPECT_GT(l->kind(TaskKind::kHostOp), 20000u);      // Operator
+    EXPECT_GT(l->WithCorrelation(TaskKind::kCompute), 8000u);
+    EXPECT_GT(l->stats.flow_events, 18000u);  // async s/f
+    EXPECT_GT(l->stats.memory_events, 10000u);
+    // ProfilerStep#N x6 (cat Operator), plus the Trace span's prologue.
+    EXPECT_EQ(l->trace.runs().size(), 7u);
+  }
+}
+
+TEST(ChromeTraceSamplesTest, OnnxRuntimeProfiles) {
+  auto files = Files(kSamples / "ort", ".json");
+  ASSERT_EQ(files.size(), 3u);
+  for (const fs::path& path : files) {
+    SCOPED_TRACE(path.filename().string());
+    auto l = Load(path);
+    ExpectClean(*l, path);
+    EXPECT_EQ(l->stats.dialect, "onnxruntime");
+    EXPECT_FALSE(l->stats.object_container);
+    EXPECT_GT(l->kind(TaskKind::kCompute), 70u);
+    EXPECT_GT(l->kind(TaskKind::kOverhead), 140u);
+    uint64_t with_op_type = 0;
+    for (size_t i = 0; i < l->trace.task_count(); ++i) {
+      TaskId t(static_cast<uint32_t>(i));
+      if (l->trace.task_kind(t) != TaskKind::kCompute) continue;
+      EXPECT_NE(l->trace.task_node_name(t), StringPool::kEmpty);
+      EXPECT_TRUE(
+          l->strings.Get(l->trace.task_category(t)).starts_with("Node/"));
+      with_op_type += l->trace.task_op_type(t) != StringPool::kEmpty;
+    }
+    EXPECT_EQ(with_op_type, l->kind(TaskKind::kCompute));
+    // session setup, then the one model_run of these profiles.
+    ASSERT_EQ(l->trace.runs().size(), 2u);
+    EXPECT_EQ(l->strings.Get(l->trace.runs()[1].name), "model_run #1");
+  }
+}
+
+TEST(ChromeTraceSamplesTest, PerfettoFlowExamples) {
+  auto v1 = Load(kSamples / "perfetto/flow_events_json_v1.json");
+  ExpectClean(*v1, "v1");
+  EXPECT_EQ(v1->stats.dialect, "chrome");
+  EXPECT_EQ(v1->trace.task_count(), 5u);
+  EXPECT_EQ(v1->stats.flow_events, 5u);
+  auto v2 = Load(kSamples / "perfetto/flow_events_json_v2.json");
+  ExpectClean(*v2, "v2");
+  EXPECT_EQ(v2->trace.task_count(), 6u);  // 5 X + one B/E pair
+  EXPECT_GT(v2->stats.flow_bindings, 0u);
+}
+
+TEST(ChromeTraceSamplesTest, ProjectFixtures) {
+  const fs::path fixtures = fs::path(MI_SOURCE_DIR "/test/fixtures");
+  size_t seen = 0;
+  for (const fs::path& path : Files(fixtures, "onnxruntime_profile.json")) {
+    SCOPED_TRACE(path.string());
+    auto l = Load(path);
+    ExpectClean(*l, path);
+    EXPECT_EQ(l->stats.dialect, "onnxruntime");
+    EXPECT_GT(l->kind(TaskKind::kCompute), 0u);
+    ++seen;
+  }
+  for (const fs::path& path : Files(fixtures, ".pt.trace.json.gz")) {
+    SCOPED_TRACE(path.string());
+    auto l = Load(path);
+    ExpectClean(*l, path);
+    EXPECT_EQ(l->stats.dialect, "pytorch");
+    ++seen;
+  }
+  if (seen == 0) GTEST_SKIP() << "no fixtures generated yet";
+}
+
+}  // namespace
+}  // namespace mi::importers

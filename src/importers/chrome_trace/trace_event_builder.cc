@@ -1,0 +1,600 @@
+#include "importers/chrome_trace/trace_event_builder.h"
+
+#include <algorithm>
+#include <climits>
+#include <utility>
+
+namespace mi::importers::chrome_trace {
+namespace {
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && s.substr(0, prefix.size()) == prefix;
+}
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.substr(s.size() - suffix.size()) == suffix;
+}
+bool ContainsIgnoringCase(std::string_view haystack, std::string_view needle) {
+  auto lower = [](char c) {
+    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  };
+  if (needle.size() > haystack.size()) return false;
+  for (size_t i = 0; i + needle.size() <= haystack.size(); ++i) {
+    size_t k = 0;
+    while (k < needle.size() && lower(haystack[i + k]) == needle[k]) ++k;
+    if (k == needle.size()) return true;
+  }
+  return false;
+}
+
+size_t HashCombine(size_t seed, uint64_t value) {
+  return seed ^ (std::hash<uint64_t>()(value) + 0x9e3779b97f4a7c15ULL +
+                 (seed << 6) + (seed >> 2));
+}
+
+// How one complete event becomes a task.
+struct Mapping {
+  TaskKind kind = TaskKind::kOther;
+  bool device_track = false;
+  bool run_marker = false;
+  bool ort_node = false;      // ORT Node event (host thread is its stream)
+  bool ort_kernel = false;    // ORT kernel_time: node name + op type
+  bool ort_event = false;     // counts towards the onnxruntime dialect
+  bool kineto_event = false;  // counts towards the pytorch dialect
+};
+
+constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
+
+Mapping MapEvent(std::string_view cat, std::string_view name,
+                 std::string_view pid_label, bool array_container) {
+  Mapping m;
+  const bool profiler_step = StartsWith(name, kProfilerStepPrefix);
+  if (cat.empty()) {
+    // The legacy autograd profiler (torch.autograd.profiler's
+    // export_chrome_trace, CPU-only runs of torch.profiler): no categories,
+    // pid "CPU functions" / "CUDA functions".
+    if (pid_label == "CUDA functions") {
+      m.kind = TaskKind::kCompute;
+      m.device_track = true;
+      m.kineto_event = true;
+      return m;
+    }
+    if (profiler_step || pid_label == "CPU functions" ||
+        StartsWith(name, "aten::")) {
+      m.kind = profiler_step ? TaskKind::kAnnotation : TaskKind::kHostOp;
+      m.run_marker = profiler_step;
+      m.kineto_event = true;
+      return m;
+    }
+  }
+  switch (cat.size()) {
+    case 3:
+      if (cat == "Api") {
+        m.kind = TaskKind::kRuntime;
+        m.ort_event = array_container;
+        return m;
+      }
+      break;
+    case 4:
+      if (cat == "Node") {
+        m.ort_event = m.ort_node = true;
+        if (EndsWith(name, "_kernel_time")) {
+          m.kind = TaskKind::kCompute;
+          m.ort_kernel = true;
+        } else if (EndsWith(name, "_fence_before") ||
+                   EndsWith(name, "_fence_after")) {
+          m.kind = TaskKind::kOverhead;
+        }
+        return m;
+      }
+      break;
+    case 5:
+      if (cat == "Trace") {
+        m.kind = TaskKind::kAnnotation;
+        m.kineto_event = true;
+        return m;
+      }
+      break;
+    case 6:
+      if (cat == "cpu_op") {
+        m.kind = profiler_step ? TaskKind::kAnnotation : TaskKind::kHostOp;
+        m.run_marker = profiler_step;
+        m.kineto_event = true;
+        return m;
+      }
+      if (cat == "kernel" || cat == "Kernel") {
+        m.kind = TaskKind::kCompute;
+        m.device_track = true;
+        m.kineto_event = cat == "kernel" || !array_container;
+        m.ort_event = cat == "Kernel" && array_container;
+        return m;
+      }
+      if (cat == "Memcpy" || cat == "Memset") {
+        m.kind = TaskKind::kDataMovement;
+        m.device_track = true;
+        m.kineto_event = true;
+        return m;
+      }
+      break;
+    case 7:
+      if (cat == "Session") {
+        m.kind = TaskKind::kAnnotation;
+        m.run_marker = name == "model_run";
+        m.ort_event = true;
+        return m;
+      }
+      if (cat == "Runtime") {
+        m.kind = TaskKind::kRuntime;
+        m.kineto_event = true;
+        return m;
+      }
+      break;
+    case 8:
+      if (cat == "Operator") {
+        m.kind = profiler_step ? TaskKind::kAnnotation : TaskKind::kHostOp;
+        m.run_marker = profiler_step;
+        m.kineto_event = true;
+        return m;
+      }
+      if (cat == "overhead") {
+        m.kind = TaskKind::kOverhead;
+        m.kineto_event = true;
+        return m;
+      }
+      break;
+    default:
+      break;
+  }
+  if (cat == "cuda_runtime" || cat == "cuda_driver" || cat == "xpu_runtime" ||
+      cat == "privateuse1_runtime" || cat == "mtia_runtime" ||
+      cat == "cuda_runtime_api") {
+    m.kind = TaskKind::kRuntime;
+    m.kineto_event = true;
+    return m;
+  }
+  if (cat == "gpu_memcpy" || cat == "gpu_memset") {
+    m.kind = TaskKind::kDataMovement;
+    m.device_track = true;
+    m.kineto_event = true;
+    return m;
+  }
+  if (cat == "cuda_sync") {
+    m.kind = TaskKind::kSync;
+    m.device_track = true;
+    m.kineto_event = true;
+    return m;
+  }
+  if (cat == "user_annotation") {
+    m.kind = TaskKind::kAnnotation;
+    m.run_marker = profiler_step;
+    m.kineto_event = true;
+    return m;
+  }
+  if (cat == "gpu_user_annotation") {
+    m.kind = TaskKind::kAnnotation;
+    m.device_track = true;
+    m.kineto_event = true;
+    return m;
+  }
+  if (cat == "python_function" || cat == "cuda_profiler_range") {
+    m.kind = TaskKind::kOther;
+    m.kineto_event = true;
+    return m;
+  }
+  // Generic Chrome trace: hints from the (comma-separated) category list.
+  if (ContainsIgnoringCase(cat, "memcpy") ||
+      ContainsIgnoringCase(cat, "memset")) {
+    m.kind = TaskKind::kDataMovement;
+    m.device_track = true;
+  } else if (ContainsIgnoringCase(cat, "kernel") ||
+             ContainsIgnoringCase(cat, "gpu")) {
+    m.kind = TaskKind::kCompute;
+    m.device_track = true;
+  }
+  return m;
+}
+
+// "stream 7 " -> 7 (Kineto thread labels of device streams).
+int64_t TrailingInteger(std::string_view label) {
+  while (!label.empty() && label.back() == ' ') label.remove_suffix(1);
+  size_t end = label.size();
+  size_t begin = end;
+  while (begin > 0 && label[begin - 1] >= '0' && label[begin - 1] <= '9') {
+    --begin;
+  }
+  if (begin == end || end - begin > 18) return -1;
+  int64_t value = 0;
+  for (size_t i = begin; i < end; ++i) value = value * 10 + (label[i] - '0');
+  return value;
+}
+
+}  // namespace
+
+size_t TraceEventBuilder::TrackKeyHash::operator()(const TrackKey& k) const {
+  size_t h = static_cast<size_t>(k.kind);
+  h = HashCombine(h, static_cast<uint64_t>(k.a.number));
+  h = HashCombine(h, k.a.label);
+  h = HashCombine(h, static_cast<uint64_t>(k.b.number));
+  return HashCombine(h, k.b.label);
+}
+
+size_t TraceEventBuilder::IdPairHash::operator()(
+    const std::pair<IdKey, IdKey>& k) const {
+  size_t h = HashCombine(0, static_cast<uint64_t>(k.first.number));
+  h = HashCombine(h, k.first.label);
+  h = HashCombine(h, static_cast<uint64_t>(k.second.number));
+  return HashCombine(h, k.second.label);
+}
+
+TraceEventBuilder::TraceEventBuilder(Trace* trace, ChromeTraceStats* stats,
+                                     Reporter* reporter)
+    : trace_(trace),
+      stats_(stats),
+      reporter_(reporter),
+      first_task_(trace->task_count()) {}
+
+TraceEventBuilder::IdKey TraceEventBuilder::MakeIdKey(const EventThreadId& id) {
+  IdKey key;
+  if (!id.label.empty()) {
+    key.label = Intern(id.label).value();
+  } else {
+    key.number = id.number;
+  }
+  return key;
+}
+
+TrackId TraceEventBuilder::GetOrAddTrack(const TrackKey& key,
+                                         const TrackInfo& info, IdKey pid,
+                                         IdKey tid) {
+  if (last_track_.valid() && key == last_track_key_) return last_track_;
+  auto [it, inserted] = tracks_.try_emplace(key, TrackId());
+  if (inserted) {
+    it->second = trace_->AddTrack(info);
+    track_thread_keys_[it->second.value()] = {pid, tid};
+  }
+  last_track_key_ = key;
+  last_track_ = it->second;
+  return it->second;
+}
+
+TrackId TraceEventBuilder::HostTrack(const ParsedEvent& event) {
+  const EventThreadId& tid = event.tid.present ? event.tid : event.pid;
+  TrackKey key{TrackKind::kHostThread, MakeIdKey(event.pid), MakeIdKey(tid)};
+  TrackInfo info;
+  info.kind = TrackKind::kHostThread;
+  info.pid = event.pid.number;
+  info.tid = tid.number;
+  if (!event.pid.label.empty()) info.pid_label = StringId(key.a.label);
+  if (!tid.label.empty()) info.thread_name = StringId(key.b.label);
+  return GetOrAddTrack(key, info, key.a, key.b);
+}
+
+TrackId TraceEventBuilder::DeviceTrack(const ParsedEvent& event,
+                                       bool ort_kernel) {
+  int64_t device = event.device;
+  if (device < 0) {
+    // ORT's GPU events carry the host pid; the session has one device.
+    device = (ort_kernel || !event.pid.label.empty()) ? 0 : event.pid.number;
+  }
+  int64_t stream = event.stream;
+  const EventThreadId& tid = event.tid.present ? event.tid : event.pid;
+  if (stream < 0) {
+    stream = tid.label.empty() ? tid.number : TrailingInteger(tid.label);
+  }
+  TrackKey key{TrackKind::kDeviceStream, IdKey{device, 0}, IdKey{stream, 0}};
+  if (last_track_.valid() && key == last_track_key_) return last_track_;
+  TrackInfo info;
+  info.kind = TrackKind::kDeviceStream;
+  info.pid = event.pid.number;
+  info.tid = tid.number;
+  if (!event.pid.label.empty()) info.pid_label = Intern(event.pid.label);
+  if (!tid.label.empty()) info.thread_name = Intern(tid.label);
+  info.device =
+      static_cast<int32_t>(std::clamp<int64_t>(device, -1, INT32_MAX));
+  info.stream = stream;
+  return GetOrAddTrack(key, info, MakeIdKey(event.pid), MakeIdKey(tid));
+}
+
+void TraceEventBuilder::AddTask(TaskRow& row) {
+  if (row.duration_ns < 0) {
+    reporter_->ReportAtCurrentEvent(DiagnosticCode::kNegativeDuration,
+                                    "negative duration " +
+                                        std::to_string(row.duration_ns) +
+                                        " ns clamped to 0");
+    row.duration_ns = 0;
+  }
+  trace_->AddTask(row);
+  ++stats_->tasks;
+  ++stats_->tasks_by_kind[static_cast<size_t>(row.kind)];
+}
+
+void TraceEventBuilder::AddSliceEvent(const ParsedEvent& event, bool complete) {
+  const bool array_container = container_ == TraceContainer::kArray;
+  Mapping m = MapEvent(event.cat, event.name, event.pid.label, array_container);
+  ort_events_ += m.ort_event;
+  kineto_events_ += m.kineto_event;
+
+  TaskRow row;
+  row.name = Intern(event.name);
+  if (m.ort_kernel && !event.provider.empty()) {
+    std::string category(event.cat);
+    category += '/';
+    category += event.provider;
+    row.category = Intern(category);
+  } else if (event.cat == last_cat_text_ && last_cat_text_id_.valid()) {
+    row.category = last_cat_text_id_;
+  } else {
+    row.category = Intern(event.cat);
+    last_cat_text_.assign(event.cat);
+    last_cat_text_id_ = row.category;
+  }
+  row.kind = m.kind;
+  row.track =
+      m.device_track ? DeviceTrack(event, m.ort_event) : HostTrack(event);
+  if (m.ort_node) {
+    TrackInfo& info = trace_->mutable_track(row.track);
+    if (info.stream < 0) info.stream = info.tid;
+  }
+  row.start_ns = event.ts_ns;
+  row.duration_ns = complete ? event.dur_ns : 0;
+  if (m.ort_kernel) {
+    std::string_view node = event.name;
+    node.remove_suffix(std::string_view("_kernel_time").size());
+    row.node_name = Intern(node);
+  }
+  if (!event.op_name.empty()) row.op_type = Intern(event.op_name);
+  if (!event.shapes.empty()) row.shapes = Intern(event.shapes);
+  row.correlation = event.correlation;
+  row.external_id = event.external_id;
+  row.bytes = event.bytes;
+
+  if (m.run_marker) {
+    run_markers_.push_back({event.ts_ns,
+                            event.ts_ns + std::max<int64_t>(0, event.dur_ns),
+                            row.name, event.name == "model_run"});
+  }
+  if (complete) {
+    if (event.dur_ns > 0) {
+      max_ts_ns_ = std::max(max_ts_ns_, event.ts_ns + event.dur_ns);
+    }
+    AddTask(row);
+  } else {
+    IdKey pid = MakeIdKey(event.pid);
+    IdKey tid = event.tid.present ? MakeIdKey(event.tid) : pid;
+    open_slices_[{pid, tid}].push_back({row});
+  }
+}
+
+void TraceEventBuilder::AddMetadata(const ParsedEvent& event) {
+  ++stats_->metadata_events;
+  IdKey pid = MakeIdKey(event.pid);
+  IdKey tid = event.tid.present ? MakeIdKey(event.tid) : pid;
+  if (event.name == "process_name" && !event.meta_name.empty()) {
+    process_names_[{pid, IdKey{}}] = Intern(event.meta_name);
+  } else if (event.name == "thread_name" && !event.meta_name.empty()) {
+    thread_names_[{pid, tid}] = Intern(event.meta_name);
+  } else if (event.name == "process_labels" && !event.meta_labels.empty()) {
+    process_labels_[{pid, IdKey{}}] = std::string(event.meta_labels);
+  }
+  // process_sort_index / thread_sort_index: TrackInfo has no order field;
+  // counted in metadata_events only.
+}
+
+void TraceEventBuilder::AddEvent(const ParsedEvent& event) {
+  ++stats_->events;
+  if (event.ph.empty()) {
+    ++stats_->skipped_events;
+    reporter_->ReportAtCurrentEvent(DiagnosticCode::kEventMissingField,
+                                    "trace event without \"ph\" skipped");
+    return;
+  }
+  if (event.has_bind_id) ++stats_->flow_bindings;
+  const char phase = event.ph.size() == 1 ? event.ph[0] : '\0';
+  if (phase == 'M') {
+    AddMetadata(event);
+    return;
+  }
+  if (!event.has_ts) {
+    ++stats_->skipped_events;
+    reporter_->ReportAtCurrentEvent(DiagnosticCode::kEventMissingField,
+                                    "trace event without \"ts\" skipped");
+    return;
+  }
+  max_ts_ns_ = std::max(max_ts_ns_, event.ts_ns);
+  switch (phase) {
+    case 'X':
+      if (!event.has_dur) {
+        ++stats_->skipped_events;
+        reporter_->ReportAtCurrentEvent(
+            DiagnosticCode::kEventMissingField,
+            "complete ('X') event without \"dur\" skipped");
+        return;
+      }
+      AddSliceEvent(event, /*complete=*/true);
+      return;
+    case 'B':
+      AddSliceEvent(event, /*complete=*/false);
+      return;
+    case 'E': {
+      IdKey pid = MakeIdKey(event.pid);
+      IdKey tid = event.tid.present ? MakeIdKey(event.tid) : pid;
+      auto it = open_slices_.find({pid, tid});
+      if (it == open_slices_.end() || it->second.empty()) {
+        reporter_->ReportAtCurrentEvent(
+            DiagnosticCode::kUnmatchedEnd,
+            "'E' event without an open 'B' on its thread");
+        return;
+      }
+      TaskRow row = it->second.back().row;
+      it->second.pop_back();
+      row.duration_ns = event.ts_ns - row.start_ns;
+      AddTask(row);
+      return;
+    }
+    case 'i':
+    case 'I':
+    case 'R':
+      if (event.name == "[memory]") {
+        ++stats_->memory_events;
+      } else {
+        ++stats_->instant_events;
+      }
+      return;
+    case 'C':
+      ++stats_->counter_events;
+      return;
+    case 's':
+    case 't':
+    case 'f':
+      ++stats_->flow_events;
+      return;
+    case 'b':
+    case 'e':
+    case 'n':
+    case 'S':
+    case 'T':
+    case 'p':
+    case 'F':
+      ++stats_->async_events;
+      return;
+    case 'P':
+    case 'O':
+    case 'N':
+    case 'D':
+    case 'V':
+    case 'v':
+    case 'c':
+    case '(':
+    case ')':
+      ++stats_->other_phase_events;
+      return;
+    default:
+      ++stats_->unknown_phase_events;
+      reporter_->ReportAtCurrentEvent(
+          DiagnosticCode::kUnknownPhase,
+          "unknown phase '" + std::string(event.ph.substr(0, 8)) + "'");
+      return;
+  }
+}
+
+void TraceEventBuilder::AssignRuns() {
+  const size_t task_end = trace_->task_count();
+  const uint32_t run_base = static_cast<uint32_t>(trace_->runs().size());
+  int64_t first_start = INT64_MAX;
+  int64_t last_end = INT64_MIN;
+  for (size_t i = first_task_; i < task_end; ++i) {
+    TaskId t(static_cast<uint32_t>(i));
+    first_start = std::min(first_start, trace_->task_start_ns(t));
+    last_end = std::max(last_end, trace_->task_end_ns(t));
+  }
+  if (first_start == INT64_MAX) first_start = last_end = 0;
+
+  if (run_markers_.empty()) {
+    uint32_t run =
+        trace_->AddRun({Intern("whole trace"), first_start, last_end});
+    for (size_t i = first_task_; i < task_end; ++i) {
+      trace_->SetTaskRun(TaskId(static_cast<uint32_t>(i)), run);
+    }
+    stats_->runs = 1;
+    return;
+  }
+  std::stable_sort(run_markers_.begin(), run_markers_.end(),
+                   [](const RunMarker& a, const RunMarker& b) {
+                     return a.start_ns < b.start_ns;
+                   });
+  int model_run_number = 0;
+  for (RunMarker& marker : run_markers_) {
+    if (marker.numbered) {
+      marker.name = Intern("model_run #" + std::to_string(++model_run_number));
+    }
+  }
+  // Rule: a task belongs to the run with the latest start <= its start, so
+  // work that runs past a step's CPU range (its GPU kernels) stays with that
+  // step. Tasks before the first marker get a run of their own, "before
+  // <first run>", which is then run `run_base` and the markers follow.
+  const int64_t first_marker_start = run_markers_.front().start_ns;
+  const bool has_prologue = first_start < first_marker_start;
+  uint32_t marker_base = run_base;
+  if (has_prologue) {
+    std::string name =
+        "before " + std::string(trace_->str(run_markers_.front().name));
+    trace_->AddRun({Intern(name), first_start, first_marker_start});
+    ++marker_base;
+  }
+  for (const RunMarker& marker : run_markers_) {
+    trace_->AddRun({marker.name, marker.start_ns, marker.end_ns});
+  }
+  std::vector<int64_t> starts;
+  starts.reserve(run_markers_.size());
+  for (const RunMarker& marker : run_markers_)
+    starts.push_back(marker.start_ns);
+  for (size_t i = first_task_; i < task_end; ++i) {
+    TaskId t(static_cast<uint32_t>(i));
+    int64_t start = trace_->task_start_ns(t);
+    auto it = std::upper_bound(starts.begin(), starts.end(), start);
+    uint32_t run =
+        it == starts.begin()
+            ? run_base
+            : marker_base + static_cast<uint32_t>(it - starts.begin() - 1);
+    trace_->SetTaskRun(t, run);
+  }
+  stats_->runs = run_markers_.size() + (has_prologue ? 1 : 0);
+}
+
+void TraceEventBuilder::Finish() {
+  // Unclosed B slices end at the last timestamp seen.
+  // Deterministic order: by the task start of the slices.
+  std::vector<TaskRow> unclosed;
+  for (auto& [thread, stack] : open_slices_) {
+    for (OpenSlice& open : stack) unclosed.push_back(open.row);
+  }
+  std::stable_sort(
+      unclosed.begin(), unclosed.end(), [](const TaskRow& a, const TaskRow& b) {
+        return a.start_ns != b.start_ns ? a.start_ns < b.start_ns
+                                        : a.track.value() < b.track.value();
+      });
+  for (TaskRow& row : unclosed) {
+    reporter_->ReportAtEnd(DiagnosticCode::kUnclosedBegin,
+                           "'B' event '" + std::string(trace_->str(row.name)) +
+                               "' never closed; it ends at the last timestamp");
+    row.duration_ns = max_ts_ns_ - row.start_ns;
+    AddTask(row);
+  }
+  open_slices_.clear();
+
+  // Metadata may come after the events it names: apply it now.
+  for (const auto& [track_value, keys] : track_thread_keys_) {
+    TrackInfo& info = trace_->mutable_track(TrackId(track_value));
+    const auto& [pid, tid] = keys;
+    if (auto it = process_names_.find({pid, IdKey{}});
+        it != process_names_.end()) {
+      info.process_name = it->second;
+    }
+    if (auto it = process_labels_.find({pid, IdKey{}});
+        it != process_labels_.end()) {
+      std::string name(trace_->str(info.process_name));
+      name += name.empty() ? it->second : " (" + it->second + ")";
+      info.process_name = Intern(name);
+    }
+    if (auto it = thread_names_.find({pid, tid}); it != thread_names_.end()) {
+      info.thread_name = it->second;
+    }
+  }
+
+  AssignRuns();
+
+  const bool kineto_top_level = stats_->has_schema_version ||
+                                stats_->has_device_properties ||
+                                stats_->has_base_time;
+  if (container_ == TraceContainer::kArray && ort_events_ > 0 &&
+      kineto_events_ == 0) {
+    stats_->dialect = "onnxruntime";
+  } else if (kineto_top_level || kineto_events_ > 0) {
+    stats_->dialect = "pytorch";
+  } else {
+    stats_->dialect = "chrome";
+  }
+  trace_->set_dialect(Intern(stats_->dialect));
+}
+
+}  // namespace mi::importers::chrome_trace

@@ -1,0 +1,110 @@
+#pragma once
+
+// Maps parsed trace events onto the execution data model (trace/trace.h):
+// tasks on tracks, runs, dialect. One builder per imported file. The mapping
+// is decided per event from `cat`, `name` and `ph`, so it works whether the
+// Kineto top-level keys come before or after traceEvents; the dialect label
+// and the runs are settled in Finish(). See README.md for the table.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "diag/diagnostic_codes.h"
+#include "importers/chrome_trace/chrome_trace_importer.h"
+#include "importers/chrome_trace/json_trace_parser.h"
+#include "importers/chrome_trace/json_trace_tokenizer.h"
+#include "trace/trace.h"
+
+namespace mi::importers::chrome_trace {
+
+class TraceEventBuilder {
+ public:
+  // Reports a recoverable problem located at the current event.
+  class Reporter {
+   public:
+    virtual ~Reporter() = default;
+    virtual void ReportAtCurrentEvent(DiagnosticCode code,
+                                      std::string message) = 0;
+    virtual void ReportAtEnd(DiagnosticCode code, std::string message) = 0;
+  };
+
+  TraceEventBuilder(Trace* trace, ChromeTraceStats* stats, Reporter* reporter);
+
+  void set_container(TraceContainer container) { container_ = container; }
+  void AddEvent(const ParsedEvent& event);
+  // Closes open B slices, applies metadata names, adds runs and assigns
+  // every task of this file to one, sets the dialect.
+  void Finish();
+
+ private:
+  struct IdKey {
+    int64_t number = 0;
+    uint32_t label = 0;  // StringId value of a string pid/tid, else 0
+    bool operator==(const IdKey&) const = default;
+  };
+  struct TrackKey {
+    TrackKind kind;
+    IdKey a;  // host: pid; device: (device, 0)
+    IdKey b;  // host: tid; device: (stream, 0)
+    bool operator==(const TrackKey&) const = default;
+  };
+  struct TrackKeyHash {
+    size_t operator()(const TrackKey& k) const;
+  };
+  struct IdPairHash {
+    size_t operator()(const std::pair<IdKey, IdKey>& k) const;
+  };
+  struct RunMarker {
+    int64_t start_ns;
+    int64_t end_ns;
+    StringId name;
+    bool numbered;  // ORT model_run: named "model_run #k" in start order
+  };
+  struct OpenSlice {
+    TaskRow row;
+  };
+
+  IdKey MakeIdKey(const EventThreadId& id);
+  TrackId HostTrack(const ParsedEvent& event);
+  TrackId DeviceTrack(const ParsedEvent& event, bool ort_kernel);
+  TrackId GetOrAddTrack(const TrackKey& key, const TrackInfo& info, IdKey pid,
+                        IdKey tid);
+  void AddTask(TaskRow& row);
+  void AddSliceEvent(const ParsedEvent& event, bool complete);
+  void AddMetadata(const ParsedEvent& event);
+  void AssignRuns();
+  StringId Intern(std::string_view s) { return trace_->strings().Intern(s); }
+
+  Trace* trace_;
+  ChromeTraceStats* stats_;
+  Reporter* reporter_;
+  TraceContainer container_ = TraceContainer::kUnknown;
+  size_t first_task_ = 0;
+
+  std::unordered_map<TrackKey, TrackId, TrackKeyHash> tracks_;
+  TrackKey last_track_key_{};
+  TrackId last_track_;
+  // Per track: the (pid, tid) of its first event, to apply metadata.
+  std::unordered_map<uint32_t, std::pair<IdKey, IdKey>> track_thread_keys_;
+  // Open 'B' slices per (pid, tid): B/E nest per thread.
+  std::unordered_map<std::pair<IdKey, IdKey>, std::vector<OpenSlice>,
+                     IdPairHash>
+      open_slices_;
+  std::vector<RunMarker> run_markers_;
+  std::unordered_map<std::pair<IdKey, IdKey>, StringId, IdPairHash>
+      thread_names_;
+  std::unordered_map<std::pair<IdKey, IdKey>, StringId, IdPairHash>
+      process_names_;  // second element unused
+  std::unordered_map<std::pair<IdKey, IdKey>, std::string, IdPairHash>
+      process_labels_;
+  int64_t max_ts_ns_ = INT64_MIN;
+  uint64_t ort_events_ = 0;
+  uint64_t kineto_events_ = 0;
+  StringId last_cat_text_id_;
+  std::string last_cat_text_;
+};
+
+}  // namespace mi::importers::chrome_trace
