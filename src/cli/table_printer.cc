@@ -32,9 +32,23 @@ std::string MarkdownCell(const std::string& s) {
   return out;
 }
 
+// Long kernel names (C++ templates) would push every other column off the
+// screen: text tables keep their head and tail. CSV/Markdown/JSON keep all.
+constexpr size_t kMaxTextCell = 72;
+
+std::string Shorten(const std::string& s) {
+  if (Width(s) <= kMaxTextCell || s.size() != Width(s)) return s;
+  size_t keep = (kMaxTextCell - 3) / 2;
+  return s.substr(0, keep) + "..." + s.substr(s.size() - keep);
+}
+
 }  // namespace
 
-std::string RenderText(const Table& table) {
+std::string RenderText(const Table& input) {
+  Table table = input;
+  for (auto& row : table.rows) {
+    for (auto& cell : row) cell = Shorten(cell);
+  }
   size_t cols = table.header.size();
   std::vector<size_t> width(cols, 0);
   for (size_t c = 0; c < cols; ++c) width[c] = Width(table.header[c]);
