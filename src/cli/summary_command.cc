@@ -43,10 +43,12 @@ void AddTables(const SummaryReport& r, const std::vector<InputFile>& inputs,
     tables->push_back(std::move(graph));
   }
   if (!r.has_trace) return;
-  Table ops{fmt::format("Time by op type ({}, {} tasks, total {} us, "
-                        "{} linked / {} unlinked)",
-                        r.basis, r.tasks, Us(r.total_us), r.linked_tasks,
-                        r.unlinked_tasks),
+  std::string links =
+      r.has_graph ? fmt::format(", {} linked to nodes / {} unlinked",
+                                r.linked_tasks, r.unlinked_tasks)
+                  : "";
+  Table ops{fmt::format("Time by op type ({}, {} tasks, total {} us{})",
+                        r.basis, r.tasks, Us(r.total_us), links),
             {"op type", "nodes", "calls", "total (us)", "average (us)",
              "share"},
             {}};

@@ -1,8 +1,10 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 
 #include "importers/common/importer.h"
+#include "model_inspector/status.h"
 
 namespace mi::importers {
 
@@ -12,5 +14,18 @@ namespace mi::importers {
 std::unique_ptr<Importer> CreateOnnxImporter();
 // ONNX textual syntax (onnx/defs/parser.h).
 std::unique_ptr<Importer> CreateOnnxTextImporter();
+
+// Imports a binary ModelProto held in memory (the .onnx importer maps the
+// file and calls this; the fuzzer and tests call it directly). ctx.path
+// names the file in messages, and external data is looked up relative to
+// its directory.
+Status ImportOnnxFromBuffer(std::string_view bytes, ImportContext& ctx);
+// Imports ONNX textual syntax: a model ("<ir_version: 8, ...> graph ...")
+// or a bare graph ("name (float[N] x) => (float[N] y) { ... }").
+Status ImportOnnxTextFromBuffer(std::string_view text, ImportContext& ctx);
+
+// Sniff scores (0..100) of the two importers, exposed for tests.
+int SniffOnnxBinary(std::string_view head, std::string_view path);
+int SniffOnnxText(std::string_view head, std::string_view path);
 
 }  // namespace mi::importers
