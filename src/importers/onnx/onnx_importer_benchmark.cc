@@ -1,0 +1,94 @@
+// Benchmarks of the ONNX importer on generated models: a weight-heavy one
+// (the skeleton walker skips payloads) and a node-heavy one (conversion).
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "importers/onnx/onnx_skeleton.h"
+#include "importers/onnx/onnx_test_util.h"
+
+namespace mi::importers {
+namespace {
+
+using namespace onnx_test;  // NOLINT: test helpers
+
+// A MatMul chain of `layers` float [dim, dim] weights (raw_data).
+std::string WeightHeavyModel(int layers, int64_t dim) {
+  auto model = MakeModel();
+  auto* g = model.mutable_graph();
+  AddInput(g, "x0", ::onnx::TensorProto::FLOAT, {1, dim});
+  for (int i = 0; i < layers; ++i) {
+    std::string w = "w" + std::to_string(i);
+    AddFloatInitializer(g, w, {dim, dim});
+    AddNode(g, "MatMul", {"x" + std::to_string(i), w},
+            {"x" + std::to_string(i + 1)},
+            "/layer" + std::to_string(i) + "/MatMul");
+  }
+  AddOutput(g, "x" + std::to_string(layers), ::onnx::TensorProto::FLOAT,
+            {1, dim});
+  return model.SerializeAsString();
+}
+
+// A Relu chain of `nodes` nodes with value_info on every edge.
+std::string NodeHeavyModel(int nodes) {
+  auto model = MakeModel();
+  auto* g = model.mutable_graph();
+  AddInput(g, "t0", ::onnx::TensorProto::FLOAT, {1, 64});
+  for (int i = 0; i < nodes; ++i) {
+    std::string out = "t" + std::to_string(i + 1);
+    AddNode(g, "Relu", {"t" + std::to_string(i)}, {out},
+            "/block" + std::to_string(i / 10) + "/Relu_" + std::to_string(i));
+    if (i + 1 < nodes) {
+      SetType(g->add_value_info(), out, ::onnx::TensorProto::FLOAT, {1, 64});
+    }
+  }
+  AddOutput(g, "t" + std::to_string(nodes), ::onnx::TensorProto::FLOAT,
+            {1, 64});
+  return model.SerializeAsString();
+}
+
+void BM_ImportWeightHeavyModel(benchmark::State& state) {
+  std::string bytes = WeightHeavyModel(16, 1024);  // 64 MiB
+  for (auto _ : state) {
+    auto r = ImportBytes(bytes);
+    if (!r->status.ok()) state.SkipWithError(r->status.ToString().c_str());
+    benchmark::DoNotOptimize(r->model.node_count());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(bytes.size()));
+}
+BENCHMARK(BM_ImportWeightHeavyModel)->Unit(benchmark::kMillisecond);
+
+void BM_BuildSkeletonWeightHeavy(benchmark::State& state) {
+  std::string bytes = WeightHeavyModel(16, 1024);
+  for (auto _ : state) {
+    auto skeleton = onnx_import::BuildOnnxSkeleton(bytes, "m.onnx");
+    benchmark::DoNotOptimize(skeleton->bytes.size());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(bytes.size()));
+}
+BENCHMARK(BM_BuildSkeletonWeightHeavy)->Unit(benchmark::kMicrosecond);
+
+void BM_ImportNodeHeavyModel(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  std::string bytes = NodeHeavyModel(nodes);
+  for (auto _ : state) {
+    auto r = ImportBytes(bytes);
+    if (!r->status.ok()) state.SkipWithError(r->status.ToString().c_str());
+    benchmark::DoNotOptimize(r->model.node_count());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * nodes);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(bytes.size()));
+}
+BENCHMARK(BM_ImportNodeHeavyModel)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace mi::importers
+
+BENCHMARK_MAIN();

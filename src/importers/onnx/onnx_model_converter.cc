@@ -1,0 +1,879 @@
+#include "importers/onnx/onnx_model_converter.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <fmt/format.h>
+#include <google/protobuf/unknown_field_set.h>
+
+#include "base/checked_math.h"
+#include "importers/onnx/onnx_skeleton.h"
+#include "onnx/defs/schema.h"
+#include "onnx/onnx_pb.h"
+#include "onnx/shape_inference/implementation.h"
+
+namespace mi::importers::onnx_import {
+namespace {
+
+using ::onnx::AttributeProto;
+using ::onnx::GraphProto;
+using ::onnx::ModelProto;
+using ::onnx::NodeProto;
+using ::onnx::SparseTensorProto;
+using ::onnx::TensorProto;
+using ::onnx::TypeProto;
+
+// Lists in attribute display text are cut after this many items.
+constexpr int kMaxListItemsShown = 8;
+constexpr size_t kMaxStringShown = 64;
+// Nodes named in a cycle diagnostic.
+constexpr size_t kMaxCycleNodesNamed = 6;
+
+// Reads one of the varints the skeleton builder appended (see
+// onnx_skeleton.h); the last one wins, ours is appended last.
+template <typename Message>
+std::optional<uint64_t> SkeletonVarint(const Message& message,
+                                       uint32_t number) {
+  const google::protobuf::UnknownFieldSet& unknown = message.unknown_fields();
+  std::optional<uint64_t> value;
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    const google::protobuf::UnknownField& field = unknown.field(i);
+    if (field.number() == static_cast<int>(number) &&
+        field.type() == google::protobuf::UnknownField::TYPE_VARINT) {
+      value = field.varint();
+    }
+  }
+  return value;
+}
+
+bool IsOrtContribDomain(std::string_view domain) {
+  return domain.substr(0, 13) == "com.microsoft";
+}
+
+// Element count of a tensor, or nullopt when a dim is negative or the
+// product overflows (hostile dims).
+std::optional<uint64_t> ElementCount(
+    const google::protobuf::RepeatedField<int64_t>& dims) {
+  uint64_t count = 1;
+  for (int64_t d : dims) {
+    if (d < 0) return std::nullopt;
+    std::optional<uint64_t> next = CheckedMul(count, static_cast<uint64_t>(d));
+    if (!next) return std::nullopt;
+    count = *next;
+  }
+  return count;
+}
+
+std::optional<uint64_t> ElementBytes(const TensorProto& tensor) {
+  uint32_t element_size = DataTypeSize(tensor.data_type());
+  if (element_size == 0) return std::nullopt;
+  std::optional<uint64_t> count = ElementCount(tensor.dims());
+  if (!count) return std::nullopt;
+  return CheckedMul(*count, element_size);
+}
+
+// Bytes of an in-file tensor's data, whether kept in the skeleton or not.
+uint64_t InlineDataBytes(const TensorProto& tensor) {
+  if (auto raw = SkeletonVarint(tensor, kSkeletonRawDataBytesField)) {
+    return *raw;
+  }
+  if (tensor.has_raw_data()) return tensor.raw_data().size();
+  std::optional<uint64_t> typed_wire =
+      SkeletonVarint(tensor, kSkeletonTypedDataBytesField);
+  uint64_t kept_strings = 0;
+  for (const std::string& s : tensor.string_data()) kept_strings += s.size();
+  bool has_typed =
+      typed_wire || tensor.float_data_size() > 0 ||
+      tensor.int32_data_size() > 0 || tensor.int64_data_size() > 0 ||
+      tensor.double_data_size() > 0 || tensor.uint64_data_size() > 0;
+  if (has_typed) {
+    // Typed fields are varint-packed on disk: the in-memory size is what a
+    // user means by "bytes of this weight".
+    if (auto bytes = ElementBytes(tensor)) return *bytes;
+    return typed_wire.value_or(0);
+  }
+  return kept_strings + typed_wire.value_or(0);
+}
+
+std::string FormatDims(const google::protobuf::RepeatedField<int64_t>& dims) {
+  std::string out = "[";
+  for (int i = 0; i < dims.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    out += std::to_string(dims[i]);
+  }
+  out.push_back(']');
+  return out;
+}
+
+template <typename Container, typename Format>
+std::string FormatList(const Container& items, Format format) {
+  std::string out = "[";
+  int shown = 0;
+  for (const auto& item : items) {
+    if (shown == kMaxListItemsShown) {
+      out += ",...";
+      break;
+    }
+    if (shown > 0) out.push_back(',');
+    out += format(item);
+    ++shown;
+  }
+  out.push_back(']');
+  if (items.size() > kMaxListItemsShown) {
+    out += fmt::format(" ({} items)", items.size());
+  }
+  return out;
+}
+
+std::string ShortString(std::string_view s) {
+  if (s.size() <= kMaxStringShown) return std::string(s);
+  return fmt::format("{}... ({} bytes)", s.substr(0, kMaxStringShown),
+                     s.size());
+}
+
+// "tensor float32[64,3,7,7]", plus the values of tiny tensors kept in the
+// skeleton ("tensor int64[2] = [1,-1]").
+std::string DescribeTensor(const TensorProto& tensor) {
+  std::string out = fmt::format("tensor {}{}", DataTypeName(tensor.data_type()),
+                                FormatDims(tensor.dims()));
+  std::optional<uint64_t> count = ElementCount(tensor.dims());
+  if (!count || *count > kMaxListItemsShown ||
+      tensor.data_location() == TensorProto::EXTERNAL) {
+    return out;
+  }
+  const std::string& raw = tensor.raw_data();
+  auto decode = [&](auto type_tag) {
+    using T = decltype(type_tag);
+    std::vector<T> values;
+    if (!tensor.has_raw_data() || raw.size() != *count * sizeof(T)) {
+      return values;
+    }
+    values.resize(*count);
+    std::memcpy(values.data(), raw.data(), raw.size());
+    return values;
+  };
+  auto number = [](auto v) { return fmt::format("{}", v); };
+  std::string values;
+  switch (tensor.data_type()) {
+    case TensorProto::FLOAT:
+      if (tensor.float_data_size() > 0) {
+        values = FormatList(tensor.float_data(), number);
+      } else if (auto v = decode(float{}); !v.empty()) {
+        values = FormatList(v, number);
+      }
+      break;
+    case TensorProto::INT32:
+      if (tensor.int32_data_size() > 0) {
+        values = FormatList(tensor.int32_data(), number);
+      } else if (auto v = decode(int32_t{}); !v.empty()) {
+        values = FormatList(v, number);
+      }
+      break;
+    case TensorProto::INT64:
+      if (tensor.int64_data_size() > 0) {
+        values = FormatList(tensor.int64_data(), number);
+      } else if (auto v = decode(int64_t{}); !v.empty()) {
+        values = FormatList(v, number);
+      }
+      break;
+    default:
+      break;
+  }
+  if (!values.empty()) out += " = " + values;
+  return out;
+}
+
+AttributeKind KindOf(const AttributeProto& attr) {
+  switch (attr.type()) {
+    case AttributeProto::FLOAT:
+      return AttributeKind::kFloat;
+    case AttributeProto::INT:
+      return AttributeKind::kInt;
+    case AttributeProto::STRING:
+      return AttributeKind::kString;
+    case AttributeProto::TENSOR:
+      return AttributeKind::kTensor;
+    case AttributeProto::GRAPH:
+      return AttributeKind::kGraph;
+    case AttributeProto::FLOATS:
+      return AttributeKind::kFloats;
+    case AttributeProto::INTS:
+      return AttributeKind::kInts;
+    case AttributeProto::STRINGS:
+      return AttributeKind::kStrings;
+    case AttributeProto::TENSORS:
+      return AttributeKind::kTensors;
+    case AttributeProto::GRAPHS:
+      return AttributeKind::kGraphs;
+    case AttributeProto::SPARSE_TENSOR:
+      return AttributeKind::kSparseTensor;
+    case AttributeProto::TYPE_PROTO:
+      return AttributeKind::kTypeProto;
+    case AttributeProto::SPARSE_TENSORS:
+    case AttributeProto::TYPE_PROTOS:
+      return AttributeKind::kOther;
+    case AttributeProto::UNDEFINED:
+    default:
+      break;
+  }
+  // IR version 1 files carry no type: infer it from the field that is set.
+  if (attr.has_f()) return AttributeKind::kFloat;
+  if (attr.has_i()) return AttributeKind::kInt;
+  if (attr.has_s()) return AttributeKind::kString;
+  if (attr.has_t()) return AttributeKind::kTensor;
+  if (attr.has_g()) return AttributeKind::kGraph;
+  if (attr.floats_size() > 0) return AttributeKind::kFloats;
+  if (attr.ints_size() > 0) return AttributeKind::kInts;
+  if (attr.strings_size() > 0) return AttributeKind::kStrings;
+  if (attr.tensors_size() > 0) return AttributeKind::kTensors;
+  if (attr.graphs_size() > 0) return AttributeKind::kGraphs;
+  return AttributeKind::kUndefined;
+}
+
+bool UsesOrtContribOps(const GraphProto& graph, int depth) {
+  if (depth > kMaxSubgraphDepth) return false;
+  for (const NodeProto& node : graph.node()) {
+    if (IsOrtContribDomain(node.domain())) return true;
+    for (const AttributeProto& attr : node.attribute()) {
+      if (attr.has_g() && UsesOrtContribOps(attr.g(), depth + 1)) return true;
+      for (const GraphProto& g : attr.graphs()) {
+        if (UsesOrtContribOps(g, depth + 1)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool HasTypeAndShape(const TypeProto& type) {
+  return type.has_tensor_type() && type.tensor_type().elem_type() != 0 &&
+         type.tensor_type().has_shape();
+}
+
+// True when some node output has no type+shape in the file.
+bool NeedsShapeInference(const GraphProto& graph, int depth) {
+  if (depth > kMaxSubgraphDepth) return false;
+  std::unordered_set<std::string_view> known;
+  known.reserve(static_cast<size_t>(graph.input_size() + graph.output_size() +
+                                    graph.value_info_size()));
+  for (const auto& list :
+       {&graph.input(), &graph.output(), &graph.value_info()}) {
+    for (const auto& info : *list) {
+      if (HasTypeAndShape(info.type())) known.insert(info.name());
+    }
+  }
+  for (const NodeProto& node : graph.node()) {
+    for (const std::string& output : node.output()) {
+      if (!output.empty() && !known.contains(output)) return true;
+    }
+    for (const AttributeProto& attr : node.attribute()) {
+      if (attr.has_g() && NeedsShapeInference(attr.g(), depth + 1)) {
+        return true;
+      }
+      for (const GraphProto& g : attr.graphs()) {
+        if (NeedsShapeInference(g, depth + 1)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// libonnx 1.12's ParseData (used by shape inference for Reshape shapes,
+// Constant values, ...) memcpy()s raw_data into a vector sized
+// raw_data.size() / sizeof(T): a raw_data whose size is not a multiple of the
+// element size writes past the vector (found by onnx_fuzzer). Such payloads
+// are malformed anyway; drop them before inference sees them.
+void DropMisalignedRawData(TensorProto* tensor) {
+  if (!tensor->has_raw_data()) return;
+  uint32_t element_size = DataTypeSize(tensor->data_type());
+  if (element_size == 0 || tensor->raw_data().size() % element_size != 0) {
+    tensor->clear_raw_data();
+  }
+}
+
+void SanitizeForShapeInference(GraphProto* graph, int depth) {
+  if (depth > kMaxSubgraphDepth) return;
+  for (TensorProto& tensor : *graph->mutable_initializer()) {
+    DropMisalignedRawData(&tensor);
+  }
+  for (SparseTensorProto& sparse : *graph->mutable_sparse_initializer()) {
+    DropMisalignedRawData(sparse.mutable_values());
+    DropMisalignedRawData(sparse.mutable_indices());
+  }
+  for (NodeProto& node : *graph->mutable_node()) {
+    for (AttributeProto& attr : *node.mutable_attribute()) {
+      if (attr.has_t()) DropMisalignedRawData(attr.mutable_t());
+      for (TensorProto& tensor : *attr.mutable_tensors()) {
+        DropMisalignedRawData(&tensor);
+      }
+      if (attr.has_sparse_tensor()) {
+        DropMisalignedRawData(attr.mutable_sparse_tensor()->mutable_values());
+        DropMisalignedRawData(attr.mutable_sparse_tensor()->mutable_indices());
+      }
+      if (attr.has_g()) SanitizeForShapeInference(attr.mutable_g(), depth + 1);
+      for (GraphProto& body : *attr.mutable_graphs()) {
+        SanitizeForShapeInference(&body, depth + 1);
+      }
+    }
+  }
+}
+
+class OnnxModelConverter {
+ public:
+  OnnxModelConverter(const OnnxConvertOptions& options, ImportContext& ctx)
+      : options_(options), ctx_(ctx), model_(*ctx.model) {}
+
+  Status Convert(ModelProto& model);
+
+ private:
+  // Names a graph and its enclosing graphs produce, for resolving inputs
+  // (outer-scope references of subgraph bodies) and finding dangling ones.
+  struct LocalValue {
+    ValueId id;  // valid once something in the graph produces the name
+    const TypeProto* type = nullptr;
+  };
+  // One hash lookup per edge: the names of this graph (views into the
+  // proto), their type from value_info/input/output, and their ValueId.
+  struct GraphScope {
+    const GraphScope* outer = nullptr;
+    GraphId graph;
+    std::unordered_map<std::string_view, LocalValue> values;
+  };
+  struct PendingBody {
+    const GraphProto* proto;
+    GraphId graph;
+  };
+
+  Status ConvertGraph(const GraphProto& proto, GraphId graph,
+                      const GraphScope* outer, int depth);
+  Attribute ConvertAttribute(const AttributeProto& attr, GraphId graph,
+                             NodeId node, std::string_view node_name,
+                             std::vector<PendingBody>* bodies);
+  ValueId ResolveInput(const GraphScope& scope, std::string_view name,
+                       bool* found);
+  void ApplyTypeProto(ValueId value, const TypeProto& type);
+  void ApplyTensorType(ValueId value, const TensorProto& tensor);
+  void RecordInitializer(ValueId value, const TensorProto& tensor);
+  void CheckCycles(const GraphProto& proto, GraphId graph);
+  SourceLocation NodeLocation(const NodeProto& node) const;
+  void Report(DiagnosticCode code, SourceLocation location,
+              std::string message) {
+    if (ctx_.diagnostics != nullptr) {
+      ctx_.diagnostics->Report(code, std::move(location), std::move(message));
+    }
+  }
+
+  const OnnxConvertOptions& options_;
+  ImportContext& ctx_;
+  Model& model_;
+  LayerLevel level_ = LayerLevel::kFramework;
+};
+
+SourceLocation OnnxModelConverter::NodeLocation(const NodeProto& node) const {
+  SourceLocation location;
+  location.file = ctx_.path;
+  if (auto offset = SkeletonVarint(node, kSkeletonNodeOffsetField)) {
+    location.byte = *offset;
+    location.has_byte = true;
+  }
+  return location;
+}
+
+Status OnnxModelConverter::Convert(ModelProto& model) {
+  if (!model.has_graph()) {
+    return MalformedInputError(
+        fmt::format("{}: no graph (ModelProto.graph, field 7); not an ONNX "
+                    "model?",
+                    ctx_.path));
+  }
+  switch (ctx_.level_hint) {
+    case LevelHint::kFramework:
+      level_ = LayerLevel::kFramework;
+      break;
+    case LevelHint::kCompiled:
+      level_ = LayerLevel::kCompiled;
+      break;
+    case LevelHint::kAuto:
+      level_ = UsesOrtContribOps(model.graph(), 0) ? LayerLevel::kCompiled
+                                                   : LayerLevel::kFramework;
+      break;
+  }
+
+  if (options_.run_shape_inference && NeedsShapeInference(model.graph(), 0)) {
+    // Contrib ops (com.microsoft*) have no schema here; error_mode 0 makes
+    // inference skip such nodes instead of failing the whole model.
+    SanitizeForShapeInference(model.mutable_graph(), 0);
+    std::string failure;
+    try {
+      ::onnx::shape_inference::InferShapes(
+          model, ::onnx::OpSchemaRegistry::Instance(),
+          ::onnx::ShapeInferenceOptions(/*check_type_val=*/false,
+                                        /*strict_mode_val=*/0,
+                                        /*data_prop_val=*/true));
+    } catch (const std::exception& e) {
+      failure = e.what();
+      if (failure.empty()) failure = "unknown error";
+    } catch (...) {
+      failure = "non-standard exception";
+    }
+    if (!failure.empty()) {
+      Report(
+          DiagnosticCode::kShapeInferenceFailed, SourceLocation{ctx_.path},
+          fmt::format("ONNX shape inference failed: {}", ShortString(failure)));
+    }
+  }
+
+  const GraphProto& graph = model.graph();
+  GraphId root = model_.AddGraph(level_, graph.name(), ctx_.path);
+  GraphInfo& info = model_.mutable_graph(root);
+  std::string producer = model.producer_name();
+  if (!model.producer_version().empty()) {
+    if (!producer.empty()) producer.push_back(' ');
+    producer += model.producer_version();
+  }
+  info.producer = model_.strings().Intern(producer);
+  for (const auto& opset : model.opset_import()) {
+    if (opset.domain().empty() || opset.domain() == "ai.onnx") {
+      info.opset = opset.version();
+    }
+    info.opset_imports.emplace_back(model_.strings().Intern(opset.domain()),
+                                    opset.version());
+  }
+  MI_RETURN_IF_ERROR(ConvertGraph(graph, root, nullptr, 0));
+  ctx_.graphs_added.push_back(root);
+  return Status::Ok();
+}
+
+void OnnxModelConverter::ApplyTypeProto(ValueId value, const TypeProto& type) {
+  const TypeProto::Tensor* tensor = nullptr;
+  if (type.has_tensor_type()) {
+    tensor = &type.tensor_type();
+  }
+  if (tensor == nullptr) {
+    if (type.has_sparse_tensor_type()) {
+      const auto& sparse = type.sparse_tensor_type();
+      model_.SetValueType(value, sparse.elem_type());
+      if (!sparse.has_shape()) return;
+      std::vector<int64_t> dims;
+      std::vector<StringId> names;
+      for (const auto& dim : sparse.shape().dim()) {
+        bool known = dim.has_dim_value() && dim.dim_value() >= 0;
+        dims.push_back(known ? dim.dim_value() : -1);
+        names.push_back(dim.has_dim_param()
+                            ? model_.strings().Intern(dim.dim_param())
+                            : StringPool::kEmpty);
+      }
+      model_.SetValueShape(value, std::move(dims), std::move(names));
+    }
+    return;
+  }
+  if (tensor->elem_type() != 0) model_.SetValueType(value, tensor->elem_type());
+  if (!tensor->has_shape()) return;
+  std::vector<int64_t> dims;
+  std::vector<StringId> names;
+  dims.reserve(tensor->shape().dim_size());
+  names.reserve(tensor->shape().dim_size());
+  for (const auto& dim : tensor->shape().dim()) {
+    bool known = dim.has_dim_value() && dim.dim_value() >= 0;
+    dims.push_back(known ? dim.dim_value() : -1);
+    names.push_back(dim.has_dim_param()
+                        ? model_.strings().Intern(dim.dim_param())
+                        : StringPool::kEmpty);
+  }
+  model_.SetValueShape(value, std::move(dims), std::move(names));
+}
+
+void OnnxModelConverter::ApplyTensorType(ValueId value,
+                                         const TensorProto& tensor) {
+  model_.SetValueType(value, tensor.data_type());
+  std::vector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
+  for (int64_t& d : dims) {
+    if (d < 0) d = -1;
+  }
+  std::vector<StringId> names(dims.size(), StringPool::kEmpty);
+  model_.SetValueShape(value, std::move(dims), std::move(names));
+}
+
+void OnnxModelConverter::RecordInitializer(ValueId value,
+                                           const TensorProto& tensor) {
+  ApplyTensorType(value, tensor);
+  uint8_t flags = kValueInitializer;
+  if (tensor.data_location() != TensorProto::EXTERNAL) {
+    model_.AddValueFlags(value, flags);
+    model_.SetValueData(value, InlineDataBytes(tensor), StringPool::kEmpty);
+    return;
+  }
+  flags |= kValueExternalData;
+  std::string_view location;
+  std::optional<uint64_t> length;
+  for (const auto& entry : tensor.external_data()) {
+    if (entry.key() == "location") {
+      location = entry.value();
+    } else if (entry.key() == "length") {
+      uint64_t parsed = 0;
+      const char* begin = entry.value().data();
+      const char* end = begin + entry.value().size();
+      auto [ptr, ec] = std::from_chars(begin, end, parsed);
+      if (ec == std::errc() && ptr == end) length = parsed;
+    }
+  }
+  if (!length) length = ElementBytes(tensor);
+  model_.AddValueFlags(value, flags);
+  model_.SetValueData(value, length.value_or(0),
+                      model_.strings().Intern(location));
+
+  // The data file is only stat()ed, never opened: the weights stay unread.
+  if (options_.model_directory.empty()) return;
+  SourceLocation where{ctx_.path};
+  if (location.empty()) {
+    Report(DiagnosticCode::kExternalDataMissing, where,
+           fmt::format("initializer '{}' is external but names no location",
+                       ShortString(tensor.name())));
+    return;
+  }
+  if (location.front() == '/' || location.find("..") != std::string::npos) {
+    Report(DiagnosticCode::kExternalDataMissing, where,
+           fmt::format("initializer '{}': external data location '{}' is not "
+                       "inside the model's directory; not looked up",
+                       ShortString(tensor.name()), ShortString(location)));
+    return;
+  }
+  std::string path = options_.model_directory + "/" + std::string(location);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    Report(DiagnosticCode::kExternalDataMissing, where,
+           fmt::format("initializer '{}': external data file '{}' is missing",
+                       ShortString(tensor.name()), ShortString(path)));
+  }
+}
+
+ValueId OnnxModelConverter::ResolveInput(const GraphScope& scope,
+                                         std::string_view name, bool* found) {
+  for (const GraphScope* s = &scope; s != nullptr; s = s->outer) {
+    auto it = s->values.find(name);
+    if (it != s->values.end() && it->second.id.valid()) {
+      *found = true;
+      return it->second.id;
+    }
+  }
+  *found = false;
+  return model_.GetOrAddValue(scope.graph, name);
+}
+
+Attribute OnnxModelConverter::ConvertAttribute(
+    const AttributeProto& attr, GraphId graph, NodeId node,
+    std::string_view node_name, std::vector<PendingBody>* bodies) {
+  Attribute out;
+  out.name = model_.strings().Intern(attr.name());
+  out.kind = KindOf(attr);
+  std::string text;
+  auto number = [](auto v) { return fmt::format("{}", v); };
+  auto quoted = [](const std::string& s) {
+    return fmt::format("\"{}\"", ShortString(s));
+  };
+  auto add_body = [&](const GraphProto& body) {
+    std::string name = body.name().empty()
+                           ? fmt::format("{}/{}", node_name, attr.name())
+                           : body.name();
+    GraphId id = model_.AddGraph(level_, name, ctx_.path, graph, node);
+    bodies->push_back({&body, id});
+    return id;
+  };
+  switch (out.kind) {
+    case AttributeKind::kFloat:
+      out.float_value = attr.f();
+      break;
+    case AttributeKind::kInt:
+      out.int_value = attr.i();
+      break;
+    case AttributeKind::kString:
+      text = ShortString(attr.s());
+      break;
+    case AttributeKind::kTensor:
+      text = DescribeTensor(attr.t());
+      break;
+    case AttributeKind::kGraph:
+      out.subgraph = add_body(attr.g());
+      text = fmt::format("graph {}", ShortString(attr.g().name()));
+      break;
+    case AttributeKind::kFloats:
+      text = FormatList(attr.floats(), number);
+      break;
+    case AttributeKind::kInts:
+      text = FormatList(attr.ints(), number);
+      break;
+    case AttributeKind::kStrings:
+      text = FormatList(attr.strings(), quoted);
+      break;
+    case AttributeKind::kTensors:
+      text = FormatList(attr.tensors(), DescribeTensor);
+      break;
+    case AttributeKind::kGraphs:
+      for (const GraphProto& body : attr.graphs()) {
+        GraphId id = add_body(body);
+        if (!out.subgraph.valid()) out.subgraph = id;
+      }
+      text = fmt::format("graphs ({} items)", attr.graphs_size());
+      break;
+    case AttributeKind::kSparseTensor:
+      text =
+          fmt::format("sparse_tensor {}{}",
+                      DataTypeName(attr.sparse_tensor().values().data_type()),
+                      FormatDims(attr.sparse_tensor().dims()));
+      break;
+    case AttributeKind::kTypeProto:
+      text = "type";
+      break;
+    case AttributeKind::kOther:
+    case AttributeKind::kUndefined:
+      if (!attr.ref_attr_name().empty()) {
+        text = "@" + ShortString(attr.ref_attr_name());
+      }
+      break;
+  }
+  out.text = model_.strings().Intern(text);
+  return out;
+}
+
+Status OnnxModelConverter::ConvertGraph(const GraphProto& proto, GraphId graph,
+                                        const GraphScope* outer, int depth) {
+  if (depth > kMaxSubgraphDepth) {
+    return MalformedInputError(fmt::format(
+        "{}: subgraphs nested too deeply; expected at most {} levels, found "
+        "more",
+        ctx_.path, kMaxSubgraphDepth));
+  }
+  GraphScope scope;
+  scope.outer = outer;
+  scope.graph = graph;
+
+  scope.values.reserve(static_cast<size_t>(
+      proto.value_info_size() + proto.input_size() + proto.initializer_size() +
+      proto.node_size() * 2 + 16));
+  for (const auto& list :
+       {&proto.value_info(), &proto.input(), &proto.output()}) {
+    for (const auto& info : *list) {
+      if (info.has_type()) scope.values[info.name()].type = &info.type();
+    }
+  }
+  auto produce = [&](const std::string& name) {
+    LocalValue& local = scope.values[name];
+    if (!local.id.valid()) {
+      local.id = model_.GetOrAddValue(graph, name);
+      if (local.type != nullptr) ApplyTypeProto(local.id, *local.type);
+    }
+    return local.id;
+  };
+
+  GraphInfo& info = model_.mutable_graph(graph);
+  std::unordered_set<std::string_view> initializer_names;
+  for (const TensorProto& tensor : proto.initializer()) {
+    initializer_names.insert(tensor.name());
+    RecordInitializer(produce(tensor.name()), tensor);
+  }
+  for (const SparseTensorProto& sparse : proto.sparse_initializer()) {
+    const TensorProto& values = sparse.values();
+    initializer_names.insert(values.name());
+    ValueId value = produce(values.name());
+    model_.SetValueType(value, values.data_type());
+    std::vector<int64_t> dims(sparse.dims().begin(), sparse.dims().end());
+    model_.SetValueShape(
+        value, dims, std::vector<StringId>(dims.size(), StringPool::kEmpty));
+    model_.AddValueFlags(value, kValueInitializer);
+    model_.SetValueData(
+        value, InlineDataBytes(values) + InlineDataBytes(sparse.indices()),
+        StringPool::kEmpty);
+  }
+  for (const auto& input : proto.input()) {
+    ValueId value = produce(input.name());
+    // IR < 4 lists every initializer as a graph input too; those are
+    // weights, not inputs a user feeds.
+    if (initializer_names.contains(input.name())) continue;
+    model_.AddValueFlags(value, kValueGraphInput);
+    info.inputs.push_back(value);
+  }
+  for (const NodeProto& node : proto.node()) {
+    for (const std::string& output : node.output()) {
+      if (!output.empty()) produce(output);
+    }
+  }
+
+  std::vector<PendingBody> bodies;
+  std::string_view graph_name = model_.str(info.name);
+  for (int index = 0; index < proto.node_size(); ++index) {
+    const NodeProto& node_proto = proto.node(index);
+    // ONNX Runtime's profiler names unnamed nodes "<OpType>_<index>".
+    std::string name = node_proto.name().empty()
+                           ? fmt::format("{}_{}", node_proto.op_type(), index)
+                           : node_proto.name();
+    NodeId node =
+        model_.AddNode(graph, node_proto.op_type(), node_proto.domain(), name);
+    for (int i = 0; i < node_proto.input_size(); ++i) {
+      const std::string& input = node_proto.input(i);
+      if (input.empty()) {
+        model_.AddNodeInput(node, ValueId::Invalid());
+        continue;
+      }
+      bool found = false;
+      ValueId value = ResolveInput(scope, input, &found);
+      if (!found) {
+        Report(DiagnosticCode::kDanglingInput, NodeLocation(node_proto),
+               fmt::format("node '{}' ({}) input {} '{}' is produced by no "
+                           "node, graph input or initializer of graph '{}' "
+                           "or an enclosing graph",
+                           ShortString(name), ShortString(node_proto.op_type()),
+                           i, ShortString(input), ShortString(graph_name)));
+      }
+      model_.AddNodeInput(node, value);
+    }
+    for (const std::string& output : node_proto.output()) {
+      model_.AddNodeOutput(
+          node, output.empty() ? ValueId::Invalid() : scope.values[output].id);
+    }
+    for (const AttributeProto& attr : node_proto.attribute()) {
+      model_.AddNodeAttribute(
+          node, ConvertAttribute(attr, graph, node, name, &bodies));
+    }
+  }
+  // mutable_graph() references may dangle after AddGraph: look it up again.
+  for (const auto& output : proto.output()) {
+    bool found = false;
+    ValueId value = ResolveInput(scope, output.name(), &found);
+    if (!found) {
+      Report(DiagnosticCode::kDanglingInput, SourceLocation{ctx_.path},
+             fmt::format("graph output '{}' of graph '{}' is produced by no "
+                         "node, graph input or initializer",
+                         ShortString(output.name()),
+                         ShortString(model_.str(model_.graph(graph).name))));
+      if (output.has_type()) ApplyTypeProto(value, output.type());
+    }
+    model_.AddValueFlags(value, kValueGraphOutput);
+    model_.mutable_graph(graph).outputs.push_back(value);
+  }
+
+  model_.AssignScopesFromNames(graph);
+  CheckCycles(proto, graph);
+
+  for (const PendingBody& body : bodies) {
+    MI_RETURN_IF_ERROR(
+        ConvertGraph(*body.proto, body.graph, &scope, depth + 1));
+  }
+  return Status::Ok();
+}
+
+void OnnxModelConverter::CheckCycles(const GraphProto& proto, GraphId graph) {
+  std::span<const NodeId> nodes = model_.graph_nodes(graph);
+  if (nodes.empty()) return;
+  // This graph's nodes were added consecutively (bodies come later).
+  const uint32_t first = nodes.front().value();
+  const size_t n = nodes.size();
+  auto local = [&](NodeId id) -> std::optional<size_t> {
+    if (!id.valid() || id.value() < first || id.value() - first >= n) {
+      return std::nullopt;
+    }
+    return id.value() - first;
+  };
+  // Predecessor lists (CSR) and in-degrees over data edges in this graph.
+  std::vector<uint32_t> pred_begin(n + 1, 0);
+  std::vector<uint32_t> preds;
+  std::vector<uint32_t> succ_count(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    for (ValueId v : model_.node_inputs(nodes[i])) {
+      if (!v.valid()) continue;
+      if (auto p = local(model_.value_producer(v))) {
+        preds.push_back(static_cast<uint32_t>(*p));
+        ++succ_count[*p];
+      }
+    }
+    pred_begin[i + 1] = static_cast<uint32_t>(preds.size());
+  }
+  std::vector<uint32_t> succ_begin(n + 1, 0);
+  for (size_t i = 0; i < n; ++i)
+    succ_begin[i + 1] = succ_begin[i] + succ_count[i];
+  std::vector<uint32_t> succs(preds.size());
+  std::vector<uint32_t> fill(succ_begin.begin(), succ_begin.end() - 1);
+  std::vector<uint32_t> in_degree(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    for (uint32_t k = pred_begin[i]; k < pred_begin[i + 1]; ++k) {
+      succs[fill[preds[k]]++] = static_cast<uint32_t>(i);
+      ++in_degree[i];
+    }
+  }
+  // Kahn's algorithm.
+  std::vector<uint32_t> ready;
+  for (size_t i = 0; i < n; ++i) {
+    if (in_degree[i] == 0) ready.push_back(static_cast<uint32_t>(i));
+  }
+  size_t ordered = 0;
+  while (!ready.empty()) {
+    uint32_t i = ready.back();
+    ready.pop_back();
+    ++ordered;
+    for (uint32_t k = succ_begin[i]; k < succ_begin[i + 1]; ++k) {
+      if (--in_degree[succs[k]] == 0) ready.push_back(succs[k]);
+    }
+  }
+  if (ordered == n) return;
+
+  // Every unordered node has an unordered predecessor: walking backwards
+  // from one must revisit a node, and the walk from there is a cycle.
+  size_t start = 0;
+  while (in_degree[start] == 0) ++start;
+  std::vector<int64_t> seen_at(n, -1);
+  std::vector<uint32_t> walk;
+  uint32_t current = static_cast<uint32_t>(start);
+  while (seen_at[current] < 0) {
+    seen_at[current] = static_cast<int64_t>(walk.size());
+    walk.push_back(current);
+    for (uint32_t k = pred_begin[current]; k < pred_begin[current + 1]; ++k) {
+      if (in_degree[preds[k]] != 0) {
+        current = preds[k];
+        break;
+      }
+    }
+  }
+  std::vector<uint32_t> cycle(walk.begin() + seen_at[current], walk.end());
+  std::reverse(cycle.begin(), cycle.end());  // in data-flow order
+  // Start at the node first in the file, for stable messages.
+  std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()),
+              cycle.end());
+  std::string names;
+  for (size_t k = 0; k < cycle.size() && k < kMaxCycleNodesNamed; ++k) {
+    NodeId id = nodes[cycle[k]];
+    names += fmt::format("'{}' ({}) -> ",
+                         ShortString(model_.str(model_.node_name(id))),
+                         model_.str(model_.node_op_type(id)));
+  }
+  if (cycle.size() > kMaxCycleNodesNamed) {
+    names += fmt::format("... ({} nodes) -> ", cycle.size());
+  }
+  names += fmt::format(
+      "'{}'", ShortString(model_.str(model_.node_name(nodes[cycle[0]]))));
+  Report(DiagnosticCode::kGraphCycle, NodeLocation(proto.node(cycle[0])),
+         fmt::format("graph '{}' has a cycle: {}; {} of {} nodes cannot be "
+                     "ordered",
+                     ShortString(model_.str(model_.graph(graph).name)), names,
+                     n - ordered, n));
+}
+
+}  // namespace
+
+Status ConvertOnnxModel(ModelProto& model, const OnnxConvertOptions& options,
+                        ImportContext& ctx) {
+  if (ctx.model == nullptr) {
+    return InternalError("ConvertOnnxModel: ImportContext has no model");
+  }
+  OnnxModelConverter converter(options, ctx);
+  return converter.Convert(model);
+}
+
+}  // namespace mi::importers::onnx_import

@@ -1,0 +1,69 @@
+#!/usr/bin/python3
+"""Regenerates the malformed ONNX files in this folder (Debian python3-onnx).
+
+Each file exercises one failure the ONNX importers must report cleanly;
+manifest.json lists the expected exit code and message fragments.
+"""
+import os
+
+import onnx
+from onnx import TensorProto, helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def write(name, data):
+    with open(os.path.join(HERE, name), "wb") as f:
+        f.write(data)
+
+
+def small_model(nodes, inputs=("x",), outputs=("y",)):
+    graph = helper.make_graph(
+        nodes, "bad",
+        [helper.make_tensor_value_info(i, TensorProto.FLOAT, [4]) for i in inputs],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, [4]) for o in outputs],
+        initializer=[helper.make_tensor("w", TensorProto.FLOAT, [64],
+                                        [0.5] * 64, raw=False)])
+    model = helper.make_model(graph, producer_name="make_bad_inputs",
+                              opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model.SerializeToString()
+
+
+valid = small_model([helper.make_node("Relu", ["x"], ["y"], name="relu")])
+write("truncated.onnx", valid[: len(valid) // 2])
+write("empty.onnx", b"")
+# ir_version 7, then bytes whose tag has wire type 7.
+write("invalid_wire_type.onnx", b"\x08\x07\x12\x04test\x3a\x03\x0f\x00\x00")
+# ModelProto.graph declaring ~2^63 bytes.
+write("huge_length.onnx", b"\x08\x07\x3a" + b"\xff" * 8 + b"\x7f")
+# model_version with an 11-byte varint.
+write("varint_too_long.onnx", b"\x08\x07\x28" + b"\xff" * 10 + b"\x01")
+# Looks like a model (ir_version, producer) but has no graph.
+write("no_graph.onnx", b"\x08\x07\x12\x07pytorch\x1a\x061.13.0")
+# Sniffs as ONNX (valid ir_version, graph tag) then garbage inside.
+write("garbage.onnx", b"\x08\x08\x3a\x10" + bytes(range(0xf0, 0x100)))
+write("cycle.onnx", small_model([
+    helper.make_node("Relu", ["x"], ["pre"], name="before"),
+    helper.make_node("Add", ["pre", "b_out"], ["a_out"], name="cycle_a"),
+    helper.make_node("Relu", ["a_out"], ["b_out"], name="cycle_b"),
+    helper.make_node("Relu", ["b_out"], ["y"], name="after"),
+]))
+write("dangling_input.onnx", small_model([
+    helper.make_node("Add", ["x", "ghost_tensor"], ["y"], name="reads_ghost"),
+]))
+# 70 nested If bodies: over the 64-level limit.
+leaf = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "leaf",
+                         [], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+inner = leaf
+for level in range(70):
+    node = helper.make_node("If", ["c"], ["y"], then_branch=inner, else_branch=leaf)
+    inner = helper.make_graph([node], "level%d" % level, [],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+deep = helper.make_model(inner, opset_imports=[helper.make_opsetid("", 13)])
+write("deep_nesting.onnx", deep.SerializeToString())
+with open(os.path.join(HERE, "syntax_error.onnxtxt"), "w") as f:
+    f.write('<ir_version: 8, opset_import: ["" : 13]>\n'
+            'agraph (float[4] x) => (float[4] y) {\n'
+            '  y = Relu(x\n'
+            '}\n')
