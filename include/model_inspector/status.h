@@ -112,10 +112,10 @@ class [[nodiscard]] StatusOr {
 #define MI_INTERNAL_CONCAT_INNER(a, b) a##b
 #define MI_INTERNAL_CONCAT(a, b) MI_INTERNAL_CONCAT_INNER(a, b)
 
-#define MI_RETURN_IF_ERROR(expr)                  \
-  do {                                            \
-    ::mi::Status mi_status_ = (expr);             \
-    if (!mi_status_.ok()) return mi_status_;      \
+#define MI_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::mi::Status mi_status_ = (expr);        \
+    if (!mi_status_.ok()) return mi_status_; \
   } while (false)
 
 #define MI_INTERNAL_ASSIGN_OR_RETURN(tmp, lhs, expr) \
@@ -123,6 +123,6 @@ class [[nodiscard]] StatusOr {
   if (!tmp.ok()) return std::move(tmp).status();     \
   lhs = std::move(tmp).value()
 
-#define MI_ASSIGN_OR_RETURN(lhs, expr) \
-  MI_INTERNAL_ASSIGN_OR_RETURN(        \
-      MI_INTERNAL_CONCAT(mi_statusor_, __LINE__), lhs, expr)
+#define MI_ASSIGN_OR_RETURN(lhs, expr)                                     \
+  MI_INTERNAL_ASSIGN_OR_RETURN(MI_INTERNAL_CONCAT(mi_statusor_, __LINE__), \
+                               lhs, expr)

@@ -16,9 +16,9 @@ struct SummaryOptions {
 
 struct OpTypeRow {
   std::string op_type;
-  std::string kind;       // "compute" | "data_movement" | "sync" | "host_op" ...
-  uint64_t nodes = 0;     // distinct nodes (or names, when unlinked)
-  uint64_t calls = 0;     // tasks
+  std::string kind;    // "compute" | "data_movement" | "sync" | "host_op" ...
+  uint64_t nodes = 0;  // distinct nodes (or names, when unlinked)
+  uint64_t calls = 0;  // tasks
   double total_us = 0;
   double average_us = 0;  // per call
   double share = 0;       // of the summary total, 0..1
@@ -29,9 +29,9 @@ struct StreamRow {
   std::string name;        // "stream 7 (GPU 0)", "thread 1234"
   std::string kind;        // "device_stream" | "host_thread" | "other"
   uint64_t tasks = 0;
-  double total_us = 0;  // sum of task durations
-  double busy_us = 0;   // union of task intervals (overlaps counted once)
-  double span_us = 0;   // first start to last end
+  double total_us = 0;     // sum of task durations
+  double busy_us = 0;      // union of task intervals (overlaps counted once)
+  double span_us = 0;      // first start to last end
   double utilisation = 0;  // busy / span
 };
 
@@ -58,8 +58,8 @@ struct RunRow {
 struct GraphCounts {
   uint64_t framework_nodes = 0;
   uint64_t compiled_nodes = 0;
-  uint64_t fused_framework_nodes = 0;     // ran inside another node's task
-  uint64_t folded_framework_nodes = 0;    // folded into constants
+  uint64_t fused_framework_nodes = 0;   // ran inside another node's task
+  uint64_t folded_framework_nodes = 0;  // folded into constants
   uint64_t eliminated_framework_nodes = 0;
   uint64_t inserted_compiled_nodes = 0;
   uint64_t unexplained_compiled_nodes = 0;

@@ -48,8 +48,7 @@ Status AtomicFileWriter::Commit() {
   if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
     err = errno;
     std::remove(temp_path_.c_str());
-    return IoError(path_ + ": cannot rename into place: " +
-                   std::strerror(err));
+    return IoError(path_ + ": cannot rename into place: " + std::strerror(err));
   }
   return Status::Ok();
 }

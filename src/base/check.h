@@ -5,13 +5,13 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define MI_CHECK(cond)                                                  \
-  do {                                                                  \
-    if (!(cond)) {                                                      \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,       \
-                   __LINE__, #cond);                                    \
-      std::abort();                                                     \
-    }                                                                   \
+#define MI_CHECK(cond)                                                      \
+  do {                                                                      \
+    if (!(cond)) {                                                          \
+      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
+                   #cond);                                                  \
+      std::abort();                                                         \
+    }                                                                       \
   } while (false)
 
 #ifdef NDEBUG

@@ -20,6 +20,11 @@ class StringPool {
   StringPool& operator=(const StringPool&) = delete;
 
   StringId Intern(std::string_view s);
+  // Expects about `n` more distinct strings (avoids rehashing).
+  void Reserve(size_t n) {
+    strings_.reserve(strings_.size() + n);
+    index_.reserve(index_.size() + n);
+  }
   // Looks up without inserting; Invalid() when absent.
   StringId Find(std::string_view s) const;
   std::string_view Get(StringId id) const { return strings_[id.value()]; }

@@ -9,8 +9,7 @@
 
 namespace mi::cli {
 
-void AddInputFlags(CLI::App* command, InputFlags* flags,
-                   bool paths_required) {
+void AddInputFlags(CLI::App* command, InputFlags* flags, bool paths_required) {
   auto* paths = command->add_option(
       "paths", flags->paths,
       "model files (.onnx, ONNX text), traces (ONNX Runtime profile, PyTorch "
@@ -34,8 +33,7 @@ int ReportError(const Status& status) {
   return ExitCodeFor(status.code());
 }
 
-std::unique_ptr<Session> OpenOrReport(const InputFlags& flags,
-                                      int* exit_code) {
+std::unique_ptr<Session> OpenOrReport(const InputFlags& flags, int* exit_code) {
   OpenOptions options;
   options.paths = flags.paths;
   options.framework_model = flags.framework_model;

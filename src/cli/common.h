@@ -25,8 +25,7 @@ void AddInputFlags(CLI::App* command, InputFlags* flags, bool paths_required);
 
 // Opens the inputs; on failure prints "model-inspector: error: ..." and
 // returns nullptr with *exit_code set.
-std::unique_ptr<Session> OpenOrReport(const InputFlags& flags,
-                                      int* exit_code);
+std::unique_ptr<Session> OpenOrReport(const InputFlags& flags, int* exit_code);
 
 // Prints data-loss and error diagnostics (and info ones with --verbose).
 void PrintDiagnostics(const Session& session, bool verbose);

@@ -43,9 +43,9 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
     if (!flags->input_dir.empty()) {
       input.paths.push_back(flags->input_dir);
       if (out.empty()) {
-        out = (std::filesystem::path(flags->input_dir) /
-               "model-inspector-export")
-                  .string();
+        out =
+            (std::filesystem::path(flags->input_dir) / "model-inspector-export")
+                .string();
       }
     }
     if (input.paths.empty() && input.framework_model.empty() &&
@@ -62,8 +62,7 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
       *exit_code = ReportError(s);
       return;
     }
-    std::printf("wrote %s/graph.json, trace.json, summary.json\n",
-                out.c_str());
+    std::printf("wrote %s/graph.json, trace.json, summary.json\n", out.c_str());
   });
 }
 

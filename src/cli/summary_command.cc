@@ -26,32 +26,34 @@ std::string Pct(double share) { return fmt::format("{:.1f}%", share * 100); }
 void AddTables(const SummaryReport& r, const std::vector<InputFile>& inputs,
                std::vector<Table>* tables) {
   Table in{"Inputs", {"file", "format", "role"}, {}};
-  for (const InputFile& f : inputs) in.rows.push_back({f.path, f.format, f.role});
+  for (const InputFile& f : inputs)
+    in.rows.push_back({f.path, f.format, f.role});
   tables->push_back(std::move(in));
   if (r.has_graph) {
     const GraphCounts& g = r.graph;
-    Table graph{"Graph", {"framework nodes", "compiled nodes", "fused",
-                          "folded", "eliminated", "inserted", "unexplained"},
+    Table graph{"Graph",
+                {"framework nodes", "compiled nodes", "fused", "folded",
+                 "eliminated", "inserted", "unexplained"},
                 {}};
-    graph.rows.push_back(
-        {std::to_string(g.framework_nodes), std::to_string(g.compiled_nodes),
-         std::to_string(g.fused_framework_nodes),
-         std::to_string(g.folded_framework_nodes),
-         std::to_string(g.eliminated_framework_nodes),
-         std::to_string(g.inserted_compiled_nodes),
-         std::to_string(g.unexplained_compiled_nodes)});
+    graph.rows.push_back({std::to_string(g.framework_nodes),
+                          std::to_string(g.compiled_nodes),
+                          std::to_string(g.fused_framework_nodes),
+                          std::to_string(g.folded_framework_nodes),
+                          std::to_string(g.eliminated_framework_nodes),
+                          std::to_string(g.inserted_compiled_nodes),
+                          std::to_string(g.unexplained_compiled_nodes)});
     tables->push_back(std::move(graph));
   }
   if (!r.has_trace) return;
-  std::string links =
-      r.has_graph ? fmt::format(", {} linked to nodes / {} unlinked",
-                                r.linked_tasks, r.unlinked_tasks)
-                  : "";
-  Table ops{fmt::format("Time by op type ({}, {} tasks, total {} us{})",
-                        r.basis, r.tasks, Us(r.total_us), links),
-            {"op type", "nodes", "calls", "total (us)", "average (us)",
-             "share"},
-            {}};
+  std::string links = r.has_graph
+                          ? fmt::format(", {} linked to nodes / {} unlinked",
+                                        r.linked_tasks, r.unlinked_tasks)
+                          : "";
+  Table ops{
+      fmt::format("Time by op type ({}, {} tasks, total {} us{})", r.basis,
+                  r.tasks, Us(r.total_us), links),
+      {"op type", "nodes", "calls", "total (us)", "average (us)", "share"},
+      {}};
   ops.numeric = {false, true, true, true, true, true};
   for (const OpTypeRow& row : r.op_types) {
     ops.rows.push_back({row.op_type, std::to_string(row.nodes),
@@ -66,8 +68,8 @@ void AddTables(const SummaryReport& r, const std::vector<InputFile>& inputs,
   streams.numeric = {false, false, true, true, true, true, true};
   for (const StreamRow& row : r.streams) {
     streams.rows.push_back({row.name, row.kind, std::to_string(row.tasks),
-                            Us(row.total_us), Us(row.busy_us),
-                            Us(row.span_us), Pct(row.utilisation)});
+                            Us(row.total_us), Us(row.busy_us), Us(row.span_us),
+                            Pct(row.utilisation)});
   }
   tables->push_back(std::move(streams));
   Table nodes{fmt::format("Top {} nodes", r.top_nodes.size()),
@@ -81,8 +83,8 @@ void AddTables(const SummaryReport& r, const std::vector<InputFile>& inputs,
                           Us(row.average_us), Pct(row.share)});
   }
   tables->push_back(std::move(nodes));
-  Table runs{"Runs", {"run", "name", "duration (us)", "tasks", "task time (us)"},
-             {}};
+  Table runs{
+      "Runs", {"run", "name", "duration (us)", "tasks", "task time (us)"}, {}};
   runs.numeric = {true, false, true, true, true};
   for (const RunRow& row : r.runs) {
     runs.rows.push_back({std::to_string(row.index), row.name,

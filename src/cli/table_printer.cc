@@ -25,9 +25,12 @@ std::string CsvField(const std::string& s) {
 std::string MarkdownCell(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += " ";
-    else out.push_back(c);
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += " ";
+    else
+      out.push_back(c);
   }
   return out;
 }

@@ -5,37 +5,39 @@
 // generated from this list by `model-inspector help-diagnostics`.
 //
 // X(name, severity, description)
-#define MI_DIAGNOSTIC_CODES(X)                                                 \
+#define MI_DIAGNOSTIC_CODES(X)                                                \
   X(kUnknownPhase, kInfo, "trace event with an unknown 'ph' was skipped")     \
-  X(kEventMissingField, kDataLoss,                                             \
-    "trace event lacks a required field (ts, dur, name) and was skipped")      \
-  X(kUnmatchedEnd, kDataLoss, "an 'E' event had no open 'B' on its thread")    \
-  X(kUnclosedBegin, kDataLoss,                                                 \
-    "a 'B' event was never closed; it ends at the last timestamp seen")        \
-  X(kNegativeDuration, kDataLoss, "event with negative duration, clamped to 0") \
-  X(kUnescapedString, kInfo,                                                   \
+  X(kEventMissingField, kDataLoss,                                            \
+    "trace event lacks a required field (ts, dur, name) and was skipped")     \
+  X(kUnmatchedEnd, kDataLoss, "an 'E' event had no open 'B' on its thread")   \
+  X(kUnclosedBegin, kDataLoss,                                                \
+    "a 'B' event was never closed; it ends at the last timestamp seen")       \
+  X(kNegativeDuration, kDataLoss,                                             \
+    "event with negative duration, clamped to 0")                             \
+  X(kUnescapedString, kInfo,                                                  \
     "a string with raw control characters (ONNX Runtime writes names "        \
-    "unescaped) was repaired")                                                 \
-  X(kUnterminatedArray, kInfo,                                                 \
-    "JSON array trace without closing ']' (allowed by the format)")            \
-  X(kTrailingGarbage, kDataLoss, "bytes after the end of the trace ignored")   \
-  X(kOverlappingSlices, kInfo,                                                 \
-    "tasks overlap on one stream (e.g. programmatic dependent launch); kept")  \
-  X(kDanglingInput, kError,                                                    \
-    "a node input names a tensor no node, input or initializer produces")      \
-  X(kGraphCycle, kError, "the graph has a cycle")                              \
-  X(kShapeInferenceFailed, kDataLoss,                                          \
-    "ONNX shape inference failed; shapes the file lacks stay unknown")         \
-  X(kExternalDataMissing, kInfo,                                               \
+    "unescaped) was repaired")                                                \
+  X(kUnterminatedArray, kInfo,                                                \
+    "JSON array trace without closing ']' (allowed by the format)")           \
+  X(kTrailingGarbage, kDataLoss, "bytes after the end of the trace ignored")  \
+  X(kOverlappingSlices, kInfo,                                                \
+    "tasks overlap on one stream (e.g. programmatic dependent launch); kept") \
+  X(kDanglingInput, kError,                                                   \
+    "a node input names a tensor no node, input or initializer produces")     \
+  X(kGraphCycle, kError, "the graph has a cycle")                             \
+  X(kShapeInferenceFailed, kDataLoss,                                         \
+    "ONNX shape inference failed; shapes the file lacks stay unknown")        \
+  X(kExternalDataMissing, kInfo,                                              \
     "an initializer's external data file is missing (weights are never read " \
-    "but the reference is reported)")                                          \
-  X(kUnknownFieldSkipped, kInfo, "an unknown protobuf field was skipped")      \
-  X(kCompiledNodeUnexplained, kDataLoss,                                       \
-    "a compiled node could not be traced to framework nodes nor recognised "   \
-    "as inserted")                                                             \
-  X(kTaskUnlinked, kInfo, "a task has no graph node (e.g. inserted by the "    \
-    "runtime)")                                                                \
-  X(kTaskNodeNameUnknown, kInfo,                                               \
+    "but the reference is reported)")                                         \
+  X(kUnknownFieldSkipped, kInfo, "an unknown protobuf field was skipped")     \
+  X(kCompiledNodeUnexplained, kDataLoss,                                      \
+    "a compiled node could not be traced to framework nodes nor recognised "  \
+    "as inserted")                                                            \
+  X(kTaskUnlinked, kInfo,                                                     \
+    "a task has no graph node (e.g. inserted by the "                         \
+    "runtime)")                                                               \
+  X(kTaskNodeNameUnknown, kInfo,                                              \
     "a task names a node absent from the loaded graphs")                      \
   X(kFileSkipped, kInfo, "a file in a run directory was not recognised")
 

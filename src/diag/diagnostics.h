@@ -37,8 +37,8 @@ class DiagnosticSink {
  public:
   static constexpr size_t kMaxLoggedPerCode = 20;
 
-  void Report(DiagnosticCode code, SourceLocation location,
-              std::string message, std::string snippet = {});
+  void Report(DiagnosticCode code, SourceLocation location, std::string message,
+              std::string snippet = {});
   // Counts occurrences without logging details (hot paths).
   void Count(DiagnosticCode code, uint64_t n = 1);
 

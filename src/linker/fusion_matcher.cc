@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <map>
-#include <optional>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -14,11 +14,24 @@ namespace mi::linker {
 namespace {
 
 constexpr std::array<std::string_view, 18> kInsertableOpTypes = {
-    "ReorderInput",   "ReorderOutput", "MemcpyToHost", "MemcpyFromHost",
-    "Cast",           "Transpose",     "Reshape",      "Identity",
-    "Squeeze",        "Unsqueeze",     "Flatten",      "TransData",
-    "TransDataRNN",   "TransposeD",    "Memcpy",       "Copy",
-    "LayoutTransform", "DynamicQuantizeLinear"};
+    "ReorderInput",
+    "ReorderOutput",
+    "MemcpyToHost",
+    "MemcpyFromHost",
+    "Cast",
+    "Transpose",
+    "Reshape",
+    "Identity",
+    "Squeeze",
+    "Unsqueeze",
+    "Flatten",
+    "TransData",
+    "TransDataRNN",
+    "TransposeD",
+    "Memcpy",
+    "Copy",
+    "LayoutTransform",
+    "DynamicQuantizeLinear"};
 
 // Disjoint sets over compiled-node positions.
 class UnionFind {
@@ -223,8 +236,7 @@ class Matcher {
     if (int64_t p = lookup(name); p >= 0) return {p, MatchKind::kSameName};
     // NCHWc transformer: node "<tensor>_nchwc" computes that tensor.
     if (EndsWith(name, "_nchwc")) {
-      ValueId v =
-          model_.FindValue(fw_, name.substr(0, name.size() - 6));
+      ValueId v = model_.FindValue(fw_, name.substr(0, name.size() - 6));
       if (v.valid()) {
         int64_t p = FwProducerPos(v);
         if (p >= 0) return {p, MatchKind::kDerivedName};

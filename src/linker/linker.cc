@@ -191,8 +191,8 @@ Links Link(const Model& model, Trace* trace, const LinkInputs& inputs,
           status = NodeStatus::kFused;
         }
       }
-    } else if (have_trace && model.RootOf(model.node_graph(n)) ==
-                                 model.RootOf(task_graph)) {
+    } else if (have_trace &&
+               model.RootOf(model.node_graph(n)) == model.RootOf(task_graph)) {
       status = has_tasks ? NodeStatus::kExecuted : NodeStatus::kNotExecuted;
     }
     links.status[i] = status;

@@ -80,8 +80,8 @@ TEST(LinkerTest, FusedConvKeepsConvNameAndAbsorbsRelu) {
   row.node_name = r.pool.Intern("not_in_graph");
   r.trace.AddTask(row);
 
-  Links links = Link(r.model, &r.trace, {fw.graph(), cg.graph()},
-                     &r.diagnostics);
+  Links links =
+      Link(r.model, &r.trace, {fw.graph(), cg.graph()}, &r.diagnostics);
   EXPECT_EQ(Names(r.model, links.fused_from.Get(fused)),
             (std::vector<std::string>{"/conv1/Conv", "/relu/Relu"}));
   EXPECT_EQ(links.match_kind[fused.value()], MatchKind::kSameName);
@@ -107,14 +107,13 @@ TEST(LinkerTest, RenamedTensorsFormClustersSharedByAnchorsAndDataFlow) {
   // NCHWc style: nodes named after the tensor they compute, blocked-layout
   // tensors renamed, a ReorderOutput restoring the framework tensor.
   NodeId n1 = cg.Node("Conv", "t2_nchwc", {"x"}, {"reorder_token_1"});
-  NodeId n2 = cg.Node("Conv", "t3_nchwc", {"reorder_token_1",
-                                           "reorder_token_1"},
-                      {"reorder_token_2"});
+  NodeId n2 =
+      cg.Node("Conv", "t3_nchwc", {"reorder_token_1", "reorder_token_1"},
+              {"reorder_token_2"});
   NodeId n3 = cg.Node("ReorderOutput", "ReorderOutput_token_9",
                       {"reorder_token_2"}, {"t4"});
   r.model.BuildIndexes();
-  FusionMatch match = MatchCompiledToFramework(r.model, fw.graph(),
-                                               cg.graph());
+  FusionMatch match = MatchCompiledToFramework(r.model, fw.graph(), cg.graph());
   std::vector<std::pair<NodeId, NodeId>> pairs = match.fused_from;
   auto covered = [&](NodeId n) {
     std::vector<std::string> out;
@@ -145,8 +144,7 @@ TEST(LinkerTest, ConstantsAreFoldedAndUnknownNodesAreUnexplained) {
   cg.Node("Reshape", "R", {"x", "shape"}, {"y"});
   cg.Node("MysteryOp", "mystery", {"y"}, {"z"});
   r.model.BuildIndexes();
-  FusionMatch match =
-      MatchCompiledToFramework(r.model, fw.graph(), cg.graph());
+  FusionMatch match = MatchCompiledToFramework(r.model, fw.graph(), cg.graph());
   ASSERT_EQ(match.folded.size(), 1u);
   EXPECT_EQ(match.folded[0], constant);
   EXPECT_EQ(match.unexplained, 1u);
@@ -168,8 +166,8 @@ TEST(LinkerTest, StripsOrtRenamingsToFindAnchors) {
   NodeId gemm =
       cg.Node("Gemm", "/fc/MatMul/MatMulAddFusion", {"x", "w", "b"}, {"y"});
   r.model.BuildIndexes();
-  Links links = Link(r.model, &r.trace, {fw.graph(), cg.graph()},
-                     &r.diagnostics);
+  Links links =
+      Link(r.model, &r.trace, {fw.graph(), cg.graph()}, &r.diagnostics);
   EXPECT_EQ(Names(r.model, links.fused_from.Get(gemm)),
             (std::vector<std::string>{"/fc/Add", "/fc/MatMul"}));
   EXPECT_EQ(links.match_kind[gemm.value()], MatchKind::kDerivedName);

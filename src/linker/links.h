@@ -19,7 +19,8 @@ namespace mi {
 template <typename Id>
 class NodeIdLists {
  public:
-  void Build(size_t node_count, const std::vector<std::pair<NodeId, Id>>& items);
+  void Build(size_t node_count,
+             const std::vector<std::pair<NodeId, Id>>& items);
   std::span<const Id> Get(NodeId n) const {
     if (n.value() + 1 >= begin_.size()) return {};
     return std::span<const Id>(items_.data() + begin_[n.value()],
@@ -35,12 +36,12 @@ class NodeIdLists {
 // How a compiled node was matched to framework nodes (why fused_from holds
 // what it holds), for reports and tests.
 enum class MatchKind : uint8_t {
-  kNone,        // framework node, or no compiled graph
-  kSameName,    // compiled node keeps a framework node's name
-  kDerivedName, // name derived from a framework node/tensor name
-  kStructural,  // found from tensors between its inputs and outputs
-  kInserted,    // added by the compiler: covers no framework node
-  kUnexplained, // covers nothing and is not a known inserted op type
+  kNone,         // framework node, or no compiled graph
+  kSameName,     // compiled node keeps a framework node's name
+  kDerivedName,  // name derived from a framework node/tensor name
+  kStructural,   // found from tensors between its inputs and outputs
+  kInserted,     // added by the compiler: covers no framework node
+  kUnexplained,  // covers nothing and is not a known inserted op type
 };
 std::string_view MatchKindName(MatchKind kind);
 

@@ -1,5 +1,7 @@
 #include "model/model.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "base/check.h"
@@ -194,8 +196,8 @@ ValueId Model::GetOrAddValue(GraphId graph, std::string_view name) {
   value_flags_.push_back(0);
   value_has_shape_.push_back(false);
   value_producer_.push_back(NodeId::Invalid());
-  value_shapes_.emplace_back();
-  value_dim_names_.emplace_back();
+  value_shape_begin_.push_back(0);
+  value_shape_size_.push_back(0);
   value_data_bytes_.push_back(0);
   value_external_location_.push_back(StringPool::kEmpty);
   value_by_name_.emplace(key, id);
@@ -217,12 +219,22 @@ ValueId Model::ResolveValue(GraphId graph, std::string_view name) const {
   return ValueId::Invalid();
 }
 
-void Model::SetValueShape(ValueId v, std::vector<int64_t> dims,
-                          std::vector<StringId> dim_names) {
-  MI_DCHECK(dims.size() == dim_names.size());
+void Model::SetValueShape(ValueId v, std::span<const int64_t> dims,
+                          std::span<const StringId> dim_names) {
+  MI_CHECK(dims.size() == dim_names.size());
   value_has_shape_[v.value()] = true;
-  value_shapes_[v.value()] = std::move(dims);
-  value_dim_names_[v.value()] = std::move(dim_names);
+  if (dims.size() <= value_shape_size_[v.value()]) {
+    // Overwrite in place (a shape set twice: value_info, then inference).
+    std::copy(dims.begin(), dims.end(),
+              dims_.begin() + value_shape_begin_[v.value()]);
+    std::copy(dim_names.begin(), dim_names.end(),
+              dim_names_.begin() + value_shape_begin_[v.value()]);
+  } else {
+    value_shape_begin_[v.value()] = static_cast<uint32_t>(dims_.size());
+    dims_.insert(dims_.end(), dims.begin(), dims.end());
+    dim_names_.insert(dim_names_.end(), dim_names.begin(), dim_names.end());
+  }
+  value_shape_size_[v.value()] = static_cast<uint32_t>(dims.size());
 }
 
 std::string Model::FormatValueType(ValueId v) const {
@@ -323,11 +335,20 @@ ScopeId Model::InternScope(GraphId graph, ScopeId parent,
 
 void Model::AssignScopesFromNames(GraphId graph) {
   ScopeId root = InternScope(graph, ScopeId::Invalid(), "", "");
+  // Consecutive nodes mostly share a scope path; views point into the
+  // pool's stable storage, so they can key this cache.
+  std::unordered_map<std::string_view, ScopeId> by_path;
   for (NodeId n : graph_nodes_[graph.value()]) {
     std::string_view name = str(node_name_[n.value()]);
     size_t last = name.rfind('/');
     if (last == std::string_view::npos || last == 0) {
       node_scope_[n.value()] = root;
+      continue;
+    }
+    std::string_view path = name.substr(0, last);
+    auto cached = by_path.find(path);
+    if (cached != by_path.end()) {
+      node_scope_[n.value()] = cached->second;
       continue;
     }
     // Walk "/a/b/c/Op" -> scopes "/a", "/a/b", "/a/b/c".
@@ -337,8 +358,15 @@ void Model::AssignScopesFromNames(GraphId graph) {
       size_t next = name.find('/', pos);
       if (next == std::string_view::npos || next > last) next = last;
       if (next > pos) {
-        parent = InternScope(graph, parent, name.substr(pos, next - pos),
-                             name.substr(0, next));
+        std::string_view prefix = name.substr(0, next);
+        auto known = by_path.find(prefix);
+        if (known != by_path.end()) {
+          parent = known->second;
+        } else {
+          parent =
+              InternScope(graph, parent, name.substr(pos, next - pos), prefix);
+          by_path.emplace(prefix, parent);
+        }
       }
       pos = next + 1;
     }
@@ -373,7 +401,8 @@ size_t Model::MemoryUsage() const {
   bytes += attributes_.capacity() * sizeof(Attribute);
   bytes += value_graph_.capacity() *
            (sizeof(GraphId) + sizeof(StringId) + 4 + 1 + sizeof(NodeId) + 8 +
-            sizeof(StringId) + 2 * sizeof(std::vector<int64_t>));
+            sizeof(StringId) + 2 * sizeof(uint32_t));
+  bytes += dims_.capacity() * (sizeof(int64_t) + sizeof(StringId));
   bytes += (value_by_name_.size() + node_by_name_.size()) * 32;
   return bytes;
 }

@@ -52,10 +52,11 @@ std::string_view AttributeKindName(AttributeKind kind);
 struct Attribute {
   StringId name = StringPool::kEmpty;
   AttributeKind kind = AttributeKind::kUndefined;
-  int64_t int_value = 0;      // kInt
-  double float_value = 0;     // kFloat
-  StringId text = StringPool::kEmpty;              // display form: strings, lists, tensor summary
-  GraphId subgraph;           // kGraph (first graph for kGraphs)
+  int64_t int_value = 0;   // kInt
+  double float_value = 0;  // kFloat
+  StringId text =
+      StringPool::kEmpty;  // display form: strings, lists, tensor summary
+  GraphId subgraph;        // kGraph (first graph for kGraphs)
 };
 
 // Element types use ONNX's TensorProto.DataType numbering (0 = undefined),
@@ -68,10 +69,10 @@ struct GraphInfo {
   LayerLevel level = LayerLevel::kFramework;
   StringId name = StringPool::kEmpty;
   StringId source_file = StringPool::kEmpty;
-  StringId producer = StringPool::kEmpty;      // e.g. "pytorch 1.13.1"
-  GraphId parent_graph;   // for nested subgraphs
-  NodeId parent_node;     // the If/Loop/Scan node owning this body
-  int64_t opset = 0;      // default-domain opset
+  StringId producer = StringPool::kEmpty;  // e.g. "pytorch 1.13.1"
+  GraphId parent_graph;                    // for nested subgraphs
+  NodeId parent_node;  // the If/Loop/Scan node owning this body
+  int64_t opset = 0;   // default-domain opset
   std::vector<ValueId> inputs;
   std::vector<ValueId> outputs;
   std::vector<std::pair<StringId, int64_t>> opset_imports;  // domain, version
@@ -127,16 +128,20 @@ class Model {
   // Rank, or -1 when the shape is unknown.
   int32_t value_rank(ValueId v) const {
     return value_has_shape_[v.value()]
-               ? static_cast<int32_t>(value_shapes_[v.value()].size())
+               ? static_cast<int32_t>(value_shape_size_[v.value()])
                : -1;
   }
   bool value_has_shape(ValueId v) const { return value_has_shape_[v.value()]; }
   // Dims; -1 for a symbolic or unknown dim (its name in value_dim_names).
-  const std::vector<int64_t>& value_dims(ValueId v) const {
-    return value_shapes_[v.value()];
+  std::span<const int64_t> value_dims(ValueId v) const {
+    return std::span<const int64_t>(
+        dims_.data() + value_shape_begin_[v.value()],
+        value_shape_size_[v.value()]);
   }
-  const std::vector<StringId>& value_dim_names(ValueId v) const {
-    return value_dim_names_[v.value()];
+  std::span<const StringId> value_dim_names(ValueId v) const {
+    return std::span<const StringId>(
+        dim_names_.data() + value_shape_begin_[v.value()],
+        value_shape_size_[v.value()]);
   }
   uint64_t value_data_bytes(ValueId v) const {
     return value_data_bytes_[v.value()];
@@ -147,8 +152,10 @@ class Model {
   void SetValueType(ValueId v, int32_t dtype) {
     value_dtype_[v.value()] = dtype;
   }
-  void SetValueShape(ValueId v, std::vector<int64_t> dims,
-                     std::vector<StringId> dim_names);
+  // Dims and dim names (same length) are copied into shared pools: no
+  // allocation per value.
+  void SetValueShape(ValueId v, std::span<const int64_t> dims,
+                     std::span<const StringId> dim_names);
   void AddValueFlags(ValueId v, uint8_t flags) {
     value_flags_[v.value()] |= flags;
   }
@@ -245,8 +252,10 @@ class Model {
   std::vector<uint8_t> value_flags_;
   std::vector<bool> value_has_shape_;
   std::vector<NodeId> value_producer_;
-  std::vector<std::vector<int64_t>> value_shapes_;
-  std::vector<std::vector<StringId>> value_dim_names_;
+  std::vector<uint32_t> value_shape_begin_;  // into dims_ / dim_names_
+  std::vector<uint32_t> value_shape_size_;
+  std::vector<int64_t> dims_;
+  std::vector<StringId> dim_names_;
   std::vector<uint64_t> value_data_bytes_;
   std::vector<StringId> value_external_location_;
   std::unordered_map<uint64_t, ValueId> value_by_name_;  // (graph, name)

@@ -127,12 +127,12 @@ std::string EncodeGraphJson(const Session::Impl& run) {
     WriteIdList(w, links.fused_into.Get(n));
     w.Key("mapped_task_ids");
     WriteIdList(w, links.mapped_tasks.Get(n));
-    w.Field("status", NodeStatusName(i < links.status.size()
-                                         ? links.status[i]
-                                         : NodeStatus::kUnknown));
-    w.Field("match", MatchKindName(i < links.match_kind.size()
-                                       ? links.match_kind[i]
-                                       : MatchKind::kNone));
+    w.Field("status",
+            NodeStatusName(i < links.status.size() ? links.status[i]
+                                                   : NodeStatus::kUnknown));
+    w.Field("match",
+            MatchKindName(i < links.match_kind.size() ? links.match_kind[i]
+                                                      : MatchKind::kNone));
     w.EndObject();
   }
   w.EndArray();

@@ -62,8 +62,9 @@ StatusOr<std::string> StartRunDirectory(const StartOptions& options) {
       "Save the framework model as {0}/model.onnx (e.g. torch.onnx.export).\n",
       d);
   if (graph || runtime) {
-    text += "\nONNX Runtime (Python: onnxruntime.SessionOptions, Node: the "
-            "session options object):\n";
+    text +=
+        "\nONNX Runtime (Python: onnxruntime.SessionOptions, Node: the "
+        "session options object):\n";
   }
   if (graph) {
     text += fmt::format(

@@ -233,9 +233,9 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
   impl->compiled =
       compiled_roots.empty() ? GraphId::Invalid() : compiled_roots[0];
   model.BuildIndexes();
-  impl->links = linker::Link(model, &impl->trace,
-                             {impl->framework, impl->compiled},
-                             &impl->diagnostics);
+  impl->links =
+      linker::Link(model, &impl->trace, {impl->framework, impl->compiled},
+                   &impl->diagnostics);
 
   if (!options.keep_going &&
       impl->diagnostics.CountWithSeverity(Severity::kError) > 0) {
@@ -249,19 +249,16 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
     }
     uint64_t total = impl->diagnostics.CountWithSeverity(Severity::kError);
     if (total > 5) message += fmt::format("\n  ... and {} more", total - 5);
-    return MalformedInputError(
-        message + "\n(use --keep-going to load the input anyway)");
+    return MalformedInputError(message +
+                               "\n(use --keep-going to load the input anyway)");
   }
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
-const std::vector<InputFile>& Session::inputs() const {
-  return impl_->inputs;
-}
+const std::vector<InputFile>& Session::inputs() const { return impl_->inputs; }
 
 SummaryReport Session::Summary(const SummaryOptions& options) const {
-  return analysis::Summarize(impl_->model, impl_->trace, impl_->links,
-                             options);
+  return analysis::Summarize(impl_->model, impl_->trace, impl_->links, options);
 }
 
 std::string Session::SummaryJson(const SummaryOptions& options) const {
@@ -271,7 +268,8 @@ std::string Session::SummaryJson(const SummaryOptions& options) const {
 Status Session::ExportDumps(const std::string& out_dir) const {
   std::error_code ec;
   fs::create_directories(out_dir, ec);
-  if (ec) return IoError(out_dir + ": cannot create directory: " + ec.message());
+  if (ec)
+    return IoError(out_dir + ": cannot create directory: " + ec.message());
   // Encode everything first, then write: a failure leaves no partial set.
   std::string graph = EncodeGraphJson(*impl_);
   std::string trace = EncodeTraceJson(*impl_);

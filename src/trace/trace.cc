@@ -89,10 +89,10 @@ uint32_t Trace::AddRun(const RunInfo& run) {
 }
 
 size_t Trace::MemoryUsage() const {
-  constexpr size_t kPerTask =
-      sizeof(StringId) * 5 + sizeof(TaskKind) + sizeof(TrackId) +
-      sizeof(int64_t) * 5 + sizeof(NodeId) + sizeof(int32_t) * 2 +
-      sizeof(uint32_t) + sizeof(TaskId);
+  constexpr size_t kPerTask = sizeof(StringId) * 5 + sizeof(TaskKind) +
+                              sizeof(TrackId) + sizeof(int64_t) * 5 +
+                              sizeof(NodeId) + sizeof(int32_t) * 2 +
+                              sizeof(uint32_t) + sizeof(TaskId);
   return start_ns_.capacity() * kPerTask +
          tracks_.capacity() * sizeof(TrackInfo) +
          runs_.capacity() * sizeof(RunInfo);

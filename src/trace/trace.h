@@ -40,35 +40,41 @@ struct TrackInfo {
   TrackKind kind = TrackKind::kOther;
   int64_t pid = 0;
   int64_t tid = 0;
-  StringId pid_label = StringPool::kEmpty;     // pid given as a string ("Spans"), else empty
+  StringId pid_label =
+      StringPool::kEmpty;  // pid given as a string ("Spans"), else empty
   StringId process_name = StringPool::kEmpty;  // from process_name metadata
   StringId thread_name = StringPool::kEmpty;   // from thread_name metadata
-  int32_t device = -1;    // device index for device streams
-  int64_t stream = -1;    // stream id for device streams
+  int32_t device = -1;          // device index for device streams
+  int64_t stream = -1;          // stream id for device streams
   int64_t clock_offset_ns = 0;  // calibration (0 until the analyses issue)
 };
 
 // The values of one task, used to append rows.
 struct TaskRow {
-  StringId name = StringPool::kEmpty;      // kernel name / event name
-  StringId category = StringPool::kEmpty;  // source category ("kernel", "Node", ...)
+  StringId name = StringPool::kEmpty;  // kernel name / event name
+  StringId category =
+      StringPool::kEmpty;  // source category ("kernel", "Node", ...)
   TaskKind kind = TaskKind::kOther;
   TrackId track;
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
-  StringId op_type = StringPool::kEmpty;    // op type when the source says (ORT op_name)
-  StringId node_name = StringPool::kEmpty;  // graph node the source names (ORT node name)
+  StringId op_type =
+      StringPool::kEmpty;  // op type when the source says (ORT op_name)
+  StringId node_name =
+      StringPool::kEmpty;  // graph node the source names (ORT node name)
   int64_t correlation = -1;
   int64_t external_id = -1;
   int32_t event_before = -1;  // event waited on before the task
   int32_t event_after = -1;   // event recorded after the task
   int64_t bytes = -1;         // copies: bytes moved
-  StringId shapes = StringPool::kEmpty;            // input shapes as written by the source
-  uint32_t run = 0;           // run / iteration index (see Trace::runs)
+  StringId shapes =
+      StringPool::kEmpty;  // input shapes as written by the source
+  uint32_t run = 0;        // run / iteration index (see Trace::runs)
 };
 
 struct RunInfo {
-  StringId name = StringPool::kEmpty;  // "model_run", "ProfilerStep#3", "whole trace"
+  StringId name =
+      StringPool::kEmpty;  // "model_run", "ProfilerStep#3", "whole trace"
   int64_t start_ns = 0;
   int64_t end_ns = 0;
 };
@@ -112,9 +118,7 @@ class Trace {
   NodeId task_node(TaskId t) const { return op_node_[t.value()]; }
   int64_t task_correlation(TaskId t) const { return correlation_[t.value()]; }
   int64_t task_external_id(TaskId t) const { return external_id_[t.value()]; }
-  int32_t task_event_before(TaskId t) const {
-    return event_before_[t.value()];
-  }
+  int32_t task_event_before(TaskId t) const { return event_before_[t.value()]; }
   int32_t task_event_after(TaskId t) const { return event_after_[t.value()]; }
   int64_t task_bytes(TaskId t) const { return bytes_[t.value()]; }
   StringId task_shapes(TaskId t) const { return shapes_[t.value()]; }

@@ -30,13 +30,14 @@ std::string TrackLabel(const Trace& trace, TrackId id) {
   }
   // Trim trailing blanks: Kineto writes "stream 7 ".
   while (!label.empty() && label.back() == ' ') label.pop_back();
-  std::string process = t.process_name != StringPool::kEmpty
-                            ? std::string(trace.str(t.process_name))
-                        : t.pid_label != StringPool::kEmpty
-                            ? std::string(trace.str(t.pid_label))
-                            : (t.kind == TrackKind::kDeviceStream && t.device >= 0
-                                   ? fmt::format("device {}", t.device)
-                                   : fmt::format("pid {}", t.pid));
+  std::string process =
+      t.process_name != StringPool::kEmpty
+          ? std::string(trace.str(t.process_name))
+      : t.pid_label != StringPool::kEmpty
+          ? std::string(trace.str(t.pid_label))
+          : (t.kind == TrackKind::kDeviceStream && t.device >= 0
+                 ? fmt::format("device {}", t.device)
+                 : fmt::format("pid {}", t.pid));
   return fmt::format("{} ({})", label, process);
 }
 
@@ -77,14 +78,14 @@ std::vector<int64_t> ComputeSelfTimes(const Trace& trace,
     by_track[trace.task_track(tasks[i]).value()].push_back(i);
   }
   for (auto& [track, indices] : by_track) {
-    std::stable_sort(indices.begin(), indices.end(), [&](uint32_t a,
-                                                         uint32_t b) {
-      int64_t sa = trace.task_start_ns(tasks[a]);
-      int64_t sb = trace.task_start_ns(tasks[b]);
-      if (sa != sb) return sa < sb;
-      return trace.task_duration_ns(tasks[a]) >
-             trace.task_duration_ns(tasks[b]);
-    });
+    std::stable_sort(indices.begin(), indices.end(),
+                     [&](uint32_t a, uint32_t b) {
+                       int64_t sa = trace.task_start_ns(tasks[a]);
+                       int64_t sb = trace.task_start_ns(tasks[b]);
+                       if (sa != sb) return sa < sb;
+                       return trace.task_duration_ns(tasks[a]) >
+                              trace.task_duration_ns(tasks[b]);
+                     });
     std::vector<uint32_t> stack;
     for (uint32_t i : indices) {
       int64_t start = trace.task_start_ns(tasks[i]);

@@ -36,8 +36,7 @@ const Importer* ImporterRegistry::FindByName(std::string_view name) const {
   return nullptr;
 }
 
-const Importer* ImporterRegistry::FindByExtension(
-    std::string_view path) const {
+const Importer* ImporterRegistry::FindByExtension(std::string_view path) const {
   std::string_view plain = StripGzSuffix(path);
   const Importer* best = nullptr;
   size_t best_length = 0;

@@ -184,6 +184,10 @@ Status ImportFromBytes(std::string_view bytes, ImportContext& ctx,
         ctx.path, kProtobufRecursionLimit));
   }
   std::string().swap(skeleton.bytes);  // the parsed proto replaces it
+  // Each node brings about a name, an output tensor and a scope path.
+  ctx.model->strings().Reserve(
+      static_cast<size_t>(model.graph().node_size()) * 3 +
+      static_cast<size_t>(model.graph().value_info_size()));
   onnx_import::OnnxConvertOptions options;
   options.model_directory = ModelDirectory(ctx.path);
   return onnx_import::ConvertOnnxModel(model, options, ctx);
