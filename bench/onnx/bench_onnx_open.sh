@@ -5,12 +5,12 @@
 #  (b) a 100,000-node graph (onnx.load + iterating every node's fields).
 # Prints both times, the ratio, and our peak RSS as % of the file size.
 #
-#   bench/onnx/bench_onnx_open.sh [build-dir]   (default: build-onnx)
+#   bench/onnx/bench_onnx_open.sh [build-dir]   (default: build)
 # Needs the target mi_bench_onnx_open built in the build dir. Outputs go to
 # /tmp/mi_bench_onnx (override with MI_BENCH_DIR).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-BUILD="${1:-$ROOT/build-onnx}"
+BUILD="${1:-$ROOT/build}"
 DRIVER="$BUILD/src/importers/onnx/mi_bench_onnx_open"
 OUT="${MI_BENCH_DIR:-/tmp/mi_bench_onnx}"
 PY=/usr/bin/python3

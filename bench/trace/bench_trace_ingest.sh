@@ -12,7 +12,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-build="${1:-$repo/build-trace}"
+build="${1:-$repo/build}"
 target_mb="${2:-500}"
 out="${MI_BENCH_TRACE:-/tmp/mi_bench_trace.json}"
 source_trace="${MI_BENCH_SOURCE:-$repo/../shared/samples/traces/kineto/tracelens/h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz}"

@@ -1,6 +1,7 @@
 #include "base/string_pool.h"
 
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -28,6 +29,33 @@ TEST(StringPoolTest, ViewsSurviveManyInsertions) {
   pool.Intern(std::string(600000, 'x'));  // a large string gets its own block
   EXPECT_EQ(view, "first");
   EXPECT_EQ(pool.Get(pool.Find("s199999")), "s199999");
+}
+
+}  // namespace
+}  // namespace mi
+
+namespace mi {
+namespace {
+
+TEST(StringPoolTest, FindAndInternAgreeAcrossGrowth) {
+  StringPool pool;
+  std::vector<StringId> ids;
+  for (int i = 0; i < 50000; ++i) {
+    ids.push_back(pool.Intern("/layer" + std::to_string(i % 977) + "/op" +
+                              std::to_string(i)));
+  }
+  for (int i = 0; i < 50000; i += 7) {
+    std::string s =
+        "/layer" + std::to_string(i % 977) + "/op" + std::to_string(i);
+    EXPECT_EQ(pool.Find(s), ids[i]);
+    EXPECT_EQ(pool.Intern(s), ids[i]);
+    EXPECT_EQ(pool.Get(ids[i]), s);
+  }
+  EXPECT_EQ(pool.size(), 50001u);
+  // Prefixes, suffixes and lengths around the 8-byte step differ.
+  EXPECT_NE(pool.Intern("abcdefgh"), pool.Intern("abcdefghi"));
+  EXPECT_NE(pool.Intern("abcdefgh"), pool.Intern("abcdefg"));
+  EXPECT_NE(pool.Intern(std::string("a\0b", 3)), pool.Intern("a"));
 }
 
 }  // namespace

@@ -187,8 +187,7 @@ void Model::SetLevel(GraphId root, LayerLevel level) {
 ValueId Model::GetOrAddValue(GraphId graph, std::string_view name) {
   StringId name_id = strings_->Intern(name);
   uint64_t key = Key(graph.value(), name_id.value());
-  auto it = value_by_name_.find(key);
-  if (it != value_by_name_.end()) return it->second;
+  if (const ValueId* found = value_by_name_.Find(key)) return *found;
   ValueId id(static_cast<uint32_t>(value_graph_.size()));
   value_graph_.push_back(graph);
   value_name_.push_back(name_id);
@@ -200,15 +199,16 @@ ValueId Model::GetOrAddValue(GraphId graph, std::string_view name) {
   value_shape_size_.push_back(0);
   value_data_bytes_.push_back(0);
   value_external_location_.push_back(StringPool::kEmpty);
-  value_by_name_.emplace(key, id);
+  value_by_name_.Emplace(key, id);
   return id;
 }
 
 ValueId Model::FindValue(GraphId graph, std::string_view name) const {
   StringId name_id = strings_->Find(name);
   if (!name_id.valid()) return ValueId::Invalid();
-  auto it = value_by_name_.find(Key(graph.value(), name_id.value()));
-  return it == value_by_name_.end() ? ValueId::Invalid() : it->second;
+  const ValueId* found =
+      value_by_name_.Find(Key(graph.value(), name_id.value()));
+  return found == nullptr ? ValueId::Invalid() : *found;
 }
 
 ValueId Model::ResolveValue(GraphId graph, std::string_view name) const {
@@ -280,7 +280,7 @@ NodeId Model::AddNode(GraphId graph, std::string_view op_type,
   graph_nodes_[graph.value()].push_back(id);
   if (!name.empty()) {
     // First node wins when names repeat (allowed by ONNX for subgraphs).
-    node_by_name_.emplace(Key(RootOf(graph).value(), name_id.value()), id);
+    node_by_name_.Emplace(Key(RootOf(graph).value(), name_id.value()), id);
   }
   return id;
 }
@@ -314,22 +314,21 @@ void Model::AddNodeOriginName(NodeId node, StringId name) {
 NodeId Model::FindNode(GraphId root, std::string_view name) const {
   StringId name_id = strings_->Find(name);
   if (!name_id.valid()) return NodeId::Invalid();
-  auto it = node_by_name_.find(Key(root.value(), name_id.value()));
-  return it == node_by_name_.end() ? NodeId::Invalid() : it->second;
+  const NodeId* found = node_by_name_.Find(Key(root.value(), name_id.value()));
+  return found == nullptr ? NodeId::Invalid() : *found;
 }
 
 ScopeId Model::InternScope(GraphId graph, ScopeId parent,
                            std::string_view segment, std::string_view path) {
   StringId path_id = strings_->Intern(path);
   uint64_t key = Key(graph.value(), path_id.value());
-  auto it = scope_by_path_.find(key);
-  if (it != scope_by_path_.end()) return it->second;
+  if (const ScopeId* found = scope_by_path_.Find(key)) return *found;
   ScopeId id(static_cast<uint32_t>(scope_parent_.size()));
   scope_parent_.push_back(parent);
   scope_name_.push_back(strings_->Intern(segment));
   scope_path_.push_back(path_id);
   scope_graph_.push_back(graph);
-  scope_by_path_.emplace(key, id);
+  scope_by_path_.Emplace(key, id);
   return id;
 }
 
@@ -403,7 +402,8 @@ size_t Model::MemoryUsage() const {
            (sizeof(GraphId) + sizeof(StringId) + 4 + 1 + sizeof(NodeId) + 8 +
             sizeof(StringId) + 2 * sizeof(uint32_t));
   bytes += dims_.capacity() * (sizeof(int64_t) + sizeof(StringId));
-  bytes += (value_by_name_.size() + node_by_name_.size()) * 32;
+  bytes += value_by_name_.MemoryUsage() + node_by_name_.MemoryUsage() +
+           scope_by_path_.MemoryUsage();
   return bytes;
 }
 

@@ -15,6 +15,7 @@
 
 #include "base/ids.h"
 #include "base/string_pool.h"
+#include "base/u64_map.h"
 
 namespace mi {
 
@@ -258,7 +259,7 @@ class Model {
   std::vector<StringId> dim_names_;
   std::vector<uint64_t> value_data_bytes_;
   std::vector<StringId> value_external_location_;
-  std::unordered_map<uint64_t, ValueId> value_by_name_;  // (graph, name)
+  U64Map<ValueId> value_by_name_;  // (graph, name)
   std::vector<uint32_t> consumer_begin_;
   std::vector<NodeId> consumers_;
 
@@ -276,14 +277,14 @@ class Model {
   std::vector<Attribute> attributes_;
   std::vector<uint32_t> origin_begin_;
   std::vector<StringId> origin_names_;
-  std::unordered_map<uint64_t, NodeId> node_by_name_;  // (root graph, name)
+  U64Map<NodeId> node_by_name_;  // (root graph, name)
 
   // scopes
   std::vector<ScopeId> scope_parent_;
   std::vector<StringId> scope_name_;
   std::vector<StringId> scope_path_;
   std::vector<GraphId> scope_graph_;
-  std::unordered_map<uint64_t, ScopeId> scope_by_path_;  // (graph, path)
+  U64Map<ScopeId> scope_by_path_;  // (graph, path)
 };
 
 }  // namespace mi
