@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "linker/fusion_matcher.h"
+#include "linker/shape_completion.h"
 
 namespace mi::linker {
 namespace {
@@ -21,7 +22,9 @@ class GraphBuilder {
               std::vector<std::string> outputs) {
     NodeId n = model_->AddNode(graph_, op, "", name);
     for (const auto& i : inputs) {
-      model_->AddNodeInput(n, model_->GetOrAddValue(graph_, i));
+      // An empty name is an omitted optional input.
+      model_->AddNodeInput(
+          n, i.empty() ? ValueId::Invalid() : model_->GetOrAddValue(graph_, i));
     }
     for (const auto& o : outputs) {
       model_->AddNodeOutput(n, model_->GetOrAddValue(graph_, o));
@@ -171,6 +174,49 @@ TEST(LinkerTest, StripsOrtRenamingsToFindAnchors) {
   EXPECT_EQ(Names(r.model, links.fused_from.Get(gemm)),
             (std::vector<std::string>{"/fc/Add", "/fc/MatMul"}));
   EXPECT_EQ(links.match_kind[gemm.value()], MatchKind::kDerivedName);
+}
+
+}  // namespace
+}  // namespace mi::linker
+
+namespace mi::linker {
+namespace {
+
+TEST(ShapeCompletionTest, FillsFromFrameworkNamesThenFromRuntimeShapes) {
+  StringPool pool;
+  Model model(&pool);
+  Trace trace(&pool);
+  GraphBuilder fw(&model, LayerLevel::kFramework, "m.onnx");
+  fw.Node("Relu", "R", {"x"}, {"y"});
+  ValueId fy = model.FindValue(fw.graph(), "y");
+  model.SetValueType(fy, 1);
+  std::vector<int64_t> dims = {1, 8};
+  std::vector<StringId> names(2, StringPool::kEmpty);
+  model.SetValueShape(fy, dims, names);
+  GraphBuilder cg(&model, LayerLevel::kCompiled, "opt.onnx");
+  NodeId n = cg.Node("FusedThing", "F", {"x", "", "w"}, {"renamed"});
+  NodeId m = cg.Node("Other", "G", {"renamed"}, {"y"});
+  model.BuildIndexes();
+  TrackInfo track;
+  TaskRow row;
+  row.kind = TaskKind::kCompute;
+  row.track = trace.AddTrack(track);
+  row.shapes = pool.Intern(R"([{"float":[1,8]},{"int64":[2]}])");
+  row.output_shapes = pool.Intern(R"([{"float16":[1,16]}])");
+  TaskId t = trace.AddTask(row);
+  trace.SetTaskNode(t, n);
+  ShapeCompletion done = CompleteShapes(&model, trace, fw.graph(), cg.graph());
+  ValueId cy = model.node_outputs(m)[0];
+  EXPECT_EQ(model.value_dtype(cy), 1);
+  ASSERT_EQ(model.value_dims(cy).size(), 2u);
+  ValueId renamed = model.node_outputs(n)[0];
+  EXPECT_EQ(model.value_dtype(renamed), 10);
+  EXPECT_EQ(model.value_dims(renamed)[1], 16);
+  ValueId w = model.node_inputs(n)[2];
+  EXPECT_EQ(model.value_dtype(w), 7);
+  EXPECT_EQ(done.from_framework, 1u);
+  EXPECT_EQ(done.from_trace, 3u);  // x, w, renamed
+  EXPECT_EQ(OrtTypeNameToDataType("no-such-type"), 0);
 }
 
 }  // namespace

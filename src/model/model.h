@@ -55,9 +55,9 @@ struct Attribute {
   AttributeKind kind = AttributeKind::kUndefined;
   int64_t int_value = 0;   // kInt
   double float_value = 0;  // kFloat
-  StringId text =
-      StringPool::kEmpty;  // display form: strings, lists, tensor summary
-  GraphId subgraph;        // kGraph (first graph for kGraphs)
+  // display form: strings, lists, tensor summary
+  StringId text = StringPool::kEmpty;
+  GraphId subgraph;  // kGraph (first graph for kGraphs)
 };
 
 // Element types use ONNX's TensorProto.DataType numbering (0 = undefined),
@@ -70,10 +70,11 @@ struct GraphInfo {
   LayerLevel level = LayerLevel::kFramework;
   StringId name = StringPool::kEmpty;
   StringId source_file = StringPool::kEmpty;
-  StringId producer = StringPool::kEmpty;  // e.g. "pytorch 1.13.1"
-  GraphId parent_graph;                    // for nested subgraphs
-  NodeId parent_node;  // the If/Loop/Scan node owning this body
-  int64_t opset = 0;   // default-domain opset
+  // e.g. "pytorch 1.13.1"
+  StringId producer = StringPool::kEmpty;
+  GraphId parent_graph;  // for nested subgraphs
+  NodeId parent_node;    // the If/Loop/Scan node owning this body
+  int64_t opset = 0;     // default-domain opset
   std::vector<ValueId> inputs;
   std::vector<ValueId> outputs;
   std::vector<std::pair<StringId, int64_t>> opset_imports;  // domain, version

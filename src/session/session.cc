@@ -14,6 +14,7 @@
 #include "importers/common/registry.h"
 #include "io/chunk_reader.h"
 #include "linker/linker.h"
+#include "linker/shape_completion.h"
 #include "model_inspector/session.h"
 #include "session/session_impl.h"
 
@@ -236,6 +237,9 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
   impl->links =
       linker::Link(model, &impl->trace, {impl->framework, impl->compiled},
                    &impl->diagnostics);
+  // Shapes the compiled file lacks (contrib ops have no schema for
+  // inference) come from the framework graph and from what the runtime saw.
+  linker::CompleteShapes(&model, impl->trace, impl->framework, impl->compiled);
 
   if (!options.keep_going &&
       impl->diagnostics.CountWithSeverity(Severity::kError) > 0) {

@@ -57,6 +57,7 @@ void Trace::Reserve(size_t n) {
   event_after_.reserve(n);
   bytes_.reserve(n);
   shapes_.reserve(n);
+  output_shapes_.reserve(n);
   run_.reserve(n);
   parent_.reserve(n);
 }
@@ -78,6 +79,7 @@ TaskId Trace::AddTask(const TaskRow& row) {
   event_after_.push_back(row.event_after);
   bytes_.push_back(row.bytes);
   shapes_.push_back(row.shapes);
+  output_shapes_.push_back(row.output_shapes);
   run_.push_back(row.run);
   parent_.push_back(TaskId::Invalid());
   return id;
@@ -89,7 +91,7 @@ uint32_t Trace::AddRun(const RunInfo& run) {
 }
 
 size_t Trace::MemoryUsage() const {
-  constexpr size_t kPerTask = sizeof(StringId) * 5 + sizeof(TaskKind) +
+  constexpr size_t kPerTask = sizeof(StringId) * 6 + sizeof(TaskKind) +
                               sizeof(TrackId) + sizeof(int64_t) * 5 +
                               sizeof(NodeId) + sizeof(int32_t) * 2 +
                               sizeof(uint32_t) + sizeof(TaskId);

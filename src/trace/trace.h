@@ -40,10 +40,12 @@ struct TrackInfo {
   TrackKind kind = TrackKind::kOther;
   int64_t pid = 0;
   int64_t tid = 0;
-  StringId pid_label =
-      StringPool::kEmpty;  // pid given as a string ("Spans"), else empty
-  StringId process_name = StringPool::kEmpty;  // from process_name metadata
-  StringId thread_name = StringPool::kEmpty;   // from thread_name metadata
+  // pid given as a string ("Spans"), else empty
+  StringId pid_label = StringPool::kEmpty;
+  // from process_name metadata
+  StringId process_name = StringPool::kEmpty;
+  // from thread_name metadata
+  StringId thread_name = StringPool::kEmpty;
   int32_t device = -1;          // device index for device streams
   int64_t stream = -1;          // stream id for device streams
   int64_t clock_offset_ns = 0;  // calibration (0 until the analyses issue)
@@ -51,30 +53,33 @@ struct TrackInfo {
 
 // The values of one task, used to append rows.
 struct TaskRow {
-  StringId name = StringPool::kEmpty;  // kernel name / event name
-  StringId category =
-      StringPool::kEmpty;  // source category ("kernel", "Node", ...)
+  // kernel name / event name
+  StringId name = StringPool::kEmpty;
+  // source category ("kernel", "Node", ...)
+  StringId category = StringPool::kEmpty;
   TaskKind kind = TaskKind::kOther;
   TrackId track;
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
-  StringId op_type =
-      StringPool::kEmpty;  // op type when the source says (ORT op_name)
-  StringId node_name =
-      StringPool::kEmpty;  // graph node the source names (ORT node name)
+  // op type when the source says (ORT op_name)
+  StringId op_type = StringPool::kEmpty;
+  // graph node the source names (ORT node name)
+  StringId node_name = StringPool::kEmpty;
   int64_t correlation = -1;
   int64_t external_id = -1;
   int32_t event_before = -1;  // event waited on before the task
   int32_t event_after = -1;   // event recorded after the task
   int64_t bytes = -1;         // copies: bytes moved
-  StringId shapes =
-      StringPool::kEmpty;  // input shapes as written by the source
-  uint32_t run = 0;        // run / iteration index (see Trace::runs)
+  // Input / output shapes as the source writes them (ORT input_type_shape
+  // and output_type_shape, Kineto "Input Dims").
+  StringId shapes = StringPool::kEmpty;
+  StringId output_shapes = StringPool::kEmpty;
+  uint32_t run = 0;  // run / iteration index (see Trace::runs)
 };
 
 struct RunInfo {
-  StringId name =
-      StringPool::kEmpty;  // "model_run", "ProfilerStep#3", "whole trace"
+  // "model_run", "ProfilerStep#3", "whole trace"
+  StringId name = StringPool::kEmpty;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
 };
@@ -122,6 +127,9 @@ class Trace {
   int32_t task_event_after(TaskId t) const { return event_after_[t.value()]; }
   int64_t task_bytes(TaskId t) const { return bytes_[t.value()]; }
   StringId task_shapes(TaskId t) const { return shapes_[t.value()]; }
+  StringId task_output_shapes(TaskId t) const {
+    return output_shapes_[t.value()];
+  }
   uint32_t task_run(TaskId t) const { return run_[t.value()]; }
   // The host task that launched this one (Kineto: cpu_op of the runtime
   // call), set by the linker; Invalid when unknown.
@@ -162,6 +170,7 @@ class Trace {
   std::vector<int32_t> event_after_;
   std::vector<int64_t> bytes_;
   std::vector<StringId> shapes_;
+  std::vector<StringId> output_shapes_;
   std::vector<uint32_t> run_;
   std::vector<TaskId> parent_;
 };

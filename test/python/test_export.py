@@ -126,3 +126,19 @@ def test_diagnostics_reference_is_generated_from_the_code():
     from conftest import ROOT
     generated = run("list-diagnostics").stdout
     assert (ROOT / "docs" / "reference" / "errors.md").read_text() == generated
+
+
+@pytest.mark.parametrize("model,level", RUNS)
+def test_every_edge_has_dtype_and_shape(exports, model, level):
+    """Compiled files lack shapes after contrib ops (no schema for ONNX shape
+    inference); they are completed from the framework graph and from the
+    shapes ONNX Runtime recorded for each node."""
+    missing = [(n["name"], v["name"]) for n in exports[(model, level)]["graph"]["nodes"]
+               for v in n["inputs"] + n["outputs"]
+               if v["name"] and (v["shape"] is None or v["dtype"] == "?")]
+    assert not missing, missing[:10]
+    nodes = exports[(model, level)]["graph"]["nodes"]
+    if model == "resnet18" and level == "ort_all":
+        # NCHWc blocked layout: the runtime's real (channel-padded) shape.
+        first = next(n for n in nodes if n["name"] == "/relu/Relu_output_0_nchwc")
+        assert first["outputs"][0]["shape"] == [1, 16, 112, 112]

@@ -374,6 +374,13 @@ simdjson::error_code JsonTraceParser::Impl::ReadArgs(od::value& value,
           if (auto error = ReadRawOrString(arg, &event->shapes)) return error;
         }
         break;
+      case 17:
+        if (key == "output_type_shape") {
+          if (auto error = ReadRawOrString(arg, &event->output_shapes)) {
+            return error;
+          }
+        }
+        break;
       default:
         break;
     }

@@ -47,11 +47,12 @@ struct ParsedEvent {
   int64_t device = -1;
   int64_t stream = -1;
   int64_t bytes = -1;
-  std::string_view op_name;      // ORT
-  std::string_view provider;     // ORT
-  std::string_view shapes;       // ORT input_type_shape / Kineto Input Dims
-  std::string_view meta_name;    // M events: args.name
-  std::string_view meta_labels;  // M events: args.labels
+  std::string_view op_name;        // ORT
+  std::string_view provider;       // ORT
+  std::string_view shapes;         // ORT input_type_shape / Kineto Input Dims
+  std::string_view output_shapes;  // ORT output_type_shape
+  std::string_view meta_name;      // M events: args.name
+  std::string_view meta_labels;    // M events: args.labels
 };
 
 // Where a parse failed and why (offset relative to the event's first byte).

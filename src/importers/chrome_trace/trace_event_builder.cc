@@ -344,6 +344,9 @@ void TraceEventBuilder::AddSliceEvent(const ParsedEvent& event, bool complete) {
   }
   if (!event.op_name.empty()) row.op_type = Intern(event.op_name);
   if (!event.shapes.empty()) row.shapes = Intern(event.shapes);
+  if (!event.output_shapes.empty()) {
+    row.output_shapes = Intern(event.output_shapes);
+  }
   row.correlation = event.correlation;
   row.external_id = event.external_id;
   row.bytes = event.bytes;
