@@ -19,6 +19,10 @@ struct InputFlags {
   bool keep_going = false;
   bool verbose = false;
   bool quiet = false;
+
+  bool empty() const {
+    return paths.empty() && framework_model.empty() && compiled_model.empty();
+  }
 };
 
 void AddInputFlags(CLI::App* command, InputFlags* flags, bool paths_required);

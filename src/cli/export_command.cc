@@ -16,10 +16,6 @@ struct ExportFlags {
   std::string format = "json";
 };
 
-struct StartFlags {
-  StartOptions options;
-};
-
 }  // namespace
 
 void RegisterExportCommand(CLI::App& app, int* exit_code) {
@@ -48,8 +44,7 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
                 .string();
       }
     }
-    if (input.paths.empty() && input.framework_model.empty() &&
-        input.compiled_model.empty()) {
+    if (input.empty()) {
       throw CLI::ValidationError("export", "give PATHs or --input-dir");
     }
     if (out.empty()) {
@@ -63,39 +58,6 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
       return;
     }
     std::printf("wrote %s/graph.json, trace.json, summary.json\n", out.c_str());
-  });
-}
-
-void RegisterStartCommand(CLI::App& app, int* exit_code) {
-  auto flags = std::make_shared<StartFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "start",
-      "prepare a run directory and print what to set so ONNX Runtime and "
-      "PyTorch write into it");
-  cmd->add_option("--output-dir", flags->options.output_dir,
-                  "the run directory to create")
-      ->required();
-  cmd->add_flag("--enable-graph", flags->options.enable_graph,
-                "save the compiled (optimized) graph");
-  cmd->add_flag("--enable-runtime", flags->options.enable_runtime,
-                "record execution traces (profiles)");
-  cmd->callback([flags, exit_code]() {
-    auto text = StartRunDirectory(flags->options);
-    if (!text.ok()) {
-      *exit_code = ReportError(text.status());
-      return;
-    }
-    std::fputs(text->c_str(), stdout);
-  });
-}
-
-void RegisterListDiagnosticsCommand(CLI::App& app, int* exit_code) {
-  CLI::App* cmd = app.add_subcommand(
-      "list-diagnostics",
-      "print the diagnostic codes (docs/reference/errors.md)");
-  cmd->callback([exit_code]() {
-    std::fputs(DiagnosticsReferenceMarkdown().c_str(), stdout);
-    *exit_code = 0;
   });
 }
 

@@ -6,6 +6,8 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/export_command.h"
+#include "cli/list_diagnostics_command.h"
+#include "cli/start_command.h"
 #include "cli/summary_command.h"
 #include "model_inspector/session.h"
 

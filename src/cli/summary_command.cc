@@ -137,8 +137,7 @@ void RegisterSummaryCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--run", flags->run,
                   "only this run / iteration (index, see the Runs table)");
   cmd->callback([flags, exit_code]() {
-    if (flags->input.paths.empty() && flags->input.framework_model.empty() &&
-        flags->input.compiled_model.empty()) {
+    if (flags->input.empty()) {
       throw CLI::ValidationError("summary", "give at least one PATH");
     }
     *exit_code = Run(*flags);
