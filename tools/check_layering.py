@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Checks #include directions between modules (CONVENTIONS.md "Layering is
+mechanical"). Each module may include only the modules listed for it;
+public headers (include/model_inspector) only themselves and std.
+
+Usage: check_layering.py REPO_ROOT
+"""
+import pathlib
+import re
+import sys
+
+# module -> modules it may include ("model_inspector" = the public API).
+ALLOWED = {
+    "model_inspector": set(),
+    "base": {"model_inspector"},
+    "io": {"base", "model_inspector"},
+    "diag": {"base", "model_inspector"},
+    "model": {"base", "model_inspector"},
+    "trace": {"base", "model_inspector"},
+    "importers/common": {"base", "io", "diag", "model", "trace", "model_inspector"},
+    "importers/<format>": {"importers/common", "base", "io", "diag", "model", "trace",
+                           "model_inspector"},
+    "importers": {"importers/common", "importers/<format>", "model_inspector"},
+    "linker": {"base", "diag", "model", "trace", "model_inspector"},
+    "analysis": {"base", "model", "trace", "linker", "model_inspector"},
+    "session": {"base", "io", "diag", "model", "trace", "importers", "importers/common",
+                "importers/<format>", "linker", "analysis", "model_inspector"},
+    "cli": {"model_inspector"},
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def module_of_source(rel):
+    parts = rel.parts
+    if parts[0] == "include":
+        return "model_inspector", None
+    sub = parts[1]
+    if sub == "importers":
+        if len(parts) == 3:
+            return "importers", None
+        if parts[2] == "common":
+            return "importers/common", None
+        return "importers/<format>", parts[2]
+    if sub == "analysis":
+        return "analysis", parts[2] if len(parts) > 3 else None
+    return sub, None
+
+
+def module_of_include(path):
+    parts = pathlib.PurePosixPath(path).parts
+    if parts[0] == "model_inspector":
+        return "model_inspector", None
+    if parts[0] == "importers":
+        if len(parts) == 2:
+            return "importers", None
+        if parts[1] == "common":
+            return "importers/common", None
+        return "importers/<format>", parts[1]
+    if parts[0] == "analysis":
+        return "analysis", parts[1] if len(parts) > 2 else None
+    return parts[0], None
+
+
+def main():
+    root = pathlib.Path(sys.argv[1])
+    errors = []
+    files = [p for d in ("src", "include") for p in (root / d).rglob("*")
+             if p.suffix in (".h", ".cc")]
+    for path in files:
+        rel = path.relative_to(root)
+        if rel.parts[1:2] == ("python",):
+            continue
+        mod, sub = module_of_source(rel)
+        for inc in INCLUDE.findall(path.read_text(errors="replace")):
+            target, target_sub = module_of_include(inc)
+            if target not in ALLOWED and target != mod:
+                continue  # third-party or generated headers
+            if target == mod:
+                # Format folders never include a sibling format; analyses
+                # never include each other.
+                if sub is not None and target_sub is not None and sub != target_sub:
+                    errors.append(f"{rel}: includes sibling '{inc}'")
+                continue
+            if target not in ALLOWED[mod]:
+                errors.append(f"{rel}: module '{mod}' may not include '{inc}'")
+    for e in errors:
+        print(e)
+    print(f"{len(files) - len(errors)} passed, {len(errors)} failed")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
