@@ -10,6 +10,7 @@ std::vector<std::unique_ptr<Importer>> CreateBuiltinImporters() {
   list.push_back(CreateOnnxImporter());
   list.push_back(CreateOnnxTextImporter());
   list.push_back(CreateChromeTraceImporter());
+  list.push_back(CreateTraceEventCsvImporter());
   return list;
 }
 

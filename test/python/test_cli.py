@@ -61,13 +61,13 @@ def test_torch_profiler_fixture_summarises():
 def third_party_traces():
     traces = SHARED_SAMPLES / "traces"
     files = sorted(p for p in traces.rglob("*") if p.is_file() and
-                   (p.name.endswith(".json") or p.name.endswith(".json.gz")) and
+                   p.name.endswith((".json", ".json.gz", ".csv")) and
                    "tensorrt" not in p.parts)
     return files
 
 
 def test_third_party_samples_exist():
-    assert len(third_party_traces()) >= 15, "../shared/samples/traces missing"
+    assert len(third_party_traces()) >= 16, "../shared/samples/traces missing"
 
 
 @pytest.mark.parametrize("path", third_party_traces(), ids=lambda p: p.name)

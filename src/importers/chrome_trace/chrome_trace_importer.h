@@ -15,6 +15,15 @@ namespace mi::importers {
 // for ONNX Runtime profiles and PyTorch profiler (Kineto) traces.
 std::unique_ptr<Importer> CreateChromeTraceImporter();
 
+// The same trace events flattened into CSV (one row per event, columns
+// cat,pid,tid,dur,ts,ph,name,args_*), e.g. ONNX Runtime profiles exported
+// with pandas by onnx-array-api.
+std::unique_ptr<Importer> CreateTraceEventCsvImporter();
+// Tests and fuzzers: the CSV reader over a buffer fed in `chunk_size`
+// pieces (0: three pieces).
+Status ImportTraceEventCsvFromBuffer(std::string_view data, ImportContext& ctx,
+                                     size_t chunk_size = 0);
+
 // What one Chrome-trace import saw besides the tasks it added: events that
 // are deliberately not tasks (flows, instants, counters, metadata) are
 // counted here rather than dropped silently, with the top-level facts.
