@@ -76,6 +76,9 @@ struct SummaryReport {
   uint64_t tasks = 0;   // tasks counted
   uint64_t linked_tasks = 0;
   uint64_t unlinked_tasks = 0;
+  // PyTorch host ops aligned with the nodes of an ONNX export (by op kind
+  // and order; see docs/design/fusion-matching.md).
+  uint64_t aligned_host_ops = 0;
   std::vector<OpTypeRow> op_types;  // by total, descending
   std::vector<StreamRow> streams;
   std::vector<NodeRow> top_nodes;

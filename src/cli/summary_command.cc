@@ -45,10 +45,15 @@ void AddTables(const SummaryReport& r, const std::vector<InputFile>& inputs,
     tables->push_back(std::move(graph));
   }
   if (!r.has_trace) return;
-  std::string links = r.has_graph
-                          ? fmt::format(", {} linked to nodes / {} unlinked",
-                                        r.linked_tasks, r.unlinked_tasks)
-                          : "";
+  std::string links;
+  if (r.has_graph && r.linked_tasks + r.unlinked_tasks > 0) {
+    links = fmt::format(", {} linked to nodes / {} unlinked", r.linked_tasks,
+                        r.unlinked_tasks);
+  }
+  if (r.aligned_host_ops > 0) {
+    links +=
+        fmt::format(", {} host ops aligned to graph nodes", r.aligned_host_ops);
+  }
   Table ops{
       fmt::format("Time by op type ({}, {} tasks, total {} us{})", r.basis,
                   r.tasks, Us(r.total_us), links),

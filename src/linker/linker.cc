@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "linker/fusion_matcher.h"
+#include "linker/host_op_alignment.h"
 
 namespace mi {
 
@@ -150,6 +151,23 @@ Links Link(const Model& model, Trace* trace, const LinkInputs& inputs,
       }
     }
     if (execution) ++links.unlinked_tasks;
+  }
+  // A PyTorch trace names no graph node: align its ops with an ONNX export
+  // of the same model when one is loaded (and nothing linked by name).
+  if (links.linked_tasks == 0 && inputs.framework.valid() &&
+      !inputs.compiled.valid()) {
+    links.aligned_host_ops =
+        AlignHostOpsToGraph(model, trace, inputs.framework, &node_tasks);
+    if (links.aligned_host_ops > 0) {
+      links.linked_tasks = 0;
+      links.unlinked_tasks = 0;
+      for (uint32_t i = 0; i < trace->task_count(); ++i) {
+        TaskId t(i);
+        if (!IsExecutionKind(trace->task_kind(t))) continue;
+        (trace->task_node(t).valid() ? links.linked_tasks
+                                     : links.unlinked_tasks)++;
+      }
+    }
   }
   if (links.unlinked_tasks > 0 && task_graph.valid()) {
     diagnostics->Count(DiagnosticCode::kTaskUnlinked, links.unlinked_tasks);

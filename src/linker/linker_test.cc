@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "linker/fusion_matcher.h"
+#include "linker/host_op_alignment.h"
 #include "linker/shape_completion.h"
 
 namespace mi::linker {
@@ -217,6 +218,51 @@ TEST(ShapeCompletionTest, FillsFromFrameworkNamesThenFromRuntimeShapes) {
   EXPECT_EQ(done.from_framework, 1u);
   EXPECT_EQ(done.from_trace, 3u);  // x, w, renamed
   EXPECT_EQ(OrtTypeNameToDataType("no-such-type"), 0);
+}
+
+}  // namespace
+}  // namespace mi::linker
+
+namespace mi::linker {
+namespace {
+
+TEST(HostOpAlignmentTest, AlignsOutermostAtenOpsWithExportedNodesInOrder) {
+  StringPool pool;
+  Model model(&pool);
+  Trace trace(&pool);
+  GraphBuilder fw(&model, LayerLevel::kFramework, "m.onnx");
+  NodeId conv = fw.Node("Conv", "/conv1/Conv", {"x"}, {"c"});
+  fw.Node("Constant", "/Constant", {}, {"k"});
+  NodeId relu = fw.Node("Relu", "/relu/Relu", {"c"}, {"r"});
+  NodeId add = fw.Node("Add", "/Add", {"r", "k"}, {"y"});
+  model.BuildIndexes();
+  TrackInfo thread;
+  thread.kind = TrackKind::kHostThread;
+  TrackId track = trace.AddTrack(thread);
+  auto host = [&](std::string_view name, int64_t start, int64_t dur) {
+    TaskRow row;
+    row.kind = TaskKind::kHostOp;
+    row.track = track;
+    row.name = pool.Intern(name);
+    row.start_ns = start;
+    row.duration_ns = dur;
+    return trace.AddTask(row);
+  };
+  TaskId conv2d = host("aten::conv2d", 0, 100);
+  TaskId inner = host("aten::convolution", 10, 80);  // nested: not aligned
+  TaskId bn = host("aten::batch_norm", 110, 10);     // folded by export
+  TaskId relu_op = host("aten::relu_", 130, 10);
+  TaskId add_op = host("aten::add", 150, 10);
+  std::vector<std::pair<NodeId, TaskId>> pairs;
+  EXPECT_EQ(AlignHostOpsToGraph(model, &trace, fw.graph(), &pairs), 3u);
+  EXPECT_EQ(trace.task_node(conv2d), conv);
+  EXPECT_EQ(trace.task_node(inner), conv);  // work inside the aligned op
+  EXPECT_FALSE(trace.task_node(bn).valid());
+  EXPECT_EQ(trace.task_node(relu_op), relu);
+  EXPECT_EQ(trace.task_node(add_op), add);
+  EXPECT_EQ(OnnxOpTypesForAtenOp("aten::linear"),
+            (std::vector<std::string_view>{"Gemm", "MatMul"}));
+  EXPECT_TRUE(OnnxOpTypesForAtenOp("conv2d").empty());
 }
 
 }  // namespace

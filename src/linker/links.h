@@ -59,6 +59,8 @@ struct Links {
   std::vector<NodeId> eliminated;
   uint32_t unexplained_compiled_nodes = 0;
   uint32_t linked_tasks = 0;
+  // PyTorch host ops aligned with the nodes of an ONNX export.
+  uint32_t aligned_host_ops = 0;
   uint32_t unlinked_tasks = 0;  // execution tasks without a node
   bool has_compiled_link = false;
 };

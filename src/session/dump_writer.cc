@@ -231,6 +231,7 @@ std::string EncodeSummaryJson(const SummaryReport& r) {
   w.FieldInt("tasks", static_cast<int64_t>(r.tasks));
   w.FieldInt("linked_tasks", static_cast<int64_t>(r.linked_tasks));
   w.FieldInt("unlinked_tasks", static_cast<int64_t>(r.unlinked_tasks));
+  w.FieldInt("aligned_host_ops", static_cast<int64_t>(r.aligned_host_ops));
   const GraphCounts& g = r.graph;
   w.Key("graph").BeginObject();
   w.FieldInt("framework_nodes", static_cast<int64_t>(g.framework_nodes));

@@ -74,3 +74,24 @@ def test_third_party_samples_exist():
 def test_third_party_traces_load_and_summarise(path):
     doc = json.loads(run("summary", "--quiet", path, "--format", "json").stdout)
     assert doc["tasks"] > 0 and doc["total_us"] > 0
+
+
+def test_pytorch_trace_aligns_with_the_onnx_export(tmp_path):
+    """torch.profiler ops carry no node names; with the ONNX export of the
+    same model loaded, they are aligned with its nodes run by run."""
+    run("export", "--quiet", FIXTURES / "resnet18" / "model.onnx",
+        FIXTURES / "resnet18" / "torch_profile.pt.trace.json.gz", "--out", tmp_path)
+    graph = json.loads((tmp_path / "graph.json").read_text())
+    trace = json.loads((tmp_path / "trace.json").read_text())
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    tasks = trace["tasks"]
+    steps = {t["run"] for t in tasks if t["kernel_name"].startswith("ProfilerStep#")}
+    nodes = graph["nodes"]
+    assert summary["aligned_host_ops"] == len(nodes) * len(steps)
+    for node in nodes:
+        assert node["status"] == "executed", node["name"]
+        ran = {tasks[i]["run"] for i in node["mapped_task_ids"]}
+        assert steps <= ran, node["name"]
+    conv = next(n for n in nodes if n["name"] == "/conv1/Conv")
+    names = {tasks[i]["kernel_name"] for i in conv["mapped_task_ids"]}
+    assert "aten::conv2d" in names and "aten::mkldnn_convolution" in names

@@ -115,6 +115,7 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
   report.dialect = std::string(trace.str(trace.dialect()));
   report.linked_tasks = links.linked_tasks;
   report.unlinked_tasks = links.unlinked_tasks;
+  report.aligned_host_ops = links.aligned_host_ops;
 
   // Graph counts (top-level and nested graphs alike).
   GraphCounts& g = report.graph;
@@ -192,7 +193,10 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
     TaskKind kind = trace.task_kind(t);
     NodeId node = trace.task_node(t);
     std::string op_type;
-    if (trace.task_op_type(t) != StringPool::kEmpty) {
+    if (kind == TaskKind::kHostOp) {
+      // A host op is its own kind (aten::conv2d), linked or not.
+      op_type = std::string(trace.str(trace.task_name(t)));
+    } else if (trace.task_op_type(t) != StringPool::kEmpty) {
       op_type = std::string(trace.str(trace.task_op_type(t)));
     } else if (node.valid()) {
       op_type = std::string(model.str(model.node_op_type(node)));
@@ -226,7 +230,10 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
     NodeAcc& n = by_node[key];
     if (n.calls == 0) {
       n.name = display_name;
-      n.op_type = op_type;
+      // A node's row shows the node's op type (Conv), whatever ran for it.
+      n.op_type = node.valid()
+                      ? std::string(model.str(model.node_op_type(node)))
+                      : op_type;
       n.node_id = node.valid() ? node.value() : -1;
       n.status = node.valid() && node.value() < links.status.size()
                      ? std::string(NodeStatusName(links.status[node.value()]))

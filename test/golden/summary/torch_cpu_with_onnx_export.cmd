@@ -1,0 +1,1 @@
+summary --quiet test/fixtures/resnet18/model.onnx test/fixtures/resnet18/torch_profile.pt.trace.json.gz --top 8
