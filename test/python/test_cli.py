@@ -95,3 +95,8 @@ def test_pytorch_trace_aligns_with_the_onnx_export(tmp_path):
     conv = next(n for n in nodes if n["name"] == "/conv1/Conv")
     names = {tasks[i]["kernel_name"] for i in conv["mapped_task_ids"]}
     assert "aten::conv2d" in names and "aten::mkldnn_convolution" in names
+
+
+def test_no_progress_output_in_pipes():
+    proc = run("summary", DEMO)  # stderr is a pipe here, as in CI
+    assert "reading" not in proc.stderr and "%" not in proc.stderr
