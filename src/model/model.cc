@@ -1,6 +1,7 @@
 #include "model/model.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -334,9 +335,13 @@ ScopeId Model::InternScope(GraphId graph, ScopeId parent,
 
 void Model::AssignScopesFromNames(GraphId graph) {
   ScopeId root = InternScope(graph, ScopeId::Invalid(), "", "");
-  // Consecutive nodes mostly share a scope path; views point into the
-  // pool's stable storage, so they can key this cache.
-  std::unordered_map<std::string_view, ScopeId> by_path;
+  // Consecutive nodes mostly share their scope path or a prefix of it: the
+  // scopes of the previous node's path prefixes are kept on a stack (ends
+  // of the prefixes in `prev`, a view into the pool's stable storage), and
+  // only the segments after the common prefix are looked up. InternScope
+  // finds a known (graph, path) scope, so no separate cache is needed.
+  std::string_view prev;
+  std::vector<std::pair<size_t, ScopeId>> stack;
   for (NodeId n : graph_nodes_[graph.value()]) {
     std::string_view name = str(node_name_[n.value()]);
     size_t last = name.rfind('/');
@@ -345,31 +350,36 @@ void Model::AssignScopesFromNames(GraphId graph) {
       continue;
     }
     std::string_view path = name.substr(0, last);
-    auto cached = by_path.find(path);
-    if (cached != by_path.end()) {
-      node_scope_[n.value()] = cached->second;
+    if (!stack.empty() && path == prev) {
+      node_scope_[n.value()] = stack.back().second;
       continue;
     }
+    size_t keep = 0;
+    while (keep < stack.size()) {
+      size_t begin = keep == 0 ? 0 : stack[keep - 1].first;
+      size_t end = stack[keep].first;
+      if (end > path.size() || (end < path.size() && path[end] != '/') ||
+          path.compare(begin, end - begin, prev, begin, end - begin) != 0) {
+        break;
+      }
+      ++keep;
+    }
+    stack.resize(keep);
     // Walk "/a/b/c/Op" -> scopes "/a", "/a/b", "/a/b/c".
-    ScopeId parent = root;
-    size_t pos = name[0] == '/' ? 1 : 0;
+    ScopeId parent = keep == 0 ? root : stack.back().second;
+    size_t pos = keep == 0 ? (name[0] == '/' ? 1 : 0) : stack.back().first + 1;
     while (pos < last) {
       size_t next = name.find('/', pos);
       if (next == std::string_view::npos || next > last) next = last;
       if (next > pos) {
-        std::string_view prefix = name.substr(0, next);
-        auto known = by_path.find(prefix);
-        if (known != by_path.end()) {
-          parent = known->second;
-        } else {
-          parent =
-              InternScope(graph, parent, name.substr(pos, next - pos), prefix);
-          by_path.emplace(prefix, parent);
-        }
+        parent = InternScope(graph, parent, name.substr(pos, next - pos),
+                             name.substr(0, next));
+        stack.emplace_back(next, parent);
       }
       pos = next + 1;
     }
     node_scope_[n.value()] = parent;
+    prev = path;
   }
 }
 

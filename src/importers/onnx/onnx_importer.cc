@@ -13,6 +13,7 @@
 #include <google/protobuf/io/coded_stream.h>
 
 #include "base/mapped_file.h"
+#include "importers/onnx/onnx_direct_import.h"
 #include "importers/onnx/onnx_model_converter.h"
 #include "importers/onnx/onnx_skeleton.h"
 #include "onnx/onnx_pb.h"
@@ -67,7 +68,8 @@ std::string ModelDirectory(const std::string& path) {
 }
 
 Status ImportFromBytes(std::string_view bytes, ImportContext& ctx,
-                       onnx_import::PrefetchHook prefetch);
+                       onnx_import::PrefetchHook prefetch,
+                       const OnnxImportOptions& options);
 
 class OnnxImporter : public Importer {
  public:
@@ -97,7 +99,8 @@ class OnnxImporter : public Importer {
         ::madvise(base + aligned, end - aligned, MADV_WILLNEED);
       };
     }
-    Status status = ImportFromBytes(file->view(), ctx, std::move(prefetch));
+    Status status = ImportFromBytes(file->view(), ctx, std::move(prefetch),
+                                    OnnxImportOptions{});
     if (ctx.progress) ctx.progress(file->size(), file->size());
     return status;
   }
@@ -138,15 +141,39 @@ int SniffOnnxBinary(std::string_view head, std::string_view path) {
 }
 
 Status ImportOnnxFromBuffer(std::string_view bytes, ImportContext& ctx) {
-  return ImportFromBytes(bytes, ctx, {});
+  return ImportFromBytes(bytes, ctx, {}, OnnxImportOptions{});
+}
+
+Status ImportOnnxFromBuffer(std::string_view bytes, ImportContext& ctx,
+                            const OnnxImportOptions& options) {
+  return ImportFromBytes(bytes, ctx, {}, options);
 }
 
 namespace {
 
 Status ImportFromBytes(std::string_view bytes, ImportContext& ctx,
-                       onnx_import::PrefetchHook prefetch) {
+                       onnx_import::PrefetchHook prefetch,
+                       const OnnxImportOptions& import_options) {
   if (ctx.model == nullptr) {
     return InternalError("ImportOnnxFromBuffer: ImportContext has no model");
+  }
+  // The direct path first: it declines (writing nothing) whatever it does
+  // not cover, incl. every malformed file, so that errors and models
+  // needing shape inference go through the reference path below.
+  if (import_options.force_path != OnnxImportPath::kProtobuf) {
+    onnx_import::OnnxConvertOptions direct_options;
+    direct_options.model_directory = ModelDirectory(ctx.path);
+    if (onnx_import::TryImportOnnxDirect(bytes, direct_options, ctx,
+                                         prefetch)) {
+      return Status::Ok();
+    }
+    if (import_options.force_path == OnnxImportPath::kDirect) {
+      return UnsupportedError(fmt::format(
+          "{}: the direct ONNX path declined this model (it needs shape "
+          "inference, uses a feature only the libonnx path covers, or is "
+          "malformed)",
+          ctx.path));
+    }
   }
   MI_ASSIGN_OR_RETURN(
       onnx_import::OnnxSkeleton skeleton,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string_view>
 
@@ -20,6 +21,16 @@ std::unique_ptr<Importer> CreateOnnxTextImporter();
 // names the file in messages, and external data is looked up relative to
 // its directory.
 Status ImportOnnxFromBuffer(std::string_view bytes, ImportContext& ctx);
+
+// Which way a binary model is converted (see README.md, "Two paths"). Tests
+// and the fuzzer force one to compare them; kDirect fails with
+// kUnsupported (and imports nothing) when the direct path declines.
+enum class OnnxImportPath : uint8_t { kAuto, kDirect, kProtobuf };
+struct OnnxImportOptions {
+  OnnxImportPath force_path = OnnxImportPath::kAuto;
+};
+Status ImportOnnxFromBuffer(std::string_view bytes, ImportContext& ctx,
+                            const OnnxImportOptions& options);
 // Imports ONNX textual syntax: a model ("<ir_version: 8, ...> graph ...")
 // or a bare graph ("name (float[N] x) => (float[N] y) { ... }").
 Status ImportOnnxTextFromBuffer(std::string_view text, ImportContext& ctx);

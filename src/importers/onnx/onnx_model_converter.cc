@@ -17,6 +17,7 @@
 #include <google/protobuf/unknown_field_set.h>
 
 #include "base/checked_math.h"
+#include "importers/onnx/onnx_convert_util.h"
 #include "importers/onnx/onnx_skeleton.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
@@ -32,12 +33,6 @@ using ::onnx::NodeProto;
 using ::onnx::SparseTensorProto;
 using ::onnx::TensorProto;
 using ::onnx::TypeProto;
-
-// Lists in attribute display text are cut after this many items.
-constexpr int kMaxListItemsShown = 8;
-constexpr size_t kMaxStringShown = 64;
-// Nodes named in a cycle diagnostic.
-constexpr size_t kMaxCycleNodesNamed = 6;
 
 // Reads one of the varints the skeleton builder appended (see
 // onnx_skeleton.h); the last one wins, ours is appended last.
@@ -56,30 +51,14 @@ std::optional<uint64_t> SkeletonVarint(const Message& message,
   return value;
 }
 
-bool IsOrtContribDomain(std::string_view domain) {
-  return domain.substr(0, 13) == "com.microsoft";
-}
-
-// Element count of a tensor, or nullopt when a dim is negative or the
-// product overflows (hostile dims).
-std::optional<uint64_t> ElementCount(
+std::span<const int64_t> Dims(
     const google::protobuf::RepeatedField<int64_t>& dims) {
-  uint64_t count = 1;
-  for (int64_t d : dims) {
-    if (d < 0) return std::nullopt;
-    std::optional<uint64_t> next = CheckedMul(count, static_cast<uint64_t>(d));
-    if (!next) return std::nullopt;
-    count = *next;
-  }
-  return count;
+  return std::span<const int64_t>(dims.data(),
+                                  static_cast<size_t>(dims.size()));
 }
 
-std::optional<uint64_t> ElementBytes(const TensorProto& tensor) {
-  uint32_t element_size = DataTypeSize(tensor.data_type());
-  if (element_size == 0) return std::nullopt;
-  std::optional<uint64_t> count = ElementCount(tensor.dims());
-  if (!count) return std::nullopt;
-  return CheckedMul(*count, element_size);
+std::optional<uint64_t> TensorElementBytes(const TensorProto& tensor) {
+  return ElementBytes(tensor.data_type(), Dims(tensor.dims()));
 }
 
 // Bytes of an in-file tensor's data, whether kept in the skeleton or not.
@@ -99,54 +78,18 @@ uint64_t InlineDataBytes(const TensorProto& tensor) {
   if (has_typed) {
     // Typed fields are varint-packed on disk: the in-memory size is what a
     // user means by "bytes of this weight".
-    if (auto bytes = ElementBytes(tensor)) return *bytes;
+    if (auto bytes = TensorElementBytes(tensor)) return *bytes;
     return typed_wire.value_or(0);
   }
   return kept_strings + typed_wire.value_or(0);
-}
-
-std::string FormatDims(const google::protobuf::RepeatedField<int64_t>& dims) {
-  std::string out = "[";
-  for (int i = 0; i < dims.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    out += std::to_string(dims[i]);
-  }
-  out.push_back(']');
-  return out;
-}
-
-template <typename Container, typename Format>
-std::string FormatList(const Container& items, Format format) {
-  std::string out = "[";
-  int shown = 0;
-  for (const auto& item : items) {
-    if (shown == kMaxListItemsShown) {
-      out += ",...";
-      break;
-    }
-    if (shown > 0) out.push_back(',');
-    out += format(item);
-    ++shown;
-  }
-  out.push_back(']');
-  if (items.size() > kMaxListItemsShown) {
-    out += fmt::format(" ({} items)", items.size());
-  }
-  return out;
-}
-
-std::string ShortString(std::string_view s) {
-  if (s.size() <= kMaxStringShown) return std::string(s);
-  return fmt::format("{}... ({} bytes)", s.substr(0, kMaxStringShown),
-                     s.size());
 }
 
 // "tensor float32[64,3,7,7]", plus the values of tiny tensors kept in the
 // skeleton ("tensor int64[2] = [1,-1]").
 std::string DescribeTensor(const TensorProto& tensor) {
   std::string out = fmt::format("tensor {}{}", DataTypeName(tensor.data_type()),
-                                FormatDims(tensor.dims()));
-  std::optional<uint64_t> count = ElementCount(tensor.dims());
+                                FormatDims(Dims(tensor.dims())));
+  std::optional<uint64_t> count = ElementCount(Dims(tensor.dims()));
   if (!count || *count > kMaxListItemsShown ||
       tensor.data_location() == TensorProto::EXTERNAL) {
     return out;
@@ -526,7 +469,7 @@ void OnnxModelConverter::RecordInitializer(ValueId value,
       if (ec == std::errc() && ptr == end) length = parsed;
     }
   }
-  if (!length) length = ElementBytes(tensor);
+  if (!length) length = TensorElementBytes(tensor);
   model_.AddValueFlags(value, flags);
   model_.SetValueData(value, length.value_or(0),
                       model_.strings().Intern(location));
@@ -628,7 +571,7 @@ Attribute OnnxModelConverter::ConvertAttribute(
       text =
           fmt::format("sparse_tensor {}{}",
                       DataTypeName(attr.sparse_tensor().values().data_type()),
-                      FormatDims(attr.sparse_tensor().dims()));
+                      FormatDims(Dims(attr.sparse_tensor().dims())));
       break;
     case AttributeKind::kTypeProto:
       text = "type";
@@ -771,98 +714,12 @@ Status OnnxModelConverter::ConvertGraph(const GraphProto& proto, GraphId graph,
 }
 
 void OnnxModelConverter::CheckCycles(const GraphProto& proto, GraphId graph) {
-  std::span<const NodeId> nodes = model_.graph_nodes(graph);
-  if (nodes.empty()) return;
-  // This graph's nodes were added consecutively (bodies come later).
-  const uint32_t first = nodes.front().value();
-  const size_t n = nodes.size();
-  auto local = [&](NodeId id) -> std::optional<size_t> {
-    if (!id.valid() || id.value() < first || id.value() - first >= n) {
-      return std::nullopt;
-    }
-    return id.value() - first;
-  };
-  // Predecessor lists (CSR) and in-degrees over data edges in this graph.
-  std::vector<uint32_t> pred_begin(n + 1, 0);
-  std::vector<uint32_t> preds;
-  std::vector<uint32_t> succ_count(n, 0);
-  for (size_t i = 0; i < n; ++i) {
-    for (ValueId v : model_.node_inputs(nodes[i])) {
-      if (!v.valid()) continue;
-      if (auto p = local(model_.value_producer(v))) {
-        preds.push_back(static_cast<uint32_t>(*p));
-        ++succ_count[*p];
-      }
-    }
-    pred_begin[i + 1] = static_cast<uint32_t>(preds.size());
-  }
-  std::vector<uint32_t> succ_begin(n + 1, 0);
-  for (size_t i = 0; i < n; ++i)
-    succ_begin[i + 1] = succ_begin[i] + succ_count[i];
-  std::vector<uint32_t> succs(preds.size());
-  std::vector<uint32_t> fill(succ_begin.begin(), succ_begin.end() - 1);
-  std::vector<uint32_t> in_degree(n, 0);
-  for (size_t i = 0; i < n; ++i) {
-    for (uint32_t k = pred_begin[i]; k < pred_begin[i + 1]; ++k) {
-      succs[fill[preds[k]]++] = static_cast<uint32_t>(i);
-      ++in_degree[i];
-    }
-  }
-  // Kahn's algorithm.
-  std::vector<uint32_t> ready;
-  for (size_t i = 0; i < n; ++i) {
-    if (in_degree[i] == 0) ready.push_back(static_cast<uint32_t>(i));
-  }
-  size_t ordered = 0;
-  while (!ready.empty()) {
-    uint32_t i = ready.back();
-    ready.pop_back();
-    ++ordered;
-    for (uint32_t k = succ_begin[i]; k < succ_begin[i + 1]; ++k) {
-      if (--in_degree[succs[k]] == 0) ready.push_back(succs[k]);
-    }
-  }
-  if (ordered == n) return;
-
-  // Every unordered node has an unordered predecessor: walking backwards
-  // from one must revisit a node, and the walk from there is a cycle.
-  size_t start = 0;
-  while (in_degree[start] == 0) ++start;
-  std::vector<int64_t> seen_at(n, -1);
-  std::vector<uint32_t> walk;
-  uint32_t current = static_cast<uint32_t>(start);
-  while (seen_at[current] < 0) {
-    seen_at[current] = static_cast<int64_t>(walk.size());
-    walk.push_back(current);
-    for (uint32_t k = pred_begin[current]; k < pred_begin[current + 1]; ++k) {
-      if (in_degree[preds[k]] != 0) {
-        current = preds[k];
-        break;
-      }
-    }
-  }
-  std::vector<uint32_t> cycle(walk.begin() + seen_at[current], walk.end());
-  std::reverse(cycle.begin(), cycle.end());  // in data-flow order
-  // Start at the node first in the file, for stable messages.
-  std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()),
-              cycle.end());
-  std::string names;
-  for (size_t k = 0; k < cycle.size() && k < kMaxCycleNodesNamed; ++k) {
-    NodeId id = nodes[cycle[k]];
-    names += fmt::format("'{}' ({}) -> ",
-                         ShortString(model_.str(model_.node_name(id))),
-                         model_.str(model_.node_op_type(id)));
-  }
-  if (cycle.size() > kMaxCycleNodesNamed) {
-    names += fmt::format("... ({} nodes) -> ", cycle.size());
-  }
-  names += fmt::format(
-      "'{}'", ShortString(model_.str(model_.node_name(nodes[cycle[0]]))));
-  Report(DiagnosticCode::kGraphCycle, NodeLocation(proto.node(cycle[0])),
-         fmt::format("graph '{}' has a cycle: {}; {} of {} nodes cannot be "
-                     "ordered",
-                     ShortString(model_.str(model_.graph(graph).name)), names,
-                     n - ordered, n));
+  CheckGraphCycles(
+      model_, graph,
+      [&](size_t i) { return NodeLocation(proto.node(static_cast<int>(i))); },
+      [&](DiagnosticCode code, SourceLocation location, std::string message) {
+        Report(code, std::move(location), std::move(message));
+      });
 }
 
 }  // namespace

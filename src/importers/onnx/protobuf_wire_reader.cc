@@ -86,7 +86,7 @@ Status WireReader::ReadVarint(uint64_t* value, std::string_view what) {
                "at most 10 bytes", "more");
 }
 
-Status WireReader::Next(WireField* field) {
+Status WireReader::NextSlow(WireField* field) {
   field->tag_offset = offset();
   size_t field_start = pos_;
   uint64_t tag = 0;

@@ -71,7 +71,37 @@ class WireReader {
 
   // Reads the next field. Errors are MalformedInputError of the shape
   // "<file>@byte <N>: <what>; expected <X>, found <Y>".
-  Status Next(WireField* field);
+  Status Next(WireField* field) {
+    // Fast path (most fields of a graph): a one-byte tag of field 1..15
+    // with a one-byte varint value or length.
+    if (bytes_.size() - pos_ >= 2) {
+      uint8_t tag = static_cast<uint8_t>(bytes_[pos_]);
+      uint8_t next = static_cast<uint8_t>(bytes_[pos_ + 1]);
+      if (tag < 0x80 && tag >= 8 && next < 0x80) {
+        if ((tag & 7) == 0) {
+          field->tag_offset = offset();
+          field->number = tag >> 3;
+          field->type = WireType::kVarint;
+          field->value = next;
+          field->raw = bytes_.substr(pos_, 2);
+          pos_ += 2;
+          return Status::Ok();
+        }
+        if ((tag & 7) == 2 && next <= bytes_.size() - pos_ - 2) {
+          field->tag_offset = offset();
+          field->number = tag >> 3;
+          field->type = WireType::kLengthDelimited;
+          field->value = next;
+          field->payload_offset = field->tag_offset + 2;
+          field->payload = bytes_.substr(pos_ + 2, next);
+          field->raw = bytes_.substr(pos_, 2 + size_t{next});
+          pos_ += 2 + size_t{next};
+          return Status::Ok();
+        }
+      }
+    }
+    return NextSlow(field);
+  }
 
   // An error about `field` (e.g. a wire type that does not fit its number).
   Status FieldError(const WireField& field, std::string_view what,
@@ -81,6 +111,7 @@ class WireReader {
   const WireMessageSchema& schema() const { return schema_; }
 
  private:
+  Status NextSlow(WireField* field);
   Status Error(uint64_t at, std::string_view what, std::string_view expected,
                std::string_view found) const;
   Status ReadVarint(uint64_t* value, std::string_view what);
