@@ -23,9 +23,10 @@ ALLOWED = {
     "importers": {"importers/common", "importers/<format>", "model_inspector"},
     "linker": {"base", "diag", "model", "trace", "model_inspector"},
     "analysis": {"base", "model", "trace", "linker", "model_inspector"},
+    "layout": {"base", "model", "model_inspector"},
     "session": {"base", "io", "diag", "model", "trace", "importers", "importers/common",
-                "importers/<format>", "linker", "analysis", "model_inspector"},
-    "cli": {"model_inspector"},
+                "importers/<format>", "linker", "analysis", "layout", "model_inspector"},
+    "cli": {"model_inspector", "base"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -69,6 +70,10 @@ def main():
     for path in files:
         rel = path.relative_to(root)
         if rel.parts[1:2] == ("python",):
+            continue
+        # Tests, benchmarks, fuzzers and drivers may load real inputs through
+        # any importer; the rule is for the libraries.
+        if rel.stem.endswith(("_test", "_benchmark", "_fuzzer", "_main")):
             continue
         mod, sub = module_of_source(rel)
         for inc in INCLUDE.findall(path.read_text(errors="replace")):

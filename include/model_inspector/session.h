@@ -60,6 +60,14 @@ class Session {
   Status ExportDumps(const std::string& out_dir) const;
   std::vector<DiagnosticInfo> Diagnostics() const;
 
+  // An SVG drawing of one graph level laid out by the layered layout engine
+  // (for documents, reviews and tests).
+  struct RenderOptions {
+    std::string level = "framework";  // "framework" | "compiled"
+    bool left_to_right = false;
+  };
+  StatusOr<std::string> RenderSvg(const RenderOptions& options) const;
+
   struct Impl;
 
  private:

@@ -7,6 +7,7 @@
 
 #include "cli/export_command.h"
 #include "cli/list_diagnostics_command.h"
+#include "cli/render_command.h"
 #include "cli/start_command.h"
 #include "cli/summary_command.h"
 #include "model_inspector/session.h"
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
   mi::cli::RegisterSummaryCommand(app, &exit_code);
   mi::cli::RegisterExportCommand(app, &exit_code);
   mi::cli::RegisterStartCommand(app, &exit_code);
+  mi::cli::RegisterRenderCommand(app, &exit_code);
   mi::cli::RegisterListDiagnosticsCommand(app, &exit_code);
   try {
     app.parse(argc, argv);

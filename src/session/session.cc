@@ -13,6 +13,8 @@
 #include "importers/builtin_importers.h"
 #include "importers/common/registry.h"
 #include "io/chunk_reader.h"
+#include "layout/layered_layout.h"
+#include "layout/model_layout.h"
 #include "linker/linker.h"
 #include "linker/shape_completion.h"
 #include "model_inspector/session.h"
@@ -286,6 +288,33 @@ Status Session::ExportDumps(const std::string& out_dir) const {
       WriteFileAtomically((fs::path(out_dir) / "trace.json").string(), trace));
   return WriteFileAtomically((fs::path(out_dir) / "summary.json").string(),
                              summary);
+}
+
+StatusOr<std::string> Session::RenderSvg(const RenderOptions& options) const {
+  GraphId graph;
+  if (options.level == "framework") {
+    graph = impl_->framework;
+  } else if (options.level == "compiled") {
+    graph = impl_->compiled;
+  } else {
+    return InvalidArgumentError(
+        "--level: expected 'framework' or "
+        "'compiled', found '" +
+        options.level + "'");
+  }
+  if (!graph.valid()) {
+    return NotFoundError("no " + options.level +
+                         " graph among the inputs; give a model (.onnx) "
+                         "for that level");
+  }
+  layout::LayoutInput input = layout::BuildLayoutInput(impl_->model, graph);
+  layout::LayoutOptions layout_options;
+  layout_options.direction = options.left_to_right
+                                 ? layout::Direction::kLeftToRight
+                                 : layout::Direction::kTopToBottom;
+  layout::LayoutResult result =
+      layout::LayeredLayout(input.nodes, input.edges, layout_options);
+  return layout::RenderSvg(impl_->model, graph, input, result);
 }
 
 std::vector<DiagnosticInfo> Session::Diagnostics() const {

@@ -100,3 +100,27 @@ def test_pytorch_trace_aligns_with_the_onnx_export(tmp_path):
 def test_no_progress_output_in_pipes():
     proc = run("summary", DEMO)  # stderr is a pipe here, as in CI
     assert "reading" not in proc.stderr and "%" not in proc.stderr
+
+
+@pytest.mark.parametrize("level", ["framework", "compiled"])
+def test_render_svg_of_each_level(tmp_path, level):
+    import xml.etree.ElementTree as ET
+    out = tmp_path / f"{level}.svg"
+    run("render", "--quiet", DEMO, "--level", level, "--out", out)
+    root = ET.parse(out).getroot()  # well-formed XML
+    assert root.tag.endswith("svg")
+    texts = "".join(root.itertext())
+    summary = json.loads(run("summary", "--quiet", DEMO, "--format", "json").stdout)
+    nodes = summary["graph"][f"{level}_nodes"]
+    rects = [e for e in root.iter() if e.tag.endswith("rect")]
+    assert len(rects) >= nodes  # one box per node (+ background, inputs)
+    assert "Conv" in texts
+    if level == "compiled":
+        assert "1x16x112x112" in texts  # NCHWc blocked shape on an edge
+
+
+def test_render_missing_level_is_not_found(tmp_path):
+    proc = run("render", "--quiet", FIXTURES / "resnet18" / "model.onnx", "--level", "compiled",
+               "--out", tmp_path / "x.svg", check=False)
+    assert proc.returncode == 3 and "no compiled graph" in proc.stderr
+    assert not (tmp_path / "x.svg").exists()
