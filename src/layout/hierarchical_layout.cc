@@ -1,0 +1,547 @@
+#include "layout/hierarchical_layout.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mi::layout {
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+// Frame of an expanded group: padding around its contents and a header band
+// for its label.
+constexpr float kPad = 12;
+constexpr float kHeader = 24;
+// Collapsed group box: two text lines (label, "N nodes"), sized like nodes.
+constexpr float kCharWidth = 7;
+constexpr float kTextPadding = 16;
+constexpr float kMinWidth = 80;
+constexpr float kCollapsedHeight = 44;
+
+float LabelWidth(size_t chars) {
+  return std::max(kMinWidth,
+                  kCharWidth * static_cast<float>(chars) + kTextPadding);
+}
+
+size_t Digits(uint32_t n) {
+  size_t d = 1;
+  while (n >= 10) {
+    n /= 10;
+    ++d;
+  }
+  return d;
+}
+
+}  // namespace
+
+HierarchicalLayout::HierarchicalLayout(std::span<const LayoutNode> nodes,
+                                       std::span<const LayoutEdge> edges,
+                                       GroupTree groups, LayoutOptions options)
+    : options_(options),
+      nodes_(nodes.begin(), nodes.end()),
+      edges_(edges.begin(), edges.end()) {
+  const size_t n = nodes_.size();
+  const size_t gcount = std::max<size_t>(1, groups.parent.size());
+  label_ = std::move(groups.label);
+  label_.resize(gcount);
+  op_names_ = std::move(groups.op_names);
+
+  // Sanitise the tree: out-of-range parents go to the root, then groups not
+  // reachable from the root (parent cycles) are cut where first met in index
+  // order. Iterative throughout: hierarchies may be deep.
+  parent_.assign(gcount, 0);
+  parent_[0] = -1;
+  for (size_t g = 1; g < groups.parent.size(); ++g) {
+    int32_t p = groups.parent[g];
+    if (p >= 0 && static_cast<size_t>(p) < gcount &&
+        static_cast<size_t>(p) != g) {
+      parent_[g] = p;
+    }
+  }
+  auto build_children = [&](std::vector<uint32_t>& begin,
+                            std::vector<int32_t>& list) {
+    begin.assign(gcount + 1, 0);
+    for (size_t g = 1; g < gcount; ++g) ++begin[parent_[g] + 1];
+    for (size_t g = 0; g < gcount; ++g) begin[g + 1] += begin[g];
+    list.assign(gcount > 0 ? gcount - 1 : 0, 0);
+    std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
+    for (size_t g = 1; g < gcount; ++g) {
+      list[fill[parent_[g]]++] = static_cast<int32_t>(g);
+    }
+  };
+  std::vector<uint32_t> all_begin;
+  std::vector<int32_t> all_children;
+  build_children(all_begin, all_children);
+  std::vector<uint8_t> reached(gcount, 0);
+  std::vector<int32_t> queue;
+  auto flood = [&](int32_t from) {
+    size_t head = queue.size();
+    queue.push_back(from);
+    reached[from] = 1;
+    while (head < queue.size()) {
+      int32_t g = queue[head++];
+      for (uint32_t i = all_begin[g]; i < all_begin[g + 1]; ++i) {
+        int32_t c = all_children[i];
+        if (!reached[c]) {
+          reached[c] = 1;
+          queue.push_back(c);
+        }
+      }
+    }
+  };
+  flood(0);
+  bool cut = false;
+  for (size_t g = 1; g < gcount; ++g) {
+    if (reached[g]) continue;
+    parent_[g] = 0;
+    cut = true;
+    flood(static_cast<int32_t>(g));
+  }
+  if (cut) build_children(all_begin, all_children);
+  // BFS order: parents before children, children in index order.
+  order_.clear();
+  order_.push_back(0);
+  for (size_t head = 0; head < order_.size(); ++head) {
+    int32_t g = order_[head];
+    for (uint32_t i = all_begin[g]; i < all_begin[g + 1]; ++i) {
+      order_.push_back(all_children[i]);
+    }
+  }
+  depth_.assign(gcount, 0);
+  for (int32_t g : order_) {
+    if (g != 0) depth_[g] = depth_[parent_[g]] + 1;
+  }
+
+  node_group_.resize(n);
+  for (size_t v = 0; v < n; ++v) {
+    int32_t g = v < groups.node_group.size() ? groups.node_group[v] : 0;
+    node_group_[v] = g >= 0 && static_cast<size_t>(g) < gcount ? g : 0;
+  }
+  // A group holding a single node (torch.onnx gives every op its own scope:
+  // "/conv1/Conv") would only draw a frame or box around that node: the
+  // node stands for itself and the group stays empty, so it is not drawn.
+  auto count_subtrees = [&] {
+    subtree_nodes_.assign(gcount, 0);
+    for (int32_t g : node_group_) ++subtree_nodes_[g];
+    for (size_t i = order_.size(); i-- > 1;) {
+      int32_t g = order_[i];
+      subtree_nodes_[parent_[g]] += subtree_nodes_[g];
+    }
+  };
+  count_subtrees();
+  for (int32_t& g : node_group_) {
+    while (g != 0 && subtree_nodes_[g] == 1) g = parent_[g];
+  }
+  count_subtrees();
+  // Direct nodes per group (counting sort keeps node order).
+  node_begin_.assign(gcount + 1, 0);
+  for (int32_t g : node_group_) ++node_begin_[g + 1];
+  for (size_t g = 0; g < gcount; ++g) node_begin_[g + 1] += node_begin_[g];
+  direct_nodes_.resize(n);
+  local_index_.resize(n);
+  {
+    std::vector<uint32_t> fill(node_begin_.begin(), node_begin_.end() - 1);
+    for (size_t v = 0; v < n; ++v) {
+      int32_t g = node_group_[v];
+      local_index_[v] = fill[g] - node_begin_[g];
+      direct_nodes_[fill[g]++] = static_cast<uint32_t>(v);
+    }
+  }
+  // Items: empty groups are not drawn, so only non-empty children count.
+  child_begin_.assign(gcount + 1, 0);
+  children_.clear();
+  group_local_.assign(gcount, kNone);
+  for (size_t g = 0; g < gcount; ++g) {
+    uint32_t local = node_begin_[g + 1] - node_begin_[g];
+    for (uint32_t i = all_begin[g]; i < all_begin[g + 1]; ++i) {
+      int32_t c = all_children[i];
+      if (subtree_nodes_[c] == 0) continue;
+      group_local_[c] = local++;
+      children_.push_back(c);
+    }
+    child_begin_[g + 1] = static_cast<uint32_t>(children_.size());
+  }
+
+  // Lift every edge to the LCA of its ends' groups; its ends there are the
+  // node itself (if directly in the LCA) or the LCA's child containing it.
+  struct Lifted {
+    int32_t level;
+    uint32_t from, to, edge;
+  };
+  std::vector<Lifted> lifted(edges_.size());
+  for (size_t e = 0; e < edges_.size(); ++e) {
+    uint32_t u = edges_[e].from, v = edges_[e].to;
+    int32_t a = node_group_[u], b = node_group_[v];
+    int32_t ca = -1, cb = -1;
+    while (depth_[a] > depth_[b]) {
+      ca = a;
+      a = parent_[a];
+    }
+    while (depth_[b] > depth_[a]) {
+      cb = b;
+      b = parent_[b];
+    }
+    while (a != b) {
+      ca = a;
+      a = parent_[a];
+      cb = b;
+      b = parent_[b];
+    }
+    lifted[e] = {a, ca < 0 ? local_index_[u] : group_local_[ca],
+                 cb < 0 ? local_index_[v] : group_local_[cb],
+                 static_cast<uint32_t>(e)};
+  }
+  std::sort(lifted.begin(), lifted.end(), [](const Lifted& x, const Lifted& y) {
+    if (x.level != y.level) return x.level < y.level;
+    if (x.from != y.from) return x.from < y.from;
+    if (x.to != y.to) return x.to < y.to;
+    return x.edge < y.edge;
+  });
+  // Parallel edges between two items of a level are laid out once: the
+  // level layout only needs the item graph, and multi-edges would only
+  // weigh the barycenters and cost dummies.
+  level_edge_begin_.assign(gcount + 1, 0);
+  level_input_begin_.assign(gcount + 1, 0);
+  level_inputs_.resize(edges_.size());
+  edge_level_.resize(edges_.size());
+  edge_level_edge_.resize(edges_.size());
+  for (size_t i = 0; i < lifted.size(); ++i) {
+    const Lifted& l = lifted[i];
+    if (i == 0 || l.level != lifted[i - 1].level ||
+        l.from != lifted[i - 1].from || l.to != lifted[i - 1].to) {
+      level_edges_.push_back({l.from, l.to});
+      ++level_edge_begin_[l.level + 1];
+    }
+    ++level_input_begin_[l.level + 1];
+    level_inputs_[i] = l.edge;
+    edge_level_[l.edge] = l.level;
+    edge_level_edge_[l.edge] = static_cast<uint32_t>(level_edges_.size() - 1);
+  }
+  for (size_t g = 0; g < gcount; ++g) {
+    level_edge_begin_[g + 1] += level_edge_begin_[g];
+    level_input_begin_[g + 1] += level_input_begin_[g];
+  }
+
+  // Static summaries: depth, size, op-type histogram top 3 (pairs sorted,
+  // so ties go to the lower op index, deterministically).
+  summaries_.assign(gcount, {});
+  for (size_t g = 0; g < gcount; ++g) {
+    summaries_[g].depth = depth_[g];
+    summaries_[g].node_count = subtree_nodes_[g];
+  }
+  std::vector<uint64_t> pairs;
+  for (size_t v = 0; v < n && v < groups.node_op.size(); ++v) {
+    int32_t op = groups.node_op[v];
+    if (op < 0) continue;
+    for (int32_t g = node_group_[v]; g >= 0; g = parent_[g]) {
+      pairs.push_back(static_cast<uint64_t>(g) << 32 |
+                      static_cast<uint32_t>(op));
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  for (size_t i = 0; i < pairs.size();) {
+    size_t j = i;
+    while (j < pairs.size() && pairs[j] == pairs[i]) ++j;
+    GroupSummary& s = summaries_[pairs[i] >> 32];
+    int32_t op = static_cast<int32_t>(pairs[i] & 0xffffffffu);
+    uint32_t count = static_cast<uint32_t>(j - i);
+    for (int k = 0; k < 3; ++k) {
+      if (count > s.top_op_counts[k]) {
+        for (int m = 2; m > k; --m) {
+          s.top_ops[m] = s.top_ops[m - 1];
+          s.top_op_counts[m] = s.top_op_counts[m - 1];
+        }
+        s.top_ops[k] = op;
+        s.top_op_counts[k] = count;
+        break;
+      }
+    }
+    i = j;
+  }
+
+  expanded_.assign(gcount, 1);
+  dirty_.assign(gcount, 0);
+  cache_.resize(gcount);
+}
+
+void HierarchicalLayout::SetExpanded(int32_t group, bool expanded) {
+  if (group <= 0 || static_cast<size_t>(group) >= parent_.size()) return;
+  if ((expanded_[group] != 0) == expanded) return;
+  expanded_[group] = expanded ? 1 : 0;
+  // The group's box size changed, so its parent must be laid out again, and
+  // so on up. A collapsed ancestor keeps its box size: the walk stops there
+  // (it is marked, as its hidden layout is now stale).
+  for (int32_t p = parent_[group]; p >= 0; p = parent_[p]) {
+    dirty_[p] = 1;
+    if (!expanded_[p]) break;
+  }
+}
+
+void HierarchicalLayout::SetSubtreeExpanded(int32_t group, bool expanded) {
+  if (group < 0 || static_cast<size_t>(group) >= parent_.size()) return;
+  std::vector<int32_t> stack{group};
+  while (!stack.empty()) {
+    int32_t g = stack.back();
+    stack.pop_back();
+    SetExpanded(g, expanded);
+    for (uint32_t i = child_begin_[g]; i < child_begin_[g + 1]; ++i) {
+      stack.push_back(children_[i]);
+    }
+  }
+}
+
+size_t HierarchicalLayout::VisibleItemCount() const {
+  std::vector<uint8_t> open(parent_.size(), 0);
+  size_t count = 0;
+  for (int32_t g : order_) {
+    bool parent_open = g == 0 || open[parent_[g]];
+    if (!parent_open || subtree_nodes_[g] == 0) continue;
+    if (g == 0 || expanded_[g]) {
+      open[g] = 1;
+      count += node_begin_[g + 1] - node_begin_[g];
+    } else {
+      ++count;
+    }
+  }
+  return count;
+}
+
+size_t HierarchicalLayout::CollapseToBudget(size_t max_visible_items) {
+  // A uniform cut: groups shallower than `cut` are expanded, the others
+  // collapsed. Items visible for a cut D: nodes directly in groups of depth
+  // < D, plus the non-empty groups of depth D. The deepest cut within the
+  // budget wins.
+  uint32_t max_depth = 0;
+  for (uint32_t d : depth_) max_depth = std::max(max_depth, d);
+  std::vector<size_t> nodes_at(max_depth + 2, 0), groups_at(max_depth + 2, 0);
+  for (size_t g = 0; g < parent_.size(); ++g) {
+    nodes_at[depth_[g]] += node_begin_[g + 1] - node_begin_[g];
+    if (subtree_nodes_[g] > 0) ++groups_at[depth_[g]];
+  }
+  uint32_t cut = 1;
+  size_t shallower = 0;  // nodes in groups of depth < D
+  for (uint32_t d = 1; d <= max_depth + 1; ++d) {
+    shallower += nodes_at[d - 1];
+    if (shallower + groups_at[d] <= max_visible_items) cut = d;
+  }
+  for (size_t g = 1; g < parent_.size(); ++g) {
+    SetExpanded(static_cast<int32_t>(g), depth_[g] < cut);
+  }
+  return VisibleItemCount();
+}
+
+LayoutNode HierarchicalLayout::ItemSize(int32_t g) const {
+  float label_width = LabelWidth(label_[g].size());
+  if (expanded_[g] && cache_[g].valid) {
+    return {std::max(label_width, cache_[g].width + 2 * kPad),
+            cache_[g].height + kHeader + kPad};
+  }
+  // "label" over "N nodes".
+  size_t summary_chars = Digits(subtree_nodes_[g]) + 6;
+  return {std::max(label_width, LabelWidth(summary_chars)), kCollapsedHeight};
+}
+
+void HierarchicalLayout::LayOutGroup(int32_t g) {
+  uint32_t direct = node_begin_[g + 1] - node_begin_[g];
+  std::vector<LayoutNode> items;
+  items.reserve(direct + child_begin_[g + 1] - child_begin_[g]);
+  for (uint32_t i = node_begin_[g]; i < node_begin_[g + 1]; ++i) {
+    items.push_back(nodes_[direct_nodes_[i]]);
+  }
+  for (uint32_t i = child_begin_[g]; i < child_begin_[g + 1]; ++i) {
+    items.push_back(ItemSize(children_[i]));
+  }
+  std::span<const LayoutEdge> level(
+      level_edges_.data() + level_edge_begin_[g],
+      level_edge_begin_[g + 1] - level_edge_begin_[g]);
+  LayoutResult r = LayeredLayout(items, level, options_);
+  GroupCache& c = cache_[g];
+  LayoutNode before = ItemSize(g);
+  c.valid = true;
+  c.width = r.width;
+  c.height = r.height;
+  c.x = std::move(r.x);
+  c.y = std::move(r.y);
+  c.edge_point_begin = std::move(r.edge_point_begin);
+  c.points = std::move(r.points);
+  c.edge_reversed = std::move(r.edge_reversed);
+  ++laid_out_;
+  // Robustness: whatever made this group change size, its parent's layout
+  // must follow (the parent is processed later in the bottom-up pass).
+  LayoutNode after = ItemSize(g);
+  if (g != 0 &&
+      (before.width != after.width || before.height != after.height)) {
+    dirty_[parent_[g]] = 1;
+  }
+}
+
+const HierarchicalResult& HierarchicalLayout::Layout() {
+  laid_out_ = 0;
+  // Bottom-up over the expanded groups that can be seen: children are laid
+  // out (or reuse their cache) before their parents need their sizes.
+  std::vector<uint8_t> open(parent_.size(), 0);
+  for (int32_t g : order_) {
+    open[g] =
+        (g == 0 || (expanded_[g] && open[parent_[g]])) && subtree_nodes_[g] > 0;
+  }
+  if (subtree_nodes_[0] == 0) open[0] = 1;
+  for (size_t i = order_.size(); i-- > 0;) {
+    int32_t g = order_[i];
+    if (!open[g]) continue;
+    if (!cache_[g].valid || dirty_[g]) {
+      LayOutGroup(g);
+      dirty_[g] = 0;
+    }
+  }
+  BuildResult();
+  return result_;
+}
+
+void HierarchicalLayout::BuildResult() {
+  HierarchicalResult& out = result_;
+  const size_t gcount = parent_.size();
+  const bool lr = options_.direction == Direction::kLeftToRight;
+  out.items.clear();
+  out.frames.clear();
+  out.edges.clear();
+  out.edge_point_begin.assign(1, 0);
+  out.points.clear();
+  out.groups = summaries_;
+  out.item_of_node.assign(nodes_.size(), kNone);
+  out.width = cache_[0].width;
+  out.height = cache_[0].height;
+  out.groups_laid_out = laid_out_;
+
+  // Preorder walk of the visible tree with an explicit stack; origins are
+  // content origins (top-left of a group's internal layout).
+  std::vector<float> ox(gcount, 0), oy(gcount, 0);
+  std::vector<uint32_t> item_of_group(gcount, kNone);
+  std::vector<int32_t> open_levels;  // expanded visible groups, preorder
+  std::vector<int32_t> stack{0};
+  out.groups[0].visible = true;
+  out.groups[0].expanded = true;
+  out.groups[0].bounds = {0, 0, out.width, out.height};
+  while (!stack.empty()) {
+    int32_t g = stack.back();
+    stack.pop_back();
+    if (g != 0) {
+      int32_t p = parent_[g];
+      const GroupCache& pc = cache_[p];
+      uint32_t local = group_local_[g];
+      LayoutNode size = ItemSize(g);
+      Box box{ox[p] + pc.x[local] - size.width / 2,
+              oy[p] + pc.y[local] - size.height / 2, size.width, size.height};
+      GroupSummary& s = out.groups[g];
+      s.visible = true;
+      s.bounds = box;
+      if (!expanded_[g]) {
+        item_of_group[g] = static_cast<uint32_t>(out.items.size());
+        out.items.push_back({-1, g, box});
+        continue;
+      }
+      s.expanded = true;
+      // Centre the contents when the label made the frame wider.
+      ox[g] = box.x + (box.w - cache_[g].width) / 2;
+      oy[g] = box.y + kHeader;
+      out.frames.push_back(g);
+    }
+    open_levels.push_back(g);
+    const GroupCache& c = cache_[g];
+    for (uint32_t i = node_begin_[g]; i < node_begin_[g + 1]; ++i) {
+      uint32_t v = direct_nodes_[i];
+      uint32_t local = i - node_begin_[g];
+      float w = nodes_[v].width, h = nodes_[v].height;
+      out.item_of_node[v] = static_cast<uint32_t>(out.items.size());
+      out.items.push_back(
+          {static_cast<int32_t>(v),
+           -1,
+           {ox[g] + c.x[local] - w / 2, oy[g] + c.y[local] - h / 2, w, h}});
+    }
+    for (uint32_t i = child_begin_[g + 1]; i-- > child_begin_[g];) {
+      stack.push_back(children_[i]);
+    }
+  }
+  // Hidden nodes are shown by their outermost collapsed ancestor.
+  std::vector<uint32_t> rep(gcount, kNone);
+  for (int32_t g : order_) {
+    if (g == 0) continue;
+    uint32_t up = rep[parent_[g]];
+    rep[g] = up != kNone ? up : item_of_group[g];
+  }
+  for (size_t v = 0; v < nodes_.size(); ++v) {
+    if (out.item_of_node[v] == kNone) {
+      out.item_of_node[v] = rep[node_group_[v]];
+    }
+  }
+
+  // Visible edges: the input edges routed at a visible level, aggregated
+  // per pair of visible items (the lowest edge index gives the route).
+  std::vector<std::pair<uint64_t, uint32_t>> keyed;
+  for (int32_t g : open_levels) {
+    for (uint32_t i = level_input_begin_[g]; i < level_input_begin_[g + 1];
+         ++i) {
+      uint32_t e = level_inputs_[i];
+      uint32_t a = out.item_of_node[edges_[e].from];
+      uint32_t b = out.item_of_node[edges_[e].to];
+      keyed.push_back({static_cast<uint64_t>(a) << 32 | b, e});
+    }
+  }
+  std::sort(keyed.begin(), keyed.end());
+  // Joins a deep endpoint (inside an expanded child of the level) to the
+  // point where the level route meets the child's frame, on the side of
+  // the item facing that point.
+  auto border_point = [&](const Box& box, float px, float py) {
+    if (lr) {
+      float x = px >= box.x + box.w / 2 ? box.x + box.w : box.x;
+      return std::pair<float, float>{x, box.y + box.h / 2};
+    }
+    float y = py >= box.y + box.h / 2 ? box.y + box.h : box.y;
+    return std::pair<float, float>{box.x + box.w / 2, y};
+  };
+  auto deep = [&](int32_t level, uint32_t local) {
+    uint32_t direct = node_begin_[level + 1] - node_begin_[level];
+    if (local < direct) return false;
+    return expanded_[children_[child_begin_[level] + local - direct]] != 0;
+  };
+  for (size_t i = 0; i < keyed.size();) {
+    size_t j = i;
+    while (j < keyed.size() && keyed[j].first == keyed[i].first) ++j;
+    uint32_t e = keyed[i].second;
+    uint32_t a = static_cast<uint32_t>(keyed[i].first >> 32);
+    uint32_t b = static_cast<uint32_t>(keyed[i].first & 0xffffffffu);
+    int32_t level = edge_level_[e];
+    uint32_t le = edge_level_edge_[e];
+    uint32_t local_le = le - level_edge_begin_[level];
+    const GroupCache& c = cache_[level];
+    uint32_t pb = c.edge_point_begin[local_le],
+             pe = c.edge_point_begin[local_le + 1];
+    out.edges.push_back(
+        {a, b, static_cast<uint32_t>(j - i), c.edge_reversed[local_le]});
+    auto push = [&](float x, float y) {
+      out.points.push_back(x);
+      out.points.push_back(y);
+    };
+    if (pe > pb && deep(level, level_edges_[le].from)) {
+      auto [x, y] = border_point(out.items[a].box, ox[level] + c.points[2 * pb],
+                                 oy[level] + c.points[2 * pb + 1]);
+      push(x, y);
+    }
+    for (uint32_t p = pb; p < pe; ++p) {
+      push(ox[level] + c.points[2 * p], oy[level] + c.points[2 * p + 1]);
+    }
+    if (pe > pb && deep(level, level_edges_[le].to)) {
+      auto [x, y] =
+          border_point(out.items[b].box, ox[level] + c.points[2 * pe - 2],
+                       oy[level] + c.points[2 * pe - 1]);
+      push(x, y);
+    }
+    out.edge_point_begin.push_back(
+        static_cast<uint32_t>(out.points.size() / 2));
+    i = j;
+  }
+}
+
+}  // namespace mi::layout
