@@ -13,6 +13,8 @@ APT_PACKAGES=(
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3-pytest python3-jsonschema
   python3-onnx python3-numpy
+  # layout benchmark peer (bench/layout): Graphviz dot
+  graphviz
   # fixture generation (test/fixtures/generate.sh): the real tools
   python3-torch python3-torchvision
 )
@@ -31,9 +33,13 @@ fi
 
 # ONNX Runtime (for regenerating fixtures and the ORT peer figures). Its
 # install script would download GPU binaries, hence --ignore-scripts.
+# dagre and elkjs: the layout benchmark's peers (bench/layout).
 if command -v npm >/dev/null 2>&1; then
   if [ ! -d test/fixtures/node_modules/onnxruntime-node ]; then
     (cd test/fixtures && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  fi
+  if [ ! -d bench/layout/node_modules/elkjs ]; then
+    (cd bench/layout && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
   fi
 else
   echo "setup: npm not found; install Node.js 20 + npm to regenerate fixtures" >&2
