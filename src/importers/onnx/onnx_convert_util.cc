@@ -1,4 +1,6 @@
 #include "importers/onnx/onnx_convert_util.h"
+#include <cstring>
+#include <vector>
 
 #include <algorithm>
 #include <vector>
@@ -101,6 +103,57 @@ void CheckGraphCycles(
                      "ordered",
                      ShortString(model_.str(model_.graph(graph).name)), names,
                      n - ordered, n));
+}
+
+namespace {
+// TensorProto.DataType values whose payloads are shown.
+constexpr int32_t kDataTypeFloat = 1;
+constexpr int32_t kDataTypeInt32 = 6;
+constexpr int32_t kDataTypeInt64 = 7;
+}  // namespace
+
+std::string DescribeTensor(const TensorDisplayView& t) {
+  std::string out =
+      fmt::format("tensor {}{}", DataTypeName(t.data_type), FormatDims(t.dims));
+  std::optional<uint64_t> count = ElementCount(t.dims);
+  if (!count || *count > kMaxListItemsShown || t.external) return out;
+  auto decode = [&](auto type_tag) {
+    using T = decltype(type_tag);
+    std::vector<T> values;
+    if (!t.has_raw || t.raw.size() != *count * sizeof(T)) return values;
+    values.resize(*count);
+    if (!t.raw.empty()) std::memcpy(values.data(), t.raw.data(), t.raw.size());
+    return values;
+  };
+  auto number = [](auto v) { return fmt::format("{}", v); };
+  std::string values;
+  switch (t.data_type) {
+    case kDataTypeFloat:
+      if (!t.floats.empty()) {
+        values = FormatList(t.floats, number);
+      } else if (auto v = decode(float{}); !v.empty()) {
+        values = FormatList(v, number);
+      }
+      break;
+    case kDataTypeInt32:
+      if (!t.int32s.empty()) {
+        values = FormatList(t.int32s, number);
+      } else if (auto v = decode(int32_t{}); !v.empty()) {
+        values = FormatList(v, number);
+      }
+      break;
+    case kDataTypeInt64:
+      if (!t.int64s.empty()) {
+        values = FormatList(t.int64s, number);
+      } else if (auto v = decode(int64_t{}); !v.empty()) {
+        values = FormatList(v, number);
+      }
+      break;
+    default:
+      break;
+  }
+  if (!values.empty()) out += " = " + values;
+  return out;
 }
 
 }  // namespace mi::importers::onnx_import

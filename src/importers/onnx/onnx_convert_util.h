@@ -103,4 +103,21 @@ void CheckGraphCycles(
     const std::function<SourceLocation(size_t)>& node_location,
     const ReportFn& report);
 
+// What the display text of a tensor needs, from either converter (libonnx's
+// TensorProto or the direct path's decoded fields).
+struct TensorDisplayView {
+  int32_t data_type = 0;
+  std::span<const int64_t> dims;
+  bool external = false;
+  std::span<const float> floats;
+  std::span<const int32_t> int32s;
+  std::span<const int64_t> int64s;
+  bool has_raw = false;
+  std::string_view raw;
+};
+
+// "tensor float32[64,3,7,7]", plus the values of tiny tensors kept in the
+// model ("tensor int64[2] = [1,-1]").
+std::string DescribeTensor(const TensorDisplayView& t);
+
 }  // namespace mi::importers::onnx_import

@@ -314,49 +314,17 @@ bool DecodeTensor(std::string_view bytes, uint64_t offset,
   return true;
 }
 
-// "tensor float32[64,3,7,7]", plus the values of tiny kept tensors.
 std::string DescribeTensor(const TensorFacts& t) {
-  std::string out =
-      fmt::format("tensor {}{}", DataTypeName(t.data_type), FormatDims(t.dims));
-  std::optional<uint64_t> count = ElementCount(t.dims);
-  if (!count || *count > kMaxListItemsShown || t.external) return out;
-  auto decode = [&](auto type_tag) {
-    using T = decltype(type_tag);
-    std::vector<T> values;
-    if (!t.has_raw || t.raw.size() != *count * sizeof(T)) return values;
-    values.resize(*count);
-    if (!t.raw.empty()) std::memcpy(values.data(), t.raw.data(), t.raw.size());
-    return values;
-  };
-  auto number = [](auto v) { return fmt::format("{}", v); };
-  std::string values;
-  switch (t.data_type) {
-    case kDataTypeFloat:
-      if (!t.floats.empty()) {
-        values = FormatList(t.floats, number);
-      } else if (auto v = decode(float{}); !v.empty()) {
-        values = FormatList(v, number);
-      }
-      break;
-    case kDataTypeInt32:
-      if (!t.int32s.empty()) {
-        values = FormatList(t.int32s, number);
-      } else if (auto v = decode(int32_t{}); !v.empty()) {
-        values = FormatList(v, number);
-      }
-      break;
-    case kDataTypeInt64:
-      if (!t.int64s.empty()) {
-        values = FormatList(t.int64s, number);
-      } else if (auto v = decode(int64_t{}); !v.empty()) {
-        values = FormatList(v, number);
-      }
-      break;
-    default:
-      break;
-  }
-  if (!values.empty()) out += " = " + values;
-  return out;
+  TensorDisplayView view;
+  view.data_type = t.data_type;
+  view.dims = t.dims;
+  view.external = t.external;
+  view.floats = t.floats;
+  view.int32s = t.int32s;
+  view.int64s = t.int64s;
+  view.has_raw = t.has_raw;
+  view.raw = t.raw;
+  return onnx_import::DescribeTensor(view);
 }
 
 struct TensorRef {

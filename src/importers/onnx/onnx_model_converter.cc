@@ -84,56 +84,20 @@ uint64_t InlineDataBytes(const TensorProto& tensor) {
   return kept_strings + typed_wire.value_or(0);
 }
 
-// "tensor float32[64,3,7,7]", plus the values of tiny tensors kept in the
-// skeleton ("tensor int64[2] = [1,-1]").
 std::string DescribeTensor(const TensorProto& tensor) {
-  std::string out = fmt::format("tensor {}{}", DataTypeName(tensor.data_type()),
-                                FormatDims(Dims(tensor.dims())));
-  std::optional<uint64_t> count = ElementCount(Dims(tensor.dims()));
-  if (!count || *count > kMaxListItemsShown ||
-      tensor.data_location() == TensorProto::EXTERNAL) {
-    return out;
-  }
-  const std::string& raw = tensor.raw_data();
-  auto decode = [&](auto type_tag) {
-    using T = decltype(type_tag);
-    std::vector<T> values;
-    if (!tensor.has_raw_data() || raw.size() != *count * sizeof(T)) {
-      return values;
-    }
-    values.resize(*count);
-    std::memcpy(values.data(), raw.data(), raw.size());
-    return values;
-  };
-  auto number = [](auto v) { return fmt::format("{}", v); };
-  std::string values;
-  switch (tensor.data_type()) {
-    case TensorProto::FLOAT:
-      if (tensor.float_data_size() > 0) {
-        values = FormatList(tensor.float_data(), number);
-      } else if (auto v = decode(float{}); !v.empty()) {
-        values = FormatList(v, number);
-      }
-      break;
-    case TensorProto::INT32:
-      if (tensor.int32_data_size() > 0) {
-        values = FormatList(tensor.int32_data(), number);
-      } else if (auto v = decode(int32_t{}); !v.empty()) {
-        values = FormatList(v, number);
-      }
-      break;
-    case TensorProto::INT64:
-      if (tensor.int64_data_size() > 0) {
-        values = FormatList(tensor.int64_data(), number);
-      } else if (auto v = decode(int64_t{}); !v.empty()) {
-        values = FormatList(v, number);
-      }
-      break;
-    default:
-      break;
-  }
-  if (!values.empty()) out += " = " + values;
-  return out;
+  TensorDisplayView view;
+  view.data_type = tensor.data_type();
+  view.dims = Dims(tensor.dims());
+  view.external = tensor.data_location() == TensorProto::EXTERNAL;
+  view.floats = {tensor.float_data().data(),
+                 static_cast<size_t>(tensor.float_data_size())};
+  view.int32s = {tensor.int32_data().data(),
+                 static_cast<size_t>(tensor.int32_data_size())};
+  view.int64s = {tensor.int64_data().data(),
+                 static_cast<size_t>(tensor.int64_data_size())};
+  view.has_raw = tensor.has_raw_data();
+  view.raw = tensor.raw_data();
+  return onnx_import::DescribeTensor(view);
 }
 
 AttributeKind KindOf(const AttributeProto& attr) {
