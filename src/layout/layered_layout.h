@@ -31,7 +31,9 @@ struct LayoutOptions {
   // side, so bundles of long edges stay tight).
   float node_spacing = 24;
   // Gap between the bands of two consecutive ranks.
-  float rank_spacing = 48;
+  // Graphviz dot's default ranksep (0.5 in = 36 pt): room for one line of
+  // shape label between ranks, and a fair basis for edge-length comparisons.
+  float rank_spacing = 36;
   // Bounds the iterative phases (rank balancing rounds after the first,
   // crossing-reduction sweeps and transpositions), in work units of about
   // one node or edge visit. 0 = automatic: kWorkPerElement per element

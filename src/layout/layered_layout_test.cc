@@ -87,7 +87,7 @@ TEST(LayeredLayoutTest, ChainIsStraightAndRanked) {
     EXPECT_EQ(r.rank[i], static_cast<int32_t>(i));
     EXPECT_FLOAT_EQ(r.x[i], r.x[0]);
   }
-  EXPECT_FLOAT_EQ(r.y[1] - r.y[0], 36 + 48);
+  EXPECT_FLOAT_EQ(r.y[1] - r.y[0], 36 + LayoutOptions().rank_spacing);
   // Edge 0 starts on the bottom border of node 0, ends on the top of node 1.
   EXPECT_FLOAT_EQ(r.points[1], r.y[0] + 18);
   EXPECT_FLOAT_EQ(r.points[3], r.y[1] - 18);
