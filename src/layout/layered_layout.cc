@@ -177,16 +177,12 @@ struct Layered {
   }
 };
 
-uint64_t CountLayerCrossings(const Layered& g, uint32_t r,
-                             std::vector<uint32_t>& south,
-                             std::vector<uint32_t>& tree) {
-  south.clear();
-  for (uint32_t i = g.layer_begin[r]; i < g.layer_begin[r + 1]; ++i) {
-    size_t first = south.size();
-    for (uint32_t w : g.down.Of(g.order[i])) south.push_back(g.pos[w]);
-    std::sort(south.begin() + first, south.end());
-  }
-  uint32_t south_count = g.layer_begin[r + 2] - g.layer_begin[r + 1];
+// Crossings between two adjacent layers (Barth, Juenger, Mutzel): the
+// positions of the lower ends of the edges, in the order of their upper
+// ends, counted with an accumulator tree in O(E log V). `tree` is scratch.
+uint64_t AccumulatorTreeCrossings(std::span<const uint32_t> south,
+                                  uint32_t south_count,
+                                  std::vector<uint32_t>& tree) {
   uint32_t first_index = 1;
   while (first_index < south_count) first_index *= 2;
   tree.assign(2 * first_index - 1, 0);
@@ -201,6 +197,19 @@ uint64_t CountLayerCrossings(const Layered& g, uint32_t r,
     }
   }
   return crossings;
+}
+
+uint64_t CountLayerCrossings(const Layered& g, uint32_t r,
+                             std::vector<uint32_t>& south,
+                             std::vector<uint32_t>& tree) {
+  south.clear();
+  for (uint32_t i = g.layer_begin[r]; i < g.layer_begin[r + 1]; ++i) {
+    size_t first = south.size();
+    for (uint32_t w : g.down.Of(g.order[i])) south.push_back(g.pos[w]);
+    std::sort(south.begin() + first, south.end());
+  }
+  uint32_t south_count = g.layer_begin[r + 2] - g.layer_begin[r + 1];
+  return AccumulatorTreeCrossings(south, south_count, tree);
 }
 
 uint64_t CountAllCrossings(const Layered& g, std::vector<uint32_t>& south,
@@ -718,20 +727,8 @@ class Coordinates {
 
 uint64_t CountBilayerCrossings(std::span<const uint32_t> south_positions,
                                uint32_t south_count) {
-  uint32_t first_index = 1;
-  while (first_index < south_count) first_index *= 2;
-  std::vector<uint32_t> tree(2 * first_index - 1, 0);
-  uint64_t crossings = 0;
-  for (uint32_t p : south_positions) {
-    uint32_t index = p + first_index - 1;
-    ++tree[index];
-    while (index > 0) {
-      if (index % 2 == 1) crossings += tree[index + 1];
-      index = (index - 1) / 2;
-      ++tree[index];
-    }
-  }
-  return crossings;
+  std::vector<uint32_t> tree;
+  return AccumulatorTreeCrossings(south_positions, south_count, tree);
 }
 
 LayoutResult LayeredLayout(std::span<const LayoutNode> nodes,

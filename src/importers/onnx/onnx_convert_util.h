@@ -17,6 +17,7 @@
 
 #include "base/checked_math.h"
 #include "diag/diagnostics.h"
+#include "importers/common/importer.h"
 #include "model/model.h"
 
 namespace mi::importers::onnx_import {
@@ -29,6 +30,20 @@ inline constexpr size_t kMaxCycleNodesNamed = 6;
 
 inline bool IsOrtContribDomain(std::string_view domain) {
   return domain.substr(0, 13) == "com.microsoft";
+}
+
+// The level of an imported model: the caller's hint wins; otherwise a model
+// using ONNX Runtime's contrib domains is a compiled (optimized) graph.
+inline LayerLevel ChooseLevel(LevelHint hint, bool uses_contrib_ops) {
+  switch (hint) {
+    case LevelHint::kFramework:
+      return LayerLevel::kFramework;
+    case LevelHint::kCompiled:
+      return LayerLevel::kCompiled;
+    case LevelHint::kAuto:
+      break;
+  }
+  return uses_contrib_ops ? LayerLevel::kCompiled : LayerLevel::kFramework;
 }
 
 inline std::string ShortString(std::string_view s) {

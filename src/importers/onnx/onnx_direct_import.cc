@@ -999,18 +999,7 @@ bool DirectConverter::Prepare() {
 }
 
 void DirectConverter::Convert() {
-  switch (ctx_.level_hint) {
-    case LevelHint::kFramework:
-      level_ = LayerLevel::kFramework;
-      break;
-    case LevelHint::kCompiled:
-      level_ = LayerLevel::kCompiled;
-      break;
-    case LevelHint::kAuto:
-      level_ =
-          d_.uses_contrib_ops ? LayerLevel::kCompiled : LayerLevel::kFramework;
-      break;
-  }
+  level_ = ChooseLevel(ctx_.level_hint, d_.uses_contrib_ops);
   const DGraph& graph = d_.graphs[0];
   model_.strings().Reserve(graph.nodes.size() * 3 + graph.value_info.size());
   GraphId root = model_.AddGraph(level_, graph.name, ctx_.path);

@@ -302,18 +302,9 @@ Status OnnxModelConverter::Convert(ModelProto& model) {
                     "model?",
                     ctx_.path));
   }
-  switch (ctx_.level_hint) {
-    case LevelHint::kFramework:
-      level_ = LayerLevel::kFramework;
-      break;
-    case LevelHint::kCompiled:
-      level_ = LayerLevel::kCompiled;
-      break;
-    case LevelHint::kAuto:
-      level_ = UsesOrtContribOps(model.graph(), 0) ? LayerLevel::kCompiled
-                                                   : LayerLevel::kFramework;
-      break;
-  }
+  level_ =
+      ChooseLevel(ctx_.level_hint, ctx_.level_hint == LevelHint::kAuto &&
+                                       UsesOrtContribOps(model.graph(), 0));
 
   if (options_.run_shape_inference && NeedsShapeInference(model.graph(), 0)) {
     // Contrib ops (com.microsoft*) have no schema here; error_mode 0 makes
