@@ -45,6 +45,32 @@ struct DiagnosticInfo {
   std::vector<std::string> examples;  // "file:line:col: message"
 };
 
+struct LayoutViewOptions {
+  std::string level = "framework";  // "framework" | "compiled"
+  bool left_to_right = false;
+  // "scopes" (module paths), "fusion" (scopes, plus on the framework level
+  // the nodes fused into one compiled node as a group) or "none" (flat; huge
+  // graphs still fold into repeated blocks and chunks).
+  std::string grouping = "scopes";
+  // Default view: groups are collapsed until at most this many items are
+  // visible; 0 = everything expanded.
+  size_t max_visible_items = 2000;
+};
+
+class LayoutView {
+ public:
+  virtual ~LayoutView() = default;
+  virtual size_t group_count() const = 0;
+  // Group 0 is the whole graph. A group's path is its labels from the root
+  // joined by '/', e.g. "layer1/0".
+  virtual StatusOr<uint32_t> FindGroup(std::string_view path) const = 0;
+  virtual Status SetExpanded(uint32_t group, bool expanded) = 0;
+  // Incremental: only groups whose contents changed are laid out again.
+  virtual std::string Binary() = 0;
+  virtual std::string Json() = 0;
+  virtual std::string Svg() = 0;
+};
+
 class Session {
  public:
   static StatusOr<std::unique_ptr<Session>> Open(const OpenOptions& options);
@@ -67,6 +93,13 @@ class Session {
     bool left_to_right = false;
   };
   StatusOr<std::string> RenderSvg(const RenderOptions& options) const;
+
+  // A live, hierarchical layout of one graph level (what the UI server
+  // holds per open graph): fold and unfold groups, then fetch the layout
+  // as compact binary (docs/reference/layout-binary.md), JSON or SVG.
+  // It reads this session's model: it must not outlive the Session.
+  StatusOr<std::unique_ptr<LayoutView>> OpenLayoutView(
+      const LayoutViewOptions& options) const;
 
   struct Impl;
 

@@ -229,8 +229,16 @@ HierarchicalLayout::HierarchicalLayout(std::span<const LayoutNode> nodes,
   // so ties go to the lower op index, deterministically).
   summaries_.assign(gcount, {});
   for (size_t g = 0; g < gcount; ++g) {
-    summaries_[g].depth = depth_[g];
-    summaries_[g].node_count = subtree_nodes_[g];
+    GroupSummary& s = summaries_[g];
+    s.depth = depth_[g];
+    s.node_count = subtree_nodes_[g];
+    s.parent = parent_[g];
+    if (g < groups.kind.size()) s.kind = groups.kind[g];
+    if (g < groups.repeat_of.size()) {
+      int32_t r = groups.repeat_of[g];
+      // Only an earlier group can be the original (no chains or cycles).
+      s.repeat_of = r >= 0 && static_cast<size_t>(r) < g ? r : -1;
+    }
   }
   std::vector<uint64_t> pairs;
   for (size_t v = 0; v < n && v < groups.node_op.size(); ++v) {

@@ -20,6 +20,14 @@
 
 namespace mi::layout {
 
+// What a group stands for (drawn differently; the UI filters by it).
+enum class GroupKind : uint8_t {
+  kScope,   // a module path / name scope ("/encoder/layer.3")
+  kFusion,  // framework nodes fused into one compiled node
+  kRepeat,  // a repeated block found by structure (no scope said so)
+  kChunk,   // a run of consecutive nodes, so huge flat graphs can fold
+};
+
 // Group 0 is the root (parent -1). Other groups may be numbered in any
 // order; a parent chain that does not reach the root (a cycle or an index
 // out of range) is cut and the group hung under the root.
@@ -34,6 +42,12 @@ struct GroupTree {
   // `op_names`, or -1 (graph inputs and outputs).
   std::vector<int32_t> node_op;
   std::vector<std::string> op_names;
+  // Optional, per group (missing = kScope / -1): the kind, and for a group
+  // whose contents have the same structure as an earlier group, that
+  // group's index (the UI says "same as layer.0"; repeated blocks collapse
+  // alike).
+  std::vector<GroupKind> kind;
+  std::vector<int32_t> repeat_of;
 };
 
 // Boxes are given by their top-left corner (unlike LayoutResult, which gives
@@ -60,6 +74,9 @@ struct GroupSummary {
   // Valid while the group is visible: its collapsed box or expanded frame.
   bool visible = false;
   bool expanded = false;
+  GroupKind kind = GroupKind::kScope;
+  int32_t parent = -1;
+  int32_t repeat_of = -1;  // see GroupTree::repeat_of
   Box bounds;
   uint32_t depth = 0;
   // Layout nodes in the subtree; 0 for groups that are not drawn (empty, or
@@ -108,6 +125,9 @@ class HierarchicalLayout {
   void SetSubtreeExpanded(int32_t group, bool expanded);
   bool expanded(int32_t group) const { return expanded_[group] != 0; }
   size_t group_count() const { return parent_.size(); }
+  const std::string& group_label(int32_t g) const { return label_[g]; }
+  const std::vector<std::string>& op_names() const { return op_names_; }
+  const LayoutOptions& options() const { return options_; }
   size_t VisibleItemCount() const;
 
   // Incremental: lays out only groups without a cached layout and ancestors

@@ -50,4 +50,17 @@ GroupTree GroupsFromScopes(const Model& model, GraphId graph,
   return tree;
 }
 
+// Placeholder until fusion groups and repeated blocks land: scopes only.
+GroupTree BuildGroups(const Model& model, GraphId graph,
+                      const LayoutInput& input,
+                      const GroupingOptions& options) {
+  if (!options.scopes) {
+    GroupTree tree;
+    tree.parent.push_back(-1);
+    tree.label.emplace_back();
+    return tree;
+  }
+  return GroupsFromScopes(model, graph, input);
+}
+
 }  // namespace mi::layout

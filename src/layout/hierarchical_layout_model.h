@@ -21,4 +21,25 @@ namespace mi::layout {
 GroupTree GroupsFromScopes(const Model& model, GraphId graph,
                            const LayoutInput& input);
 
+struct GroupingOptions {
+  // Module paths / name scopes as groups.
+  bool scopes = true;
+  // Fusion groups (framework level): indexed by NodeId value over the whole
+  // model, the compiled node each node was fused into (invalid = none).
+  // Nodes sharing a compiled node form one kFusion group, labelled by it,
+  // placed under the deepest scope holding all of them. Empty = none.
+  std::vector<NodeId> fused_into;
+  // Repeated blocks found by structure in groups with many direct nodes
+  // (graphs without scopes, compiled graphs with rewritten names).
+  bool repeated_blocks = true;
+  // Groups still holding more direct nodes than this are split into runs of
+  // consecutive nodes (kChunk), so any graph can fold to a small view.
+  size_t chunk_above = 1000;
+};
+
+// Everything the layout shows as compound nodes, per `options`; also
+// marks groups with equal structure (GroupTree::repeat_of).
+GroupTree BuildGroups(const Model& model, GraphId graph,
+                      const LayoutInput& input, const GroupingOptions& options);
+
 }  // namespace mi::layout
