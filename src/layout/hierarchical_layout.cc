@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <utility>
@@ -200,30 +201,84 @@ HierarchicalLayout::HierarchicalLayout(std::span<const LayoutNode> nodes,
     if (x.to != y.to) return x.to < y.to;
     return x.edge < y.edge;
   });
+  // Ports: an edge entering group C from outside (its LCA lies above C)
+  // enters through an in-port, a pseudo node pinned to the top rank of C's
+  // layout, and is routed inside C from the port to the item holding its
+  // end; leaving edges likewise through out-ports on the bottom rank. One
+  // port per (group, local item) and direction, so routes to different
+  // items of an expanded block never share a path inside it. Ports are
+  // static (they depend on the graph, not on what is expanded), so cached
+  // layouts stay valid.
+  {
+    std::vector<uint64_t> in_keys, out_keys;
+    auto walk = [&](uint32_t node, int32_t level, std::vector<uint64_t>& keys) {
+      int32_t g = node_group_[node];
+      uint32_t item = local_index_[node];
+      while (g != level) {
+        keys.push_back(static_cast<uint64_t>(g) << 32 | item);
+        item = group_local_[g];
+        g = parent_[g];
+      }
+    };
+    for (const Lifted& l : lifted) {
+      walk(edges_[l.edge].to, l.level, in_keys);
+      walk(edges_[l.edge].from, l.level, out_keys);
+    }
+    auto to_csr = [&](std::vector<uint64_t>& keys, std::vector<uint32_t>& begin,
+                      std::vector<uint32_t>& items) {
+      std::sort(keys.begin(), keys.end());
+      keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+      begin.assign(gcount + 1, 0);
+      items.resize(keys.size());
+      for (size_t i = 0; i < keys.size(); ++i) {
+        ++begin[(keys[i] >> 32) + 1];
+        items[i] = static_cast<uint32_t>(keys[i] & 0xffffffffu);
+      }
+      for (size_t g = 0; g < gcount; ++g) begin[g + 1] += begin[g];
+    };
+    to_csr(in_keys, in_port_begin_, in_ports_);
+    to_csr(out_keys, out_port_begin_, out_ports_);
+  }
+
   // Parallel edges between two items of a level are laid out once: the
   // level layout only needs the item graph, and multi-edges would only
-  // weigh the barycenters and cost dummies.
+  // weigh the barycenters and cost dummies. Per level: the lifted edges,
+  // then one edge per in-port (port -> item), then per out-port.
   level_edge_begin_.assign(gcount + 1, 0);
+  level_regular_count_.assign(gcount, 0);
   level_input_begin_.assign(gcount + 1, 0);
   level_inputs_.resize(edges_.size());
   edge_level_.resize(edges_.size());
   edge_level_edge_.resize(edges_.size());
-  for (size_t i = 0; i < lifted.size(); ++i) {
-    const Lifted& l = lifted[i];
-    if (i == 0 || l.level != lifted[i - 1].level ||
-        l.from != lifted[i - 1].from || l.to != lifted[i - 1].to) {
-      level_edges_.push_back({l.from, l.to});
-      ++level_edge_begin_[l.level + 1];
-    }
-    ++level_input_begin_[l.level + 1];
-    level_inputs_[i] = l.edge;
-    edge_level_[l.edge] = l.level;
-    edge_level_edge_[l.edge] = static_cast<uint32_t>(level_edges_.size() - 1);
-  }
+  size_t li = 0;
   for (size_t g = 0; g < gcount; ++g) {
-    level_edge_begin_[g + 1] += level_edge_begin_[g];
-    level_input_begin_[g + 1] += level_input_begin_[g];
+    level_edge_begin_[g] = static_cast<uint32_t>(level_edges_.size());
+    level_input_begin_[g] = static_cast<uint32_t>(li);
+    size_t first = li;
+    for (; li < lifted.size() && lifted[li].level == static_cast<int32_t>(g);
+         ++li) {
+      const Lifted& l = lifted[li];
+      if (li == first || l.from != lifted[li - 1].from ||
+          l.to != lifted[li - 1].to) {
+        level_edges_.push_back({l.from, l.to});
+      }
+      level_inputs_[li] = l.edge;
+      edge_level_[l.edge] = l.level;
+      edge_level_edge_[l.edge] = static_cast<uint32_t>(level_edges_.size() - 1);
+    }
+    level_regular_count_[g] =
+        static_cast<uint32_t>(level_edges_.size()) - level_edge_begin_[g];
+    uint32_t base = ItemCount(static_cast<int32_t>(g));
+    uint32_t k = 0;
+    for (uint32_t i = in_port_begin_[g]; i < in_port_begin_[g + 1]; ++i) {
+      level_edges_.push_back({base + k++, in_ports_[i]});
+    }
+    for (uint32_t i = out_port_begin_[g]; i < out_port_begin_[g + 1]; ++i) {
+      level_edges_.push_back({out_ports_[i], base + k++});
+    }
   }
+  level_edge_begin_[gcount] = static_cast<uint32_t>(level_edges_.size());
+  level_input_begin_[gcount] = static_cast<uint32_t>(li);
 
   // Static summaries: depth, size, op-type histogram top 3 (pairs sorted,
   // so ties go to the lower op index, deterministically).
@@ -362,6 +417,12 @@ void HierarchicalLayout::LayOutGroup(int32_t g) {
   for (uint32_t i = child_begin_[g]; i < child_begin_[g + 1]; ++i) {
     items.push_back(ItemSize(children_[i]));
   }
+  for (uint32_t i = in_port_begin_[g]; i < in_port_begin_[g + 1]; ++i) {
+    items.push_back({0, 0, RankPin::kFirst});
+  }
+  for (uint32_t i = out_port_begin_[g]; i < out_port_begin_[g + 1]; ++i) {
+    items.push_back({0, 0, RankPin::kLast});
+  }
   std::span<const LayoutEdge> level(
       level_edges_.data() + level_edge_begin_[g],
       level_edge_begin_[g + 1] - level_edge_begin_[g]);
@@ -472,6 +533,49 @@ void HierarchicalLayout::BuildResult() {
       stack.push_back(children_[i]);
     }
   }
+  // Silhouettes of the frames, from their direct items (cached centres).
+  constexpr uint32_t kBands = HierarchicalResult::kProfileBands;
+  out.frame_profiles.clear();
+  for (int32_t g : out.frames) {
+    const GroupCache& c = cache_[g];
+    float along = lr ? c.width : c.height;  // rank axis
+    float origin_across = lr ? oy[g] : ox[g];
+    float mid = origin_across + (lr ? c.height : c.width) / 2;
+    size_t at = out.frame_profiles.size();
+    for (uint32_t b = 0; b < kBands; ++b) {
+      out.frame_profiles.push_back(std::numeric_limits<float>::max());
+      out.frame_profiles.push_back(std::numeric_limits<float>::lowest());
+    }
+    uint32_t direct = node_begin_[g + 1] - node_begin_[g];
+    for (uint32_t i = 0; i < ItemCount(g); ++i) {
+      LayoutNode size = i < direct
+                            ? nodes_[direct_nodes_[node_begin_[g] + i]]
+                            : ItemSize(children_[child_begin_[g] + i - direct]);
+      float half_along = (lr ? size.width : size.height) / 2;
+      float half_across = (lr ? size.height : size.width) / 2;
+      float centre_along = lr ? c.x[i] : c.y[i];
+      float centre_across = origin_across + (lr ? c.y[i] : c.x[i]);
+      if (along <= 0) continue;
+      auto band_of = [&](float pos) {
+        float f = pos / along * static_cast<float>(kBands);
+        return static_cast<uint32_t>(
+            std::clamp(f, 0.0f, static_cast<float>(kBands - 1)));
+      };
+      uint32_t b0 = band_of(centre_along - half_along);
+      uint32_t b1 = band_of(centre_along + half_along);
+      for (uint32_t b = b0; b <= b1; ++b) {
+        float& lo = out.frame_profiles[at + 2 * b];
+        float& hi = out.frame_profiles[at + 2 * b + 1];
+        lo = std::min(lo, centre_across - half_across);
+        hi = std::max(hi, centre_across + half_across);
+      }
+    }
+    for (uint32_t b = 0; b < kBands; ++b) {
+      float& lo = out.frame_profiles[at + 2 * b];
+      float& hi = out.frame_profiles[at + 2 * b + 1];
+      if (lo > hi) lo = hi = mid;
+    }
+  }
   // Hidden nodes are shown by their outermost collapsed ancestor.
   std::vector<uint32_t> rep(gcount, kNone);
   for (int32_t g : order_) {
@@ -498,9 +602,40 @@ void HierarchicalLayout::BuildResult() {
     }
   }
   std::sort(keyed.begin(), keyed.end());
-  // Joins a deep endpoint (inside an expanded child of the level) to the
-  // point where the level route meets the child's frame, on the side of
-  // the item facing that point.
+  auto push = [&](float x, float y) {
+    out.points.push_back(x);
+    out.points.push_back(y);
+  };
+  // The expanded child group of `level` shown as local item `local`, or -1.
+  auto expanded_child = [&](int32_t level, uint32_t local) -> int32_t {
+    uint32_t direct = node_begin_[level + 1] - node_begin_[level];
+    if (local < direct || local >= ItemCount(level)) return -1;
+    int32_t c = children_[child_begin_[level] + local - direct];
+    return expanded_[c] ? c : -1;
+  };
+  // Port k of group g for local item `item` (it exists: every crossing
+  // edge made one), as a level edge index local to g.
+  auto port_edge = [&](int32_t g, uint32_t item, bool in) -> uint32_t {
+    const std::vector<uint32_t>& begin = in ? in_port_begin_ : out_port_begin_;
+    const std::vector<uint32_t>& ports = in ? in_ports_ : out_ports_;
+    auto first = ports.begin() + begin[g], last = ports.begin() + begin[g + 1];
+    uint32_t k =
+        static_cast<uint32_t>(std::lower_bound(first, last, item) - first);
+    uint32_t in_count = in_port_begin_[g + 1] - in_port_begin_[g];
+    return level_regular_count_[g] + (in ? k : in_count + k);
+  };
+  // Points of local level edge `le` of group g, in absolute coordinates,
+  // from point `skip_front` to the end minus `skip_back`.
+  auto append_route = [&](int32_t g, uint32_t le, uint32_t skip_front,
+                          uint32_t skip_back) {
+    const GroupCache& c = cache_[g];
+    uint32_t pb = c.edge_point_begin[le] + skip_front,
+             pe = c.edge_point_begin[le + 1] - skip_back;
+    for (uint32_t p = pb; p < pe; ++p) {
+      push(ox[g] + c.points[2 * p], oy[g] + c.points[2 * p + 1]);
+    }
+  };
+  // The point on an item's border facing (px, py).
   auto border_point = [&](const Box& box, float px, float py) {
     if (lr) {
       float x = px >= box.x + box.w / 2 ? box.x + box.w : box.x;
@@ -509,10 +644,22 @@ void HierarchicalLayout::BuildResult() {
     float y = py >= box.y + box.h / 2 ? box.y + box.h : box.y;
     return std::pair<float, float>{box.x + box.w / 2, y};
   };
-  auto deep = [&](int32_t level, uint32_t local) {
-    uint32_t direct = node_begin_[level + 1] - node_begin_[level];
-    if (local < direct) return false;
-    return expanded_[children_[child_begin_[level] + local - direct]] != 0;
+  // The local item of group g holding node v.
+  auto local_item = [&](int32_t g, uint32_t v) -> uint32_t {
+    int32_t h = node_group_[v];
+    if (h == g) return local_index_[v];
+    while (parent_[h] != g) h = parent_[h];
+    return group_local_[h];
+  };
+  // Chain of expanded groups from `start` (an expanded child of the level)
+  // down towards node v, ending where v's visible item lies.
+  std::vector<int32_t> chain;
+  auto build_chain = [&](int32_t start, uint32_t v) {
+    chain.clear();
+    for (int32_t g = start; g >= 0;) {
+      chain.push_back(g);
+      g = expanded_child(g, local_item(g, v));
+    }
   };
   for (size_t i = 0; i < keyed.size();) {
     size_t j = i;
@@ -524,27 +671,71 @@ void HierarchicalLayout::BuildResult() {
     uint32_t le = edge_level_edge_[e];
     uint32_t local_le = le - level_edge_begin_[level];
     const GroupCache& c = cache_[level];
-    uint32_t pb = c.edge_point_begin[local_le],
-             pe = c.edge_point_begin[local_le + 1];
-    out.edges.push_back(
-        {a, b, static_cast<uint32_t>(j - i), c.edge_reversed[local_le]});
-    auto push = [&](float x, float y) {
-      out.points.push_back(x);
-      out.points.push_back(y);
-    };
-    if (pe > pb && deep(level, level_edges_[le].from)) {
-      auto [x, y] = border_point(out.items[a].box, ox[level] + c.points[2 * pb],
-                                 oy[level] + c.points[2 * pb + 1]);
-      push(x, y);
+    uint8_t reversed = c.edge_reversed[local_le];
+    out.edges.push_back({a, b, static_cast<uint32_t>(j - i), reversed});
+    uint32_t u = edges_[e].from, v = edges_[e].to;
+    int32_t from_group = expanded_child(level, level_edges_[le].from);
+    int32_t to_group = expanded_child(level, level_edges_[le].to);
+    // A back edge between groups leaves and enters on the wrong sides for
+    // ports: it keeps the level route, clipped at the frames.
+    if (reversed) from_group = to_group = -1;
+    // Source side, innermost first: inside each expanded group from the
+    // item to its out-port, then down through the frame's bottom.
+    if (from_group >= 0) {
+      build_chain(from_group, u);
+      for (size_t k = chain.size(); k-- > 0;) {
+        int32_t g = chain[k];
+        uint32_t pe = port_edge(g, local_item(g, u), /*in=*/false);
+        bool inner = k + 1 == chain.size();
+        append_route(g, pe, inner ? 0 : 1, 0);
+        const Box& frame = out.groups[g].bounds;
+        float px = out.points[out.points.size() - 2];
+        if (lr) {
+          push(frame.x + frame.w, out.points[out.points.size() - 1]);
+        } else {
+          push(px, frame.y + frame.h);
+        }
+      }
     }
-    for (uint32_t p = pb; p < pe; ++p) {
-      push(ox[level] + c.points[2 * p], oy[level] + c.points[2 * p + 1]);
+    // The level route runs between the child groups' frames: its end at a
+    // frame is replaced by the port's point on that frame.
+    size_t route_begin = out.points.size();
+    append_route(level, local_le, from_group >= 0 ? 1 : 0,
+                 to_group >= 0 ? 1 : 0);
+    if (reversed && out.points.size() > route_begin) {
+      // Join the clipped back edge to items deep inside expanded groups.
+      if (expanded_child(level, level_edges_[le].from) >= 0) {
+        auto [x, y] = border_point(out.items[a].box, out.points[route_begin],
+                                   out.points[route_begin + 1]);
+        out.points.insert(out.points.begin() + route_begin, {x, y});
+      }
+      if (expanded_child(level, level_edges_[le].to) >= 0) {
+        auto [x, y] =
+            border_point(out.items[b].box, out.points[out.points.size() - 2],
+                         out.points[out.points.size() - 1]);
+        push(x, y);
+      }
     }
-    if (pe > pb && deep(level, level_edges_[le].to)) {
-      auto [x, y] =
-          border_point(out.items[b].box, ox[level] + c.points[2 * pe - 2],
-                       oy[level] + c.points[2 * pe - 1]);
-      push(x, y);
+    // Target side, outermost first: in through the frame's top at the
+    // in-port, then inside to the item.
+    if (to_group >= 0) {
+      build_chain(to_group, v);
+      for (size_t k = 0; k < chain.size(); ++k) {
+        int32_t g = chain[k];
+        uint32_t pe = port_edge(g, local_item(g, v), /*in=*/true);
+        const GroupCache& gc = cache_[g];
+        uint32_t first = gc.edge_point_begin[pe];
+        const Box& frame = out.groups[g].bounds;
+        float px = ox[g] + gc.points[2 * first];
+        float py = oy[g] + gc.points[2 * first + 1];
+        if (lr) {
+          push(frame.x, py);
+        } else {
+          push(px, frame.y);
+        }
+        bool inner = k + 1 == chain.size();
+        append_route(g, pe, 0, inner ? 0 : 1);
+      }
     }
     out.edge_point_begin.push_back(
         static_cast<uint32_t>(out.points.size() / 2));

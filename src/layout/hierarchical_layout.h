@@ -102,6 +102,14 @@ struct HierarchicalResult {
   std::vector<uint32_t> edge_point_begin;
   std::vector<float> points;
   std::vector<GroupSummary> groups;  // per group
+  // Level of detail: per frame (in `frames` order), a coarse silhouette of
+  // its contents that a renderer draws instead of the nodes when zoomed
+  // out: kProfileBands bands of equal size along the rank axis (y top to
+  // bottom, x left to right), each with the lowest and highest coordinate
+  // its items occupy across that axis, absolute. A band with no item has
+  // lo = hi = the frame's centre line.
+  static constexpr uint32_t kProfileBands = 16;
+  std::vector<float> frame_profiles;  // frames.size() * kProfileBands * 2
   float width = 0, height = 0;
   // Diagnostics: groups laid out by the last Layout() call (cache misses).
   uint32_t groups_laid_out = 0;
@@ -146,6 +154,11 @@ class HierarchicalLayout {
 
   void LayOutGroup(int32_t g);
   LayoutNode ItemSize(int32_t g) const;  // of group g as a box in its parent
+  // Items of group g's layout other than ports: direct nodes, child groups.
+  uint32_t ItemCount(int32_t g) const {
+    return node_begin_[g + 1] - node_begin_[g] + child_begin_[g + 1] -
+           child_begin_[g];
+  }
   void BuildResult();
 
   LayoutOptions options_;
@@ -170,6 +183,14 @@ class HierarchicalLayout {
   // edges between local items (CSR), and per input edge its level edge.
   std::vector<uint32_t> level_edge_begin_;
   std::vector<LayoutEdge> level_edges_;
+  // Per level: how many of its level edges are lifted input edges (the
+  // rest connect ports).
+  std::vector<uint32_t> level_regular_count_;
+  // Ports per group (CSR, sorted by local item): the local items that
+  // edges from outside enter (in) or leave from (out). In-port k of group g
+  // is local item ItemCount(g) + k, out-port k follows the in-ports.
+  std::vector<uint32_t> in_port_begin_, in_ports_;
+  std::vector<uint32_t> out_port_begin_, out_ports_;
   std::vector<int32_t> edge_level_;        // per input edge
   std::vector<uint32_t> edge_level_edge_;  // per input edge, global index
   // Input edges sorted by level (CSR), for assembling visible edges.

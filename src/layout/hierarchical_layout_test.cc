@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -113,6 +114,69 @@ void WriteSvg(const std::string& name, const HierarchicalResult& r,
   std::ofstream(dir / name, std::ios::binary) << svg;
 }
 
+bool OnBorder(const Box& b, float x, float y) {
+  constexpr float kEps = 0.05f;
+  bool in_x = x >= b.x - kEps && x <= b.x + b.w + kEps;
+  bool in_y = y >= b.y - kEps && y <= b.y + b.h + kEps;
+  return (in_x &&
+          (std::abs(y - b.y) < kEps || std::abs(y - b.y - b.h) < kEps)) ||
+         (in_y && (std::abs(x - b.x) < kEps || std::abs(x - b.x - b.w) < kEps));
+}
+
+// Whether segment p-q passes through the interior of box b (shrunk by a
+// margin, so touching a border does not count).
+bool SegmentCrossesBox(float px, float py, float qx, float qy, const Box& b) {
+  constexpr float kMargin = 0.5f;
+  float x0 = b.x + kMargin, x1 = b.x + b.w - kMargin;
+  float y0 = b.y + kMargin, y1 = b.y + b.h - kMargin;
+  if (x0 >= x1 || y0 >= y1) return false;
+  // Liang-Barsky clipping of the segment against the box.
+  float t0 = 0, t1 = 1, dx = qx - px, dy = qy - py;
+  auto clip = [&](float p, float q) {
+    if (p == 0) return q >= 0;
+    float t = q / p;
+    if (p < 0) {
+      if (t > t1) return false;
+      t0 = std::max(t0, t);
+    } else {
+      if (t < t0) return false;
+      t1 = std::min(t1, t);
+    }
+    return true;
+  };
+  return clip(-dx, px - x0) && clip(dx, x1 - px) && clip(-dy, py - y0) &&
+         clip(dy, y1 - py) && t0 < t1;
+}
+
+// Every visible edge runs from its source item's border to its target
+// item's border (through the ports of expanded groups, not from a frame),
+// and no segment passes through a node or collapsed group it does not
+// connect.
+void ExpectRoutesConnectItems(const HierarchicalResult& r) {
+  for (size_t e = 0; e < r.edges.size(); ++e) {
+    const VisibleEdge& edge = r.edges[e];
+    uint32_t pb = r.edge_point_begin[e], pe = r.edge_point_begin[e + 1];
+    ASSERT_GE(pe - pb, 2u);
+    if (edge.from == edge.to) continue;
+    const Box& from = r.items[edge.from].box;
+    const Box& to = r.items[edge.to].box;
+    EXPECT_TRUE(OnBorder(from, r.points[2 * pb], r.points[2 * pb + 1]))
+        << "edge " << e << " starts off its source";
+    EXPECT_TRUE(OnBorder(to, r.points[2 * pe - 2], r.points[2 * pe - 1]))
+        << "edge " << e << " ends off its target";
+    if (edge.reversed) continue;
+    for (uint32_t p = pb; p + 1 < pe; ++p) {
+      for (size_t i = 0; i < r.items.size(); ++i) {
+        if (i == edge.from || i == edge.to) continue;
+        EXPECT_FALSE(SegmentCrossesBox(r.points[2 * p], r.points[2 * p + 1],
+                                       r.points[2 * p + 2], r.points[2 * p + 3],
+                                       r.items[i].box))
+            << "edge " << e << " segment " << p - pb << " crosses item " << i;
+      }
+    }
+  }
+}
+
 const VisibleEdge* FindEdge(const HierarchicalResult& r, uint32_t a,
                             uint32_t b) {
   for (const VisibleEdge& e : r.edges) {
@@ -133,6 +197,41 @@ TEST(HierarchicalLayoutTest, FullyExpandedShowsEveryNode) {
     EXPECT_GE(r.edge_point_begin[e + 1] - r.edge_point_begin[e], 2u);
   }
   ExpectNested(r, s.groups);
+}
+
+TEST(HierarchicalLayoutTest, RoutesReachItemsInsideExpandedGroups) {
+  ScopedGraph s = ScopedTransformer(400);
+  HierarchicalLayout h = Make(s);
+  ExpectRoutesConnectItems(h.Layout());
+  // Mixed: every other layer collapsed, so routes join boxes and nodes
+  // deep inside frames.
+  for (size_t i = 0; i < s.layer_groups.size(); i += 2) {
+    h.SetExpanded(s.layer_groups[i], false);
+  }
+  ExpectRoutesConnectItems(h.Layout());
+}
+
+TEST(HierarchicalLayoutTest, FrameProfilesOutlineTheContents) {
+  ScopedGraph s = ScopedTransformer(400);
+  HierarchicalLayout h = Make(s);
+  h.SetExpanded(s.layer_groups[1], false);
+  const HierarchicalResult& r = h.Layout();
+  constexpr uint32_t kBands = HierarchicalResult::kProfileBands;
+  ASSERT_FALSE(r.frames.empty());
+  ASSERT_EQ(r.frame_profiles.size(), r.frames.size() * kBands * 2);
+  for (size_t f = 0; f < r.frames.size(); ++f) {
+    const Box& frame = r.groups[r.frames[f]].bounds;
+    const float* bands = &r.frame_profiles[f * kBands * 2];
+    uint32_t occupied = 0;
+    for (uint32_t b = 0; b < kBands; ++b) {
+      EXPECT_LE(bands[2 * b], bands[2 * b + 1]);
+      EXPECT_GE(bands[2 * b], frame.x - 0.01f);
+      EXPECT_LE(bands[2 * b + 1], frame.x + frame.w + 0.01f);
+      if (bands[2 * b + 1] > bands[2 * b]) ++occupied;
+    }
+    // Items are at most a rank spacing apart: most bands hold one.
+    EXPECT_GE(occupied, kBands / 2) << "frame " << r.frames[f];
+  }
 }
 
 TEST(HierarchicalLayoutTest, ExpandKeepsUntouchedGroupsRigid) {
@@ -369,6 +468,9 @@ TEST(HierarchicalLayoutTest, ResNet18ByLayers) {
   EXPECT_TRUE(open.groups[layer2].expanded);
   ExpectNested(open, groups);
   WriteSvg("resnet18_layer2.svg", open, groups);
+  ExpectRoutesConnectItems(open);
+  h.SetSubtreeExpanded(0, true);
+  ExpectRoutesConnectItems(h.Layout());
   // Layer 2's skip connections (its two residual adds) are drawn.
   uint32_t open_total = 0;
   for (const VisibleEdge& e : open.edges) open_total += e.count;

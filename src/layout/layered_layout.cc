@@ -98,8 +98,10 @@ std::vector<uint8_t> BreakCycles(uint32_t n,
 // budget caps them anyway. This replaces network simplex, which is
 // super-linear on branchy DAGs.
 std::vector<int32_t> RankNodes(uint32_t n, std::span<const uint32_t> src,
-                               std::span<const uint32_t> dst, uint64_t budget,
-                               uint64_t* spent) {
+                               std::span<const uint32_t> dst,
+                               std::span<const LayoutNode> nodes,
+                               uint64_t budget, uint64_t* spent) {
+  auto pinned = [&](uint32_t v) { return nodes[v].pin != RankPin::kNone; };
   Csr succ = BuildCsr(n, src, dst);
   Csr pred = BuildCsr(n, dst, src);
   std::vector<uint32_t> topo;
@@ -129,7 +131,7 @@ std::vector<int32_t> RankNodes(uint32_t n, std::span<const uint32_t> src,
     for (size_t i = topo.size(); i-- > 0;) {
       uint32_t v = topo[i];
       uint32_t out_degree = succ.Degree(v), in_degree = pred.Degree(v);
-      if (out_degree == 0 || out_degree <= in_degree) continue;
+      if (out_degree == 0 || out_degree <= in_degree || pinned(v)) continue;
       int32_t lowest = std::numeric_limits<int32_t>::max();
       for (uint32_t w : succ.Of(v)) lowest = std::min(lowest, rank[w] - 1);
       if (lowest > rank[v]) {
@@ -139,7 +141,7 @@ std::vector<int32_t> RankNodes(uint32_t n, std::span<const uint32_t> src,
     }
     for (uint32_t v : topo) {
       uint32_t out_degree = succ.Degree(v), in_degree = pred.Degree(v);
-      if (in_degree == 0 || in_degree <= out_degree) continue;
+      if (in_degree == 0 || in_degree <= out_degree || pinned(v)) continue;
       int32_t highest = std::numeric_limits<int32_t>::min();
       for (uint32_t u : pred.Of(v)) highest = std::max(highest, rank[u] + 1);
       if (highest < rank[v]) {
@@ -153,6 +155,27 @@ std::vector<int32_t> RankNodes(uint32_t n, std::span<const uint32_t> src,
   int32_t min_rank = 0;
   if (n > 0) min_rank = *std::min_element(rank.begin(), rank.end());
   for (int32_t& r : rank) r -= min_rank;
+  // Pins: first-pinned sources stay on rank 0 (their successors are below
+  // them already); last-pinned sinks go one rank below everything else.
+  int32_t bottom = -1;
+  bool any_last = false;
+  for (uint32_t v = 0; v < n; ++v) {
+    if (nodes[v].pin == RankPin::kLast) {
+      any_last = true;
+    } else {
+      bottom = std::max(bottom, rank[v]);
+    }
+  }
+  for (uint32_t v = 0; v < n; ++v) {
+    if (nodes[v].pin == RankPin::kFirst && pred.Degree(v) == 0) rank[v] = 0;
+  }
+  if (any_last) {
+    for (uint32_t v = 0; v < n; ++v) {
+      if (nodes[v].pin == RankPin::kLast && succ.Degree(v) == 0) {
+        rank[v] = bottom + 1;
+      }
+    }
+  }
   return rank;
 }
 
@@ -760,7 +783,7 @@ LayoutResult LayeredLayout(std::span<const LayoutNode> nodes,
     src.push_back(a);
     dst.push_back(b);
   }
-  std::vector<int32_t> rank = RankNodes(n, src, dst, budget / 4, &spent);
+  std::vector<int32_t> rank = RankNodes(n, src, dst, nodes, budget / 4, &spent);
 
   // 2. Proper layered graph with dummies on long edges. The long edges of
   // one source share one chain of dummies (edge concentration): each edge

@@ -16,8 +16,15 @@ namespace mi::layout {
 
 enum class Direction : uint8_t { kTopToBottom, kLeftToRight };
 
+// Rank constraints, for the ports of a compound node's contents: edges from
+// outside enter at the top rank and leave from the bottom one.
+enum class RankPin : uint8_t { kNone, kFirst, kLast };
+
 struct LayoutNode {
   float width = 0, height = 0;
+  // kFirst: a source kept on rank 0 (not moved down by balancing); kLast: a
+  // sink on a rank of its own below every other node.
+  RankPin pin = RankPin::kNone;
 };
 
 // Multi-edges and self-loops are allowed.
