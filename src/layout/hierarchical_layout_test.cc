@@ -262,8 +262,41 @@ TEST(HierarchicalLayoutTest, ExpandKeepsUntouchedGroupsRigid) {
   std::vector<float> rel3 = relative(before, s.layer_groups[3]);
   ASSERT_GT(rel3.size(), 100u);
 
+  // Centres of the root's own items (its nodes and child groups), to check
+  // that expanding moves the rest minimally: ranks and the order within
+  // each rank are combinatorial, so they do not change; only spacing does.
+  auto root_centres = [&](const HierarchicalResult& r) {
+    std::vector<std::pair<float, float>> out;
+    for (size_t v = 0; v < s.graph.nodes.size(); ++v) {
+      if (s.groups.node_group[v] != 0) continue;
+      const Box& b = r.items[r.item_of_node[v]].box;
+      out.push_back({b.y + b.h / 2, b.x + b.w / 2});
+    }
+    for (size_t g = 1; g < s.groups.parent.size(); ++g) {
+      if (s.groups.parent[g] != 0 || !r.groups[g].visible) continue;
+      const Box& b = r.groups[g].bounds;
+      out.push_back({b.y + b.h / 2, b.x + b.w / 2});
+    }
+    return out;
+  };
+  std::vector<std::pair<float, float>> centres_before = root_centres(before);
+
   h.SetExpanded(s.layer_groups[2], true);
   const HierarchicalResult& after = h.Layout();
+  std::vector<std::pair<float, float>> centres_after = root_centres(after);
+  ASSERT_EQ(centres_after.size(), centres_before.size());
+  for (size_t i = 0; i < centres_before.size(); ++i) {
+    for (size_t j = i + 1; j < centres_before.size(); ++j) {
+      auto [yi, xi] = centres_before[i];
+      auto [yj, xj] = centres_before[j];
+      auto [ayi, axi] = centres_after[i];
+      auto [ayj, axj] = centres_after[j];
+      EXPECT_EQ(yi < yj, ayi < ayj) << i << " " << j;
+      if (yi == yj) {
+        EXPECT_EQ(xi < xj, axi < axj) << i << " " << j;
+      }
+    }
+  }
   // Only layer 2's own subtree (never laid out: it was collapsed) and the
   // root were laid out; siblings reused their caches.
   EXPECT_LE(after.groups_laid_out, 12u);
