@@ -18,6 +18,7 @@ constexpr float kPad = 12;
 constexpr float kHeader = 24;
 // Collapsed group box: two text lines (label, "N nodes"), sized like nodes.
 constexpr float kCharWidth = 7;
+constexpr float kSmallCharWidth = 4.5f;  // the 8 px third line
 constexpr float kTextPadding = 16;
 constexpr float kMinWidth = 80;
 constexpr float kCollapsedHeight = 44;
@@ -396,15 +397,43 @@ size_t HierarchicalLayout::CollapseToBudget(size_t max_visible_items) {
   return VisibleItemCount();
 }
 
+float HierarchicalLayout::TopInset(int32_t g) const {
+  // Top to bottom, in-ports sit on their own first rank, which the frame's
+  // top edge passes through: the rank gap below them holds the header.
+  bool ports = in_port_begin_[g + 1] > in_port_begin_[g];
+  return options_.direction == Direction::kTopToBottom && ports ? 0 : kHeader;
+}
+
+float HierarchicalLayout::BottomInset(int32_t g) const {
+  bool ports = out_port_begin_[g + 1] > out_port_begin_[g];
+  return options_.direction == Direction::kTopToBottom && ports ? 0 : kPad;
+}
+
 LayoutNode HierarchicalLayout::ItemSize(int32_t g) const {
   float label_width = LabelWidth(label_[g].size());
   if (expanded_[g] && cache_[g].valid) {
     return {std::max(label_width, cache_[g].width + 2 * kPad),
-            cache_[g].height + kHeader + kPad};
+            cache_[g].height + TopInset(g) + BottomInset(g)};
   }
-  // "label" over "N nodes".
+  // "label" over "N nodes" over what it holds: "same as <label>" for a
+  // repeat, else its most frequent op types ("Conv×2 Relu×2 Add"), in a
+  // smaller font.
   size_t summary_chars = Digits(subtree_nodes_[g]) + 6;
-  return {std::max(label_width, LabelWidth(summary_chars)), kCollapsedHeight};
+  size_t third_chars = 0;
+  const GroupSummary& s = summaries_[g];
+  if (s.repeat_of >= 0 && label_[s.repeat_of] != label_[g]) {
+    third_chars = 8 + label_[s.repeat_of].size();
+  } else {
+    for (int k = 0; k < 3; ++k) {
+      if (s.top_ops[k] < 0) continue;
+      third_chars += op_names_[s.top_ops[k]].size() + 1;
+      if (s.top_op_counts[k] > 1) third_chars += 1 + Digits(s.top_op_counts[k]);
+    }
+  }
+  float third_width =
+      kSmallCharWidth * static_cast<float>(third_chars) + kTextPadding;
+  return {std::max({label_width, LabelWidth(summary_chars), third_width}),
+          kCollapsedHeight};
 }
 
 void HierarchicalLayout::LayOutGroup(int32_t g) {
@@ -514,7 +543,7 @@ void HierarchicalLayout::BuildResult() {
       s.expanded = true;
       // Centre the contents when the label made the frame wider.
       ox[g] = box.x + (box.w - cache_[g].width) / 2;
-      oy[g] = box.y + kHeader;
+      oy[g] = box.y + TopInset(g);
       out.frames.push_back(g);
     }
     open_levels.push_back(g);
@@ -602,7 +631,15 @@ void HierarchicalLayout::BuildResult() {
     }
   }
   std::sort(keyed.begin(), keyed.end());
+  // Start of the current edge's points: a join point equal to the last
+  // point (a port on the frame's edge) is not repeated.
+  size_t edge_start = 0;
   auto push = [&](float x, float y) {
+    size_t k = out.points.size();
+    if (k >= edge_start + 2 && out.points[k - 2] == x &&
+        out.points[k - 1] == y) {
+      return;
+    }
     out.points.push_back(x);
     out.points.push_back(y);
   };
@@ -665,6 +702,7 @@ void HierarchicalLayout::BuildResult() {
     size_t j = i;
     while (j < keyed.size() && keyed[j].first == keyed[i].first) ++j;
     uint32_t e = keyed[i].second;
+    edge_start = out.points.size();
     uint32_t a = static_cast<uint32_t>(keyed[i].first >> 32);
     uint32_t b = static_cast<uint32_t>(keyed[i].first & 0xffffffffu);
     int32_t level = edge_level_[e];

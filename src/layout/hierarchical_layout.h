@@ -154,6 +154,10 @@ class HierarchicalLayout {
 
   void LayOutGroup(int32_t g);
   LayoutNode ItemSize(int32_t g) const;  // of group g as a box in its parent
+  // Space between an expanded group's frame and its contents, top and
+  // bottom (header band and padding, or none where ports meet the frame).
+  float TopInset(int32_t g) const;
+  float BottomInset(int32_t g) const;
   // Items of group g's layout other than ports: direct nodes, child groups.
   uint32_t ItemCount(int32_t g) const {
     return node_begin_[g + 1] - node_begin_[g] + child_begin_[g + 1] -

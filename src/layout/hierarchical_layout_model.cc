@@ -1,10 +1,15 @@
 #include "layout/hierarchical_layout_model.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "layout/group_detection.h"
 #include "model/model.h"
 
 namespace mi::layout {
@@ -50,17 +55,97 @@ GroupTree GroupsFromScopes(const Model& model, GraphId graph,
   return tree;
 }
 
-// Placeholder until fusion groups and repeated blocks land: scopes only.
+namespace {
+
+// Fusion groups: framework nodes sharing a compiled node (>= 2 of them)
+// become a kFusion group under the deepest group holding all of them.
+void AddFusionGroups(const Model& model, const LayoutInput& input,
+                     std::span<const NodeId> fused_into, GroupTree& tree) {
+  // (compiled node, layout node), sorted: groups in compiled node order.
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  for (size_t i = 0; i < input.nodes.size(); ++i) {
+    if (input.kinds[i] != LayoutItemKind::kNode) continue;
+    uint32_t m = input.model_nodes[i].value();
+    if (m >= fused_into.size()) continue;
+    NodeId c = fused_into[m];
+    if (!c.valid() || c.value() >= model.node_count()) continue;
+    pairs.push_back({c.value(), static_cast<uint32_t>(i)});
+  }
+  std::sort(pairs.begin(), pairs.end());
+  // Depths (the tree is normalised: every chain reaches the root), memoised
+  // with an explicit path instead of recursion.
+  std::vector<int32_t> depth(tree.parent.size(), -1);
+  depth[0] = 0;
+  std::vector<int32_t> path;
+  auto depth_of = [&](int32_t g) {
+    path.clear();
+    while (depth[g] < 0) {
+      path.push_back(g);
+      g = tree.parent[g];
+    }
+    for (size_t k = path.size(); k-- > 0;) {
+      depth[path[k]] = depth[tree.parent[path[k]]] + 1;
+    }
+    return depth[path.empty() ? g : path.front()];
+  };
+  auto lca = [&](int32_t a, int32_t b) {
+    int32_t da = depth_of(a), db = depth_of(b);
+    while (da > db) a = tree.parent[a], --da;
+    while (db > da) b = tree.parent[b], --db;
+    while (a != b) a = tree.parent[a], b = tree.parent[b];
+    return a;
+  };
+  for (size_t i = 0; i < pairs.size();) {
+    size_t j = i + 1;
+    while (j < pairs.size() && pairs[j].first == pairs[i].first) ++j;
+    if (j - i >= 2) {
+      int32_t where = tree.node_group[pairs[i].second];
+      for (size_t k = i + 1; k < j; ++k) {
+        where = lca(where, tree.node_group[pairs[k].second]);
+      }
+      NodeId c(pairs[i].first);
+      std::string label(model.str(model.node_op_type(c)));
+      std::string_view name = model.str(model.node_name(c));
+      // Compiled names are mostly long paths; only short plain ones help.
+      if (!name.empty() && name.size() <= 20 &&
+          name.find('/') == std::string_view::npos && name != label) {
+        label += " ";
+        label += name;
+      }
+      int32_t g = static_cast<int32_t>(tree.parent.size());
+      tree.parent.push_back(where);
+      tree.label.push_back(std::move(label));
+      tree.kind.push_back(GroupKind::kFusion);
+      tree.repeat_of.push_back(-1);
+      depth.push_back(-1);
+      for (size_t k = i; k < j; ++k) tree.node_group[pairs[k].second] = g;
+    }
+    i = j;
+  }
+}
+
+}  // namespace
+
 GroupTree BuildGroups(const Model& model, GraphId graph,
                       const LayoutInput& input,
                       const GroupingOptions& options) {
-  if (!options.scopes) {
-    GroupTree tree;
-    tree.parent.push_back(-1);
-    tree.label.emplace_back();
-    return tree;
+  const size_t n = input.nodes.size();
+  GroupTree tree = GroupsFromScopes(model, graph, input);
+  if (!options.scopes) {  // keep the op types, drop the scope groups
+    tree.parent.assign(1, -1);
+    tree.label.assign(1, "");
+    tree.node_group.assign(n, 0);
   }
-  return GroupsFromScopes(model, graph, input);
+  NormalizeGroupTree(tree, n);
+  if (!options.fused_into.empty()) {
+    AddFusionGroups(model, input, options.fused_into, tree);
+  }
+  if (options.repeated_blocks) {
+    AddRepeatedBlocks(tree, n, input.edges, options.repeated_min_items);
+  }
+  AddChunks(tree, n, input.edges, options.chunk_above);
+  MarkRepeats(tree, input.edges);
+  return tree;
 }
 
 }  // namespace mi::layout

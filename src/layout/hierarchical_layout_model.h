@@ -4,6 +4,9 @@
 // name scopes): one group per scope of the graph, the graph's root scope
 // being group 0. Graph input and output pseudo-nodes sit at the root.
 
+#include <cstddef>
+#include <vector>
+
 #include "base/ids.h"
 #include "layout/hierarchical_layout.h"
 #include "layout/model_layout.h"
@@ -32,13 +35,19 @@ struct GroupingOptions {
   // Repeated blocks found by structure in groups with many direct nodes
   // (graphs without scopes, compiled graphs with rewritten names).
   bool repeated_blocks = true;
+  // Only groups with more items than this are searched (see
+  // AddRepeatedBlocks in group_detection.h).
+  size_t repeated_min_items = 64;
   // Groups still holding more direct nodes than this are split into runs of
   // consecutive nodes (kChunk), so any graph can fold to a small view.
   size_t chunk_above = 1000;
 };
 
 // Everything the layout shows as compound nodes, per `options`; also
-// marks groups with equal structure (GroupTree::repeat_of).
+// marks groups with equal structure (GroupTree::repeat_of). Order: scope
+// groups (as GroupsFromScopes; with `scopes` off only the root), fusion
+// groups, repeated blocks, chunks (group_detection.h), then repeat marks.
+// Op types are recorded either way. Deterministic.
 GroupTree BuildGroups(const Model& model, GraphId graph,
                       const LayoutInput& input, const GroupingOptions& options);
 

@@ -174,8 +174,29 @@ std::vector<int32_t> RankNodes(uint32_t n, std::span<const uint32_t> src,
   int32_t min_rank = 0;
   if (n > 0) min_rank = *std::min_element(rank.begin(), rank.end());
   for (int32_t& r : rank) r -= min_rank;
-  // Pins: first-pinned sources stay on rank 0 (their successors are below
-  // them already); last-pinned sinks go one rank below everything else.
+  // Pins: first-pinned sources get rank 0 to themselves (everything else
+  // moves down so that none of it shares their rank: a port rank has no
+  // height, so a frame's edge can pass through it); last-pinned sinks go
+  // one rank below everything else.
+  bool any_first = false;
+  int32_t lowest_other = std::numeric_limits<int32_t>::max();
+  for (uint32_t v = 0; v < n; ++v) {
+    if (nodes[v].pin == RankPin::kFirst && pred.Degree(v) == 0) {
+      any_first = true;
+    } else {
+      lowest_other = std::min(lowest_other, rank[v]);
+    }
+  }
+  if (any_first) {
+    int32_t shift = lowest_other < 1 ? 1 - lowest_other : 0;
+    for (uint32_t v = 0; v < n; ++v) {
+      if (nodes[v].pin == RankPin::kFirst && pred.Degree(v) == 0) {
+        rank[v] = 0;
+      } else {
+        rank[v] += shift;
+      }
+    }
+  }
   int32_t bottom = -1;
   bool any_last = false;
   for (uint32_t v = 0; v < n; ++v) {
@@ -184,9 +205,6 @@ std::vector<int32_t> RankNodes(uint32_t n, std::span<const uint32_t> src,
     } else {
       bottom = std::max(bottom, rank[v]);
     }
-  }
-  for (uint32_t v = 0; v < n; ++v) {
-    if (nodes[v].pin == RankPin::kFirst && pred.Degree(v) == 0) rank[v] = 0;
   }
   if (any_last) {
     for (uint32_t v = 0; v < n; ++v) {

@@ -234,9 +234,12 @@ TEST(LayeredLayoutTest, PinnedPortsStayOnTheOuterRanks) {
   g.Edge(free_source, 3);
   LayoutResult r = LayOut(g);
   CheckInvariants(g, r);
+  // The port has rank 0 to itself: the chain starts on rank 1.
   EXPECT_EQ(r.rank[in], 0);
-  EXPECT_EQ(r.rank[out], 5);
-  EXPECT_EQ(r.rank[free_source], 2);
+  for (uint32_t v = 0; v < 5; ++v)
+    EXPECT_EQ(r.rank[v], static_cast<int>(v) + 1);
+  EXPECT_EQ(r.rank[out], 6);
+  EXPECT_EQ(r.rank[free_source], 3);
 }
 
 TEST(LayeredLayoutTest, SideInputsDoNotBendTheChain) {

@@ -30,6 +30,8 @@ float TextWidth(std::string_view a, std::string_view b = {}) {
   return std::max(kMinWidth, kCharWidth * static_cast<float>(chars) + kPadding);
 }
 
+}  // namespace
+
 // FNV-1a: a stable hash (std::hash may differ between standard libraries,
 // and colours must not change from build to build).
 uint32_t StableHash(std::string_view s) {
@@ -41,7 +43,7 @@ uint32_t StableHash(std::string_view s) {
   return h;
 }
 
-void AppendEscaped(std::string& out, std::string_view text) {
+void AppendXmlEscaped(std::string& out, std::string_view text) {
   for (char c : text) {
     switch (c) {
       case '&':
@@ -79,7 +81,7 @@ std::string ShapeLabel(const Model& model, ValueId v) {
     if (i > 0) out.push_back('x');
     if (dims[i] >= 0) {
       out += std::to_string(dims[i]);
-    } else if (names[i] != StringPool::kEmpty) {
+    } else if (i < names.size() && names[i] != StringPool::kEmpty) {
       out += model.str(names[i]);
     } else {
       out.push_back('?');
@@ -88,8 +90,6 @@ std::string ShapeLabel(const Model& model, ValueId v) {
   if (dims.empty()) out = "scalar";
   return out;
 }
-
-}  // namespace
 
 std::string NodeShortName(std::string_view name) {
   // "/layer1/layer1.0/conv1/Conv" -> "conv1/Conv": the innermost scope is
@@ -181,7 +181,7 @@ std::string RenderSvg(const Model& model, GraphId graph,
                  -kMargin, -kMargin, result.width + 2 * kMargin,
                  result.height + 2 * kMargin);
   out += "<title>";
-  AppendEscaped(out, model.str(model.graph(graph).name));
+  AppendXmlEscaped(out, model.str(model.graph(graph).name));
   out += "</title>\n";
   out +=
       "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" "
@@ -234,7 +234,7 @@ std::string RenderSvg(const Model& model, GraphId graph,
     float mx = (result.points[2 * best] + result.points[2 * best + 2]) / 2;
     float my = (result.points[2 * best + 1] + result.points[2 * best + 3]) / 2;
     fmt::format_to(it, "<text x=\"{:.1f}\" y=\"{:.1f}\">", mx + 4, my + 3);
-    AppendEscaped(out, label);
+    AppendXmlEscaped(out, label);
     out += "</text>\n";
   }
   out += "</g>\n<g font-size=\"12\" text-anchor=\"middle\">\n";
@@ -253,12 +253,12 @@ std::string RenderSvg(const Model& model, GraphId graph,
       fmt::format_to(it,
                      "<text x=\"{:.1f}\" y=\"{:.1f}\" font-weight=\"bold\">",
                      result.x[i], result.y[i] - 2);
-      AppendEscaped(out, op);
+      AppendXmlEscaped(out, op);
       fmt::format_to(it,
                      "</text><text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" "
                      "fill=\"#333\">",
                      result.x[i], result.y[i] + 12);
-      AppendEscaped(out, NodeShortName(model.str(model.node_name(node))));
+      AppendXmlEscaped(out, NodeShortName(model.str(model.node_name(node))));
       out += "</text></g>\n";
     } else {
       fmt::format_to(it,
@@ -266,7 +266,7 @@ std::string RenderSvg(const Model& model, GraphId graph,
                      "height=\"{:.1f}\" rx=\"{:.1f}\" fill=\"#eeeeee\" "
                      "stroke=\"#888\"/><text x=\"{:.1f}\" y=\"{:.1f}\">",
                      x, y, w, h, h / 2, result.x[i], result.y[i] + 4);
-      AppendEscaped(out, model.str(model.value_name(input.values[i])));
+      AppendXmlEscaped(out, model.str(model.value_name(input.values[i])));
       out += "</text></g>\n";
     }
   }

@@ -5,7 +5,9 @@
 // and renders a laid-out graph as a standalone SVG for documents and for
 // looking at results in tests.
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/ids.h"
@@ -40,6 +42,18 @@ LayoutInput BuildLayoutInput(const Model& model, GraphId graph);
 
 // The two label lines of a node: op type, then a short form of its name.
 std::string NodeShortName(std::string_view name);
+
+// A tensor's shape as drawn on edges: "1x64x56x56", symbolic dimensions by
+// name, "?" when unknown, "scalar"; "" when the value has no shape.
+std::string ShapeLabel(const Model& model, ValueId v);
+
+// FNV-1a: a stable hash for op-type colours (std::hash may differ between
+// standard libraries, and colours must not change from build to build).
+uint32_t StableHash(std::string_view s);
+
+// Appends `text` escaped for XML text and attribute values; control
+// characters (not allowed in XML 1.0) become '?'.
+void AppendXmlEscaped(std::string& out, std::string_view text);
 
 // A standalone SVG (rounded rects coloured by op type, bold op type + name,
 // polyline edges with arrowheads, back edges dashed, tensor shapes on

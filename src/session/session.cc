@@ -13,11 +13,10 @@
 #include "importers/builtin_importers.h"
 #include "importers/common/registry.h"
 #include "io/chunk_reader.h"
-#include "layout/layered_layout.h"
-#include "layout/model_layout.h"
 #include "linker/linker.h"
 #include "linker/shape_completion.h"
 #include "model_inspector/session.h"
+#include "session/layout_view.h"
 #include "session/session_impl.h"
 
 namespace mi {
@@ -291,30 +290,19 @@ Status Session::ExportDumps(const std::string& out_dir) const {
 }
 
 StatusOr<std::string> Session::RenderSvg(const RenderOptions& options) const {
-  GraphId graph;
-  if (options.level == "framework") {
-    graph = impl_->framework;
-  } else if (options.level == "compiled") {
-    graph = impl_->compiled;
-  } else {
-    return InvalidArgumentError(
-        "--level: expected 'framework' or "
-        "'compiled', found '" +
-        options.level + "'");
-  }
-  if (!graph.valid()) {
-    return NotFoundError("no " + options.level +
-                         " graph among the inputs; give a model (.onnx) "
-                         "for that level");
-  }
-  layout::LayoutInput input = layout::BuildLayoutInput(impl_->model, graph);
-  layout::LayoutOptions layout_options;
-  layout_options.direction = options.left_to_right
-                                 ? layout::Direction::kLeftToRight
-                                 : layout::Direction::kTopToBottom;
-  layout::LayoutResult result =
-      layout::LayeredLayout(input.nodes, input.edges, layout_options);
-  return layout::RenderSvg(impl_->model, graph, input, result);
+  // The hierarchical view with its default budget: small graphs are drawn
+  // fully expanded, with their scopes as frames.
+  LayoutViewOptions view_options;
+  view_options.level = options.level;
+  view_options.left_to_right = options.left_to_right;
+  std::unique_ptr<LayoutView> view;
+  MI_ASSIGN_OR_RETURN(view, OpenLayoutView(view_options));
+  return view->Svg();
+}
+
+StatusOr<std::unique_ptr<LayoutView>> Session::OpenLayoutView(
+    const LayoutViewOptions& options) const {
+  return CreateLayoutView(*impl_, options);
 }
 
 std::vector<DiagnosticInfo> Session::Diagnostics() const {

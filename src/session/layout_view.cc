@@ -1,0 +1,187 @@
+#include "session/layout_view.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "layout/hierarchical_layout.h"
+#include "layout/hierarchical_layout_model.h"
+#include "layout/layered_layout.h"
+#include "layout/layout_encoding.h"
+#include "layout/model_layout.h"
+#include "session/session_impl.h"
+
+namespace mi {
+namespace {
+
+class LayoutViewImpl final : public LayoutView {
+ public:
+  LayoutViewImpl(const layout::LayoutInput& input, layout::GroupTree groups,
+                 layout::LayoutLabels labels, layout::LayoutOptions options,
+                 size_t max_visible_items)
+      : labels_(std::move(labels)),
+        layout_(input.nodes, input.edges, std::move(groups), options) {
+    if (max_visible_items > 0) {
+      layout_.CollapseToBudget(max_visible_items);
+    } else {
+      layout_.SetSubtreeExpanded(0, true);
+    }
+    // Paths of every group; the first group (lowest index) wins when two
+    // share one.
+    const size_t n = labels_.group_label.size();
+    std::vector<int32_t> parent(n, -1);
+    const layout::HierarchicalResult& r = layout_.Layout();
+    for (size_t g = 0; g < n && g < r.groups.size(); ++g) {
+      parent[g] = r.groups[g].parent;
+    }
+    for (size_t g = 1; g < n; ++g) {
+      // Parents may come after children in the numbering: walk up.
+      std::vector<int32_t> chain;
+      for (int32_t x = static_cast<int32_t>(g);
+           x > 0 && chain.size() <= n && static_cast<size_t>(x) < n;
+           x = parent[x]) {
+        chain.push_back(x);
+      }
+      std::string path;
+      for (size_t i = chain.size(); i-- > 0;) {
+        if (!path.empty()) path.push_back('/');
+        path += labels_.group_label[chain[i]];
+      }
+      by_path_.try_emplace(std::move(path), static_cast<uint32_t>(g));
+    }
+  }
+
+  size_t group_count() const override { return layout_.group_count(); }
+
+  StatusOr<uint32_t> FindGroup(std::string_view path) const override {
+    if (path.empty() || path == "/") return 0u;
+    if (path.front() == '/') path.remove_prefix(1);
+    if (!path.empty() && path.back() == '/') path.remove_suffix(1);
+    auto it = by_path_.find(path);
+    if (it != by_path_.end()) return it->second;
+    // Say what exists below the deepest prefix that names a group.
+    std::string_view known = path;
+    while (!known.empty()) {
+      size_t slash = known.rfind('/');
+      known = slash == std::string_view::npos ? std::string_view()
+                                              : known.substr(0, slash);
+      if (by_path_.find(known) != by_path_.end()) break;
+    }
+    std::string prefix = known.empty() ? "" : std::string(known) + "/";
+    std::vector<std::string> children;
+    for (const auto& [p, g] : by_path_) {
+      if (p.size() > prefix.size() && p.starts_with(prefix) &&
+          p.find('/', prefix.size()) == std::string::npos) {
+        children.push_back(p.substr(prefix.size()));
+      }
+    }
+    std::string message = "no group '" + std::string(path) + "'";
+    std::string where = known.empty() ? std::string("the top level")
+                                      : "'" + std::string(known) + "'";
+    if (children.empty()) {
+      message += known.empty() ? "; this view has no groups"
+                               : "; " + where + " has no groups inside";
+    } else {
+      message += "; groups at " + where + ": ";
+      for (size_t i = 0; i < children.size() && i < 12; ++i) {
+        if (i > 0) message += ", ";
+        message += children[i];
+      }
+      if (children.size() > 12) {
+        message += ", ... (" + std::to_string(children.size()) + " in all)";
+      }
+    }
+    return NotFoundError(message);
+  }
+
+  Status SetExpanded(uint32_t group, bool expanded) override {
+    if (group >= layout_.group_count()) {
+      return InvalidArgumentError(
+          "group " + std::to_string(group) + " out of range; this view has " +
+          std::to_string(layout_.group_count()) + " groups");
+    }
+    if (group == 0) {
+      if (expanded) return Status::Ok();
+      return InvalidArgumentError(
+          "group 0 is the whole graph and cannot be collapsed");
+    }
+    layout_.SetExpanded(static_cast<int32_t>(group), expanded);
+    return Status::Ok();
+  }
+
+  std::string Binary() override {
+    return layout::EncodeLayoutBinary(layout_.Layout(), labels_);
+  }
+  std::string Json() override {
+    return layout::EncodeLayoutJson(layout_.Layout(), labels_);
+  }
+  std::string Svg() override {
+    return layout::RenderHierarchicalSvg(layout_.Layout(), labels_);
+  }
+
+ private:
+  layout::LayoutLabels labels_;
+  layout::HierarchicalLayout layout_;  // copies the nodes, edges and groups
+  std::map<std::string, uint32_t, std::less<>> by_path_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<LayoutView>> CreateLayoutView(
+    const Session::Impl& session, const LayoutViewOptions& options) {
+  GraphId graph;
+  bool framework = options.level == "framework";
+  if (framework) {
+    graph = session.framework;
+  } else if (options.level == "compiled") {
+    graph = session.compiled;
+  } else {
+    return InvalidArgumentError(
+        "level: expected 'framework' or 'compiled', found '" + options.level +
+        "'");
+  }
+  layout::GroupingOptions grouping;
+  if (options.grouping == "none") {
+    grouping.scopes = false;
+  } else if (options.grouping != "scopes" && options.grouping != "fusion") {
+    return InvalidArgumentError(
+        "grouping: expected 'scopes', 'fusion' or 'none', found '" +
+        options.grouping + "'");
+  }
+  if (!graph.valid()) {
+    return NotFoundError("no " + options.level +
+                         " graph among the inputs; give a model (.onnx) for "
+                         "that level");
+  }
+  const Model& model = session.model;
+  if (options.grouping == "fusion" && framework) {
+    // Fusion groups need the compiled graph the framework was compiled to.
+    if (!session.compiled.valid() || !session.links.has_compiled_link) {
+      return InvalidArgumentError(
+          "grouping 'fusion' needs a compiled graph among the inputs; give a "
+          "run directory or --compiled MODEL, or use 'scopes'");
+    }
+    grouping.fused_into.assign(model.node_count(), NodeId::Invalid());
+    for (NodeId node : model.graph_nodes(graph)) {
+      auto into = session.links.fused_into.Get(node);
+      if (!into.empty()) grouping.fused_into[node.value()] = into.front();
+    }
+  }
+  layout::LayoutInput input = layout::BuildLayoutInput(model, graph);
+  layout::GroupTree groups = layout::BuildGroups(model, graph, input, grouping);
+  layout::LayoutOptions layout_options;
+  layout_options.direction = options.left_to_right
+                                 ? layout::Direction::kLeftToRight
+                                 : layout::Direction::kTopToBottom;
+  layout::LayoutLabels labels = layout::LabelsFromModel(
+      model, graph, input, groups, layout_options.direction);
+  return std::unique_ptr<LayoutView>(
+      new LayoutViewImpl(input, std::move(groups), std::move(labels),
+                         layout_options, options.max_visible_items));
+}
+
+}  // namespace mi
