@@ -65,6 +65,10 @@ class LayoutView {
   // joined by '/', e.g. "layer1/0".
   virtual StatusOr<uint32_t> FindGroup(std::string_view path) const = 0;
   virtual Status SetExpanded(uint32_t group, bool expanded) = 0;
+  // Layout of one group: later Binary/Json/Svg hold only what lies inside
+  // its frame, with the frame's corner at the origin (the group and the
+  // groups above it are expanded). 0 = the whole level again.
+  virtual Status SetFocus(uint32_t group) = 0;
   // Incremental: only groups whose contents changed are laid out again.
   virtual std::string Binary() = 0;
   virtual std::string Json() = 0;

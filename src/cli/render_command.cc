@@ -23,6 +23,7 @@ struct RenderFlags {
   size_t max_items = 2000;
   std::vector<std::string> expand;
   std::vector<std::string> collapse;
+  std::string focus;
 };
 
 std::string FormatFromPath(std::string_view path) {
@@ -65,6 +66,11 @@ StatusOr<std::string> Render(const Session& session, const RenderFlags& f) {
     MI_RETURN_IF_ERROR(
         view->SetExpanded(*group, false).WithContext("--collapse"));
   }
+  if (!f.focus.empty()) {
+    auto group = view->FindGroup(f.focus);
+    if (!group.ok()) return group.status().WithContext("--focus");
+    MI_RETURN_IF_ERROR(view->SetFocus(*group).WithContext("--focus"));
+  }
   std::string format = f.format.empty() ? FormatFromPath(f.out) : f.format;
   if (format == "json") return view->Json();
   if (format == "binary") return view->Binary();
@@ -105,6 +111,9 @@ void RegisterRenderCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--collapse", flags->collapse,
                   "collapse the group at this path (after --expand); "
                   "repeatable");
+  cmd->add_option("--focus", flags->focus,
+                  "draw only the group at this path (expanded, with the "
+                  "groups above it), its frame's corner at the origin");
   cmd->callback([flags, exit_code]() {
     if (flags->input.empty()) {
       throw CLI::ValidationError("render", "give at least one PATH");

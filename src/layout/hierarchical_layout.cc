@@ -511,6 +511,7 @@ void HierarchicalLayout::BuildResult() {
   out.item_of_node.assign(nodes_.size(), kNone);
   out.width = cache_[0].width;
   out.height = cache_[0].height;
+  out.direction = options_.direction;
   out.groups_laid_out = laid_out_;
 
   // Preorder walk of the visible tree with an explicit stack; origins are
@@ -779,6 +780,83 @@ void HierarchicalLayout::BuildResult() {
         static_cast<uint32_t>(out.points.size() / 2));
     i = j;
   }
+}
+
+HierarchicalResult CropToGroup(const HierarchicalResult& r, int32_t group) {
+  HierarchicalResult out;
+  out.groups = r.groups;
+  out.groups_laid_out = r.groups_laid_out;
+  out.direction = r.direction;
+  out.edge_point_begin.assign(1, 0);
+  out.item_of_node.assign(r.item_of_node.size(), kNone);
+  bool usable = group >= 0 && static_cast<size_t>(group) < r.groups.size() &&
+                r.groups[group].visible && r.groups[group].expanded;
+  const Box frame = usable ? r.groups[group].bounds : Box{};
+  // Frames nest and siblings do not overlap, so lying inside the frame is
+  // the same as belonging to the group.
+  auto inside = [&](const Box& b) {
+    constexpr float kEps = 0.01f;
+    return b.x >= frame.x - kEps && b.y >= frame.y - kEps &&
+           b.x + b.w <= frame.x + frame.w + kEps &&
+           b.y + b.h <= frame.y + frame.h + kEps;
+  };
+  auto moved = [&](Box b) {
+    b.x -= frame.x;
+    b.y -= frame.y;
+    return b;
+  };
+  for (GroupSummary& s : out.groups) {
+    bool keep = usable && s.visible && inside(s.bounds);
+    s.visible = keep;
+    if (!keep) s.expanded = false;
+    s.bounds = moved(s.bounds);
+  }
+  if (!usable) return out;
+  out.width = frame.w;
+  out.height = frame.h;
+  std::vector<uint32_t> new_index(r.items.size(), kNone);
+  for (size_t i = 0; i < r.items.size(); ++i) {
+    if (!inside(r.items[i].box)) continue;
+    new_index[i] = static_cast<uint32_t>(out.items.size());
+    VisibleItem item = r.items[i];
+    item.box = moved(item.box);
+    out.items.push_back(item);
+  }
+  for (size_t v = 0; v < r.item_of_node.size(); ++v) {
+    uint32_t i = r.item_of_node[v];
+    if (i != kNone && i < new_index.size()) out.item_of_node[v] = new_index[i];
+  }
+  constexpr uint32_t kBands = HierarchicalResult::kProfileBands;
+  // Silhouette bands hold coordinates across the rank axis.
+  const float across =
+      r.direction == Direction::kLeftToRight ? frame.y : frame.x;
+  for (size_t f = 0; f < r.frames.size(); ++f) {
+    int32_t g = r.frames[f];
+    if (!out.groups[g].visible) continue;
+    out.frames.push_back(g);
+    size_t at = f * kBands * 2;
+    for (uint32_t k = 0; k < kBands * 2; ++k) {
+      float v =
+          at + k < r.frame_profiles.size() ? r.frame_profiles[at + k] : across;
+      out.frame_profiles.push_back(v - across);
+    }
+  }
+  for (size_t e = 0; e < r.edges.size(); ++e) {
+    uint32_t a = new_index[r.edges[e].from], b = new_index[r.edges[e].to];
+    if (a == kNone || b == kNone) continue;
+    VisibleEdge edge = r.edges[e];
+    edge.from = a;
+    edge.to = b;
+    out.edges.push_back(edge);
+    for (uint32_t p = r.edge_point_begin[e]; p < r.edge_point_begin[e + 1];
+         ++p) {
+      out.points.push_back(r.points[2 * p] - frame.x);
+      out.points.push_back(r.points[2 * p + 1] - frame.y);
+    }
+    out.edge_point_begin.push_back(
+        static_cast<uint32_t>(out.points.size() / 2));
+  }
+  return out;
 }
 
 }  // namespace mi::layout

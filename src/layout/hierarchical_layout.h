@@ -111,9 +111,17 @@ struct HierarchicalResult {
   static constexpr uint32_t kProfileBands = 16;
   std::vector<float> frame_profiles;  // frames.size() * kProfileBands * 2
   float width = 0, height = 0;
+  Direction direction = Direction::kTopToBottom;
   // Diagnostics: groups laid out by the last Layout() call (cache misses).
   uint32_t groups_laid_out = 0;
 };
+
+// The part of a view inside expanded group `group`'s frame, moved so that
+// the frame's top-left corner is the origin: its items, the edges between
+// them, its frames (the group's own first) and silhouettes. Groups outside
+// are marked not visible; nodes shown outside map to no item (UINT32_MAX).
+// A group that is not an expanded visible frame gives an empty view.
+HierarchicalResult CropToGroup(const HierarchicalResult& result, int32_t group);
 
 class HierarchicalLayout {
  public:

@@ -211,6 +211,30 @@ TEST(HierarchicalLayoutTest, RoutesReachItemsInsideExpandedGroups) {
   ExpectRoutesConnectItems(h.Layout());
 }
 
+TEST(HierarchicalLayoutTest, CropToGroupKeepsItsContentsAtTheOrigin) {
+  ScopedGraph s = ScopedTransformer(400);
+  HierarchicalLayout h = Make(s);
+  const HierarchicalResult& full = h.Layout();
+  int32_t g = s.layer_groups[1];
+  HierarchicalResult crop = CropToGroup(full, g);
+  ASSERT_FALSE(crop.frames.empty());
+  EXPECT_EQ(crop.frames[0], g);
+  EXPECT_EQ(crop.groups[g].bounds.x, 0);
+  EXPECT_EQ(crop.groups[g].bounds.y, 0);
+  EXPECT_EQ(crop.width, full.groups[g].bounds.w);
+  EXPECT_EQ(crop.items.size(), full.groups[g].node_count);
+  EXPECT_EQ(crop.frame_profiles.size(),
+            crop.frames.size() * 2 * HierarchicalResult::kProfileBands);
+  EXPECT_FALSE(crop.groups[0].visible);
+  ExpectRoutesConnectItems(crop);
+  for (const VisibleItem& item : crop.items) {
+    EXPECT_TRUE(Inside(item.box, crop.groups[g].bounds));
+  }
+  // A collapsed group has no frame to crop to.
+  h.SetExpanded(g, false);
+  EXPECT_TRUE(CropToGroup(h.Layout(), g).items.empty());
+}
+
 TEST(HierarchicalLayoutTest, FrameProfilesOutlineTheContents) {
   ScopedGraph s = ScopedTransformer(400);
   HierarchicalLayout h = Make(s);

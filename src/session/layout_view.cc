@@ -38,6 +38,10 @@ class LayoutViewImpl final : public LayoutView {
     for (size_t g = 0; g < n && g < r.groups.size(); ++g) {
       parent[g] = r.groups[g].parent;
     }
+    parent_.assign(layout_.group_count(), 0);
+    for (size_t g = 0; g < r.groups.size(); ++g) {
+      parent_[g] = r.groups[g].parent;
+    }
     for (size_t g = 1; g < n; ++g) {
       // Parents may come after children in the numbering: walk up.
       std::vector<int32_t> chain;
@@ -113,19 +117,42 @@ class LayoutViewImpl final : public LayoutView {
     return Status::Ok();
   }
 
+  Status SetFocus(uint32_t group) override {
+    if (group >= layout_.group_count()) {
+      return InvalidArgumentError(
+          "group " + std::to_string(group) + " out of range; this view has " +
+          std::to_string(layout_.group_count()) + " groups");
+    }
+    focus_ = static_cast<int32_t>(group);
+    for (int32_t g = focus_; g > 0; g = parent_[g]) {
+      layout_.SetExpanded(g, true);
+    }
+    return Status::Ok();
+  }
+
   std::string Binary() override {
-    return layout::EncodeLayoutBinary(layout_.Layout(), labels_);
+    return layout::EncodeLayoutBinary(Result(), labels_);
   }
   std::string Json() override {
-    return layout::EncodeLayoutJson(layout_.Layout(), labels_);
+    return layout::EncodeLayoutJson(Result(), labels_);
   }
   std::string Svg() override {
-    return layout::RenderHierarchicalSvg(layout_.Layout(), labels_);
+    return layout::RenderHierarchicalSvg(Result(), labels_);
   }
 
  private:
+  const layout::HierarchicalResult& Result() {
+    const layout::HierarchicalResult& full = layout_.Layout();
+    if (focus_ <= 0) return full;
+    cropped_ = layout::CropToGroup(full, focus_);
+    return cropped_;
+  }
+
   layout::LayoutLabels labels_;
   layout::HierarchicalLayout layout_;  // copies the nodes, edges and groups
+  std::vector<int32_t> parent_;        // per group, -1 for group 0
+  int32_t focus_ = 0;
+  layout::HierarchicalResult cropped_;
   std::map<std::string, uint32_t, std::less<>> by_path_;
 };
 

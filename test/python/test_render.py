@@ -192,6 +192,26 @@ def test_expand_and_collapse_by_path(tmp_path):
     assert not groups[paths["layer4"]]["expanded"] and groups[paths["layer4"]]["visible"]
 
 
+def test_focus_draws_one_group_at_the_origin(tmp_path):
+    whole = json.loads(render(tmp_path, "whole", [RESNET], "json"))
+    doc = json.loads(render(tmp_path, "focus", [RESNET, "--focus", "layer2"], "json"))
+    schema = json.loads((SCHEMAS / "layout.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(doc)
+    labels = [g["label"] for g in doc["groups"]]
+    layer2 = labels.index("layer2")
+    assert doc["frames"][0] == layer2
+    assert doc["groups"][layer2]["bounds"][:2] == [0, 0]
+    assert (doc["width"], doc["height"]) == tuple(doc["groups"][layer2]["bounds"][2:])
+    # Every item lies inside the frame; only layer2's nodes are there.
+    for item in doc["items"]:
+        x, y, w, h = item["box"]
+        assert 0 <= x and 0 <= y and x + w <= doc["width"] + 0.01 and y + h <= doc["height"] + 0.01
+    assert len(doc["items"]) == doc["groups"][layer2]["node_count"]
+    assert len(doc["items"]) < len(whole["items"])
+    shown = [i for i in doc["nodes"]["item"] if i is not None]
+    assert sorted(shown) == list(range(len(doc["items"])))
+
+
 def test_svg_draws_frames_collapsed_groups_and_curves(tmp_path):
     out = tmp_path / "view.svg"
     run("render", "--quiet", RESNET, "--max-items", "20", "--expand", "layer2", "--out", out)
