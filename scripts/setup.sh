@@ -10,6 +10,8 @@ APT_PACKAGES=(
   cmake ninja-build g++ clang libclang-rt-14-dev clang-format clang-tidy
   libonnx-dev libprotobuf-dev protobuf-compiler libsimdjson-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
+  # `open`: the embedded HTTP server (found through pkg-config)
+  libcpp-httplib-dev pkg-config
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3-pytest python3-jsonschema
   python3-onnx python3-numpy

@@ -26,7 +26,8 @@ ALLOWED = {
     "layout": {"base", "model", "model_inspector"},
     "session": {"base", "io", "diag", "model", "trace", "importers", "importers/common",
                 "importers/<format>", "linker", "analysis", "layout", "model_inspector"},
-    "cli": {"model_inspector", "base"},
+    "server": {"model_inspector", "base"},
+    "cli": {"model_inspector", "base", "server"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

@@ -105,6 +105,25 @@ class Session {
   StatusOr<std::unique_ptr<LayoutView>> OpenLayoutView(
       const LayoutViewOptions& options) const;
 
+  // Node queries for the UI server (src/session/node_queries.cc). Levels
+  // present among the inputs: "framework" and/or "compiled".
+  std::vector<std::string> Levels() const;
+  // One node of a level as JSON (docs/reference/http-api.md, "nodes"): op
+  // type, attributes, inputs/outputs with dtypes and shapes, scope, status,
+  // fused_from / fused_into and linked tasks. NotFound for an absent level
+  // or a node that is not on it.
+  StatusOr<std::string> NodeDetailsJson(std::string_view level,
+                                        uint32_t node) const;
+  // Nodes of a level whose name (or op type, attribute) matches `query` as
+  // JSON {"matches": [...], "total": N}, at most `limit` matches. `mode`:
+  // "text" (case-insensitive substring), "glob" ('*' within one '/'
+  // segment, '**' across, '?'), "regex" (ECMAScript search), "op" (op type,
+  // case-insensitive) or "attr" ("name" or "name=value").
+  // InvalidArgument for an unknown mode or a regex that does not compile.
+  StatusOr<std::string> SearchJson(std::string_view level,
+                                   std::string_view query,
+                                   std::string_view mode, size_t limit) const;
+
   struct Impl;
 
  private:

@@ -7,6 +7,7 @@
 
 #include "cli/export_command.h"
 #include "cli/list_diagnostics_command.h"
+#include "cli/open_command.h"
 #include "cli/render_command.h"
 #include "cli/start_command.h"
 #include "cli/summary_command.h"
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   mi::cli::RegisterStartCommand(app, &exit_code);
   mi::cli::RegisterRenderCommand(app, &exit_code);
   mi::cli::RegisterListDiagnosticsCommand(app, &exit_code);
+  mi::cli::RegisterOpenCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,608 @@
+#include "server/api.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "base/json_writer.h"
+
+namespace mi::server {
+namespace {
+
+constexpr std::string_view kJson = "application/json; charset=utf-8";
+constexpr std::string_view kBinary = "application/octet-stream";
+// A local app: everything from this origin, no inline scripts, no framing,
+// nothing sent elsewhere. Inline styles are allowed (the UI sets element
+// styles from script, and canvas-drawn UIs commonly inject a <style>); blob:
+// and data: images and workers for exports and layout workers.
+constexpr std::string_view kCsp =
+    "default-src 'self'; script-src 'self'; style-src 'self' "
+    "'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; "
+    "connect-src 'self'; worker-src 'self' blob:; object-src 'none'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+constexpr int kDefaultSummaryTop = 50;
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string_view FindHeader(const HttpRequest& r, std::string_view name) {
+  for (const auto& [k, v] : r.headers) {
+    if (EqualsIgnoreCase(k, name)) return v;
+  }
+  return {};
+}
+
+bool HasHeader(const HttpRequest& r, std::string_view name) {
+  for (const auto& [k, v] : r.headers) {
+    if (EqualsIgnoreCase(k, name)) return true;
+  }
+  return false;
+}
+
+// The first value of a query parameter; `found` says whether it was given.
+std::string_view Param(const HttpRequest& r, std::string_view key,
+                       bool* found = nullptr) {
+  for (const auto& [k, v] : r.params) {
+    if (k == key) {
+      if (found != nullptr) *found = true;
+      return v;
+    }
+  }
+  if (found != nullptr) *found = false;
+  return {};
+}
+
+// A value of the cookie `name` in a Cookie header ("a=1; mi_token=x").
+std::string_view CookieValue(std::string_view header, std::string_view name) {
+  while (!header.empty()) {
+    size_t semi = header.find(';');
+    std::string_view part = header.substr(0, semi);
+    header = semi == std::string_view::npos ? std::string_view()
+                                            : header.substr(semi + 1);
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    size_t eq = part.find('=');
+    if (eq != std::string_view::npos && part.substr(0, eq) == name) {
+      return part.substr(eq + 1);
+    }
+  }
+  return {};
+}
+
+std::vector<std::string_view> Split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    size_t pos = s.find(sep, start);
+    out.push_back(s.substr(start, pos - start));
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  return out;
+}
+
+int HttpStatusFor(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk:
+      return 200;
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kUnsupported:
+      return 400;
+    case StatusCode::kNotFound:
+      return 404;
+    default:
+      return 500;
+  }
+}
+
+HttpResponse FromStatus(const Status& status) {
+  return Api::Error(HttpStatusFor(status.code()), status.message());
+}
+
+HttpResponse Json(std::string body) {
+  HttpResponse r;
+  r.content_type = std::string(kJson);
+  r.body = std::move(body);
+  Api::AddSecurityHeaders(&r, /*cacheable=*/false);
+  return r;
+}
+
+// Paths no route or asset can have; refused before any lookup.
+bool SuspiciousPath(std::string_view path) {
+  if (path.empty() || path.front() != '/') return true;
+  for (char c : path) {
+    // '%' left after one decoding: a double-encoded request.
+    if (c == '\\' || c == '%' || static_cast<unsigned char>(c) < 0x20 ||
+        c == 0x7f) {
+      return true;
+    }
+  }
+  if (path.find("//") != std::string_view::npos) return true;
+  for (std::string_view seg : Split(path.substr(1), '/')) {
+    if (seg == "." || seg == "..") return true;
+  }
+  return false;
+}
+
+// Group ids from "3,17" parameters (repeatable).
+Status ParseGroupList(const HttpRequest& r, std::string_view key,
+                      size_t group_count, std::vector<uint32_t>* out) {
+  for (const auto& [k, v] : r.params) {
+    if (k != key || v.empty()) continue;
+    for (std::string_view item : Split(v, ',')) {
+      if (item.empty()) continue;
+      uint64_t id = 0;
+      if (!ParseUint(item, UINT32_MAX, &id)) {
+        return InvalidArgumentError(fmt::format(
+            "{}: expected group ids separated by commas, found '{}'", key,
+            item));
+      }
+      if (id >= group_count) {
+        return NotFoundError(fmt::format(
+            "{}: no group {}; this view has {} groups", key, id, group_count));
+      }
+      out->push_back(static_cast<uint32_t>(id));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string_view HttpResponse::header(std::string_view name) const {
+  for (const auto& [k, v] : headers) {
+    if (EqualsIgnoreCase(k, name)) return v;
+  }
+  return {};
+}
+
+bool ConstantTimeEquals(std::string_view a, std::string_view b) {
+  // The length is not secret (tokens have a fixed format); the contents are.
+  size_t n = std::max(a.size(), b.size());
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
+    unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
+    diff |= x ^ y;
+  }
+  // Keep the compiler from turning the loop into an early exit.
+  volatile unsigned char result = diff;
+  return result == 0;
+}
+
+bool ParseUint(std::string_view text, uint64_t max, uint64_t* out) {
+  if (text.empty() || text.size() > 20) return false;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+  }
+  uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || v > max) {
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+bool DecodeExpandedGroups(std::string_view b, std::vector<uint8_t>* expanded) {
+  auto u32 = [&](size_t off, uint32_t* v) {
+    if (off + 4 > b.size()) return false;
+    std::memcpy(v, b.data() + off, 4);  // little-endian hosts only (x86, arm)
+    return true;
+  };
+  uint32_t sections = 0;
+  uint32_t groups = 0;
+  if (b.size() < 64 || b.substr(0, 4) != "MILY" || !u32(44, &groups) ||
+      !u32(56, &sections)) {
+    return false;
+  }
+  constexpr uint32_t kGroupFlagsSection = 18;
+  for (uint32_t k = 0; k < sections; ++k) {
+    uint32_t id = 0, type = 0, offset = 0, count = 0;
+    size_t e = 64 + 16 * static_cast<size_t>(k);
+    if (!u32(e, &id) || !u32(e + 4, &type) || !u32(e + 8, &offset) ||
+        !u32(e + 12, &count)) {
+      return false;
+    }
+    if (id != kGroupFlagsSection) continue;
+    if (type != 1 || count != groups ||
+        static_cast<size_t>(offset) + count > b.size()) {
+      return false;
+    }
+    expanded->resize(count);
+    for (uint32_t g = 0; g < count; ++g) {
+      (*expanded)[g] = static_cast<uint8_t>(b[offset + g]) & 1;
+    }
+    return true;
+  }
+  return false;
+}
+
+// One live layout view and the expanded state it is in.
+struct Api::LayoutEntry {
+  std::mutex mutex;
+  bool opened = false;
+  Status open_status;
+  std::unique_ptr<LayoutView> view;
+  std::vector<uint8_t> default_expanded;  // the view as first opened
+  std::vector<uint8_t> current_expanded;  // after the last request
+  uint64_t last_used = 0;
+};
+
+struct Api::RunState {
+  ServedRun run;
+  std::vector<std::string> levels;
+  std::mutex summary_mutex;
+  std::string summary_json;  // default options, computed once
+};
+
+Api::Api(std::vector<ServedRun> runs, ApiOptions options)
+    : options_(std::move(options)),
+      assets_(options_.assets != nullptr ? *options_.assets
+                                         : EmbeddedAssets()) {
+  for (ServedRun& r : runs) {
+    auto state = std::make_unique<RunState>();
+    state->levels = r.session->Levels();
+    state->run = std::move(r);
+    runs_.push_back(std::move(state));
+  }
+}
+
+Api::~Api() = default;
+
+void Api::AddSecurityHeaders(HttpResponse* r, bool cacheable) {
+  r->headers.emplace_back("Content-Security-Policy", std::string(kCsp));
+  r->headers.emplace_back("X-Content-Type-Options", "nosniff");
+  r->headers.emplace_back("Referrer-Policy", "no-referrer");
+  r->headers.emplace_back("X-Frame-Options", "DENY");
+  r->headers.emplace_back("Cross-Origin-Opener-Policy", "same-origin");
+  r->headers.emplace_back("Cross-Origin-Resource-Policy", "same-origin");
+  r->headers.emplace_back("Cache-Control", cacheable ? "no-cache" : "no-store");
+}
+
+HttpResponse Api::Error(int status, std::string_view message) {
+  std::string body;
+  JsonWriter w(&body);
+  w.BeginObject().Key("error").BeginObject();
+  w.FieldInt("status", status).Field("message", message);
+  w.EndObject().EndObject();
+  HttpResponse r;
+  r.status = status;
+  r.content_type = std::string(kJson);
+  r.body = std::move(body);
+  AddSecurityHeaders(&r, /*cacheable=*/false);
+  return r;
+}
+
+bool Api::Authorised(const HttpRequest& r, bool* token_in_query) const {
+  *token_in_query = false;
+  if (options_.token.empty()) return true;
+  bool found = false;
+  std::string_view query = Param(r, "token", &found);
+  if (found && ConstantTimeEquals(query, options_.token)) {
+    *token_in_query = true;
+    return true;
+  }
+  if (HasHeader(r, "X-MI-Token") &&
+      ConstantTimeEquals(FindHeader(r, "X-MI-Token"), options_.token)) {
+    return true;
+  }
+  for (const auto& [k, v] : r.headers) {
+    if (!EqualsIgnoreCase(k, "Cookie")) continue;
+    std::string_view c = CookieValue(v, "mi_token");
+    if (!c.empty() && ConstantTimeEquals(c, options_.token)) return true;
+  }
+  return false;
+}
+
+bool Api::HostAllowed(const HttpRequest& r) const {
+  if (!options_.token.empty() || options_.allowed_hosts.empty()) return true;
+  if (!HasHeader(r, "Host")) return true;  // HTTP/1.0 clients; not browsers
+  std::string_view host = FindHeader(r, "Host");
+  for (const std::string& h : options_.allowed_hosts) {
+    if (EqualsIgnoreCase(host, h)) return true;
+  }
+  return false;
+}
+
+HttpResponse Api::Handle(const HttpRequest& request) {
+  bool token_in_query = false;
+  HttpResponse r = Route(request, &token_in_query);
+  if (token_in_query && r.status < 400) {
+    // The first page load carries ?token=; a cookie lets the page's own
+    // asset and API requests through (as Jupyter does).
+    r.headers.emplace_back("Set-Cookie", "mi_token=" + options_.token +
+                                             "; Path=/; HttpOnly; "
+                                             "SameSite=Strict");
+  }
+  return r;
+}
+
+HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
+  if (!HostAllowed(request)) {
+    return Error(403, fmt::format("Host '{}' is not this server; open the URL "
+                                  "model-inspector printed",
+                                  FindHeader(request, "Host")));
+  }
+  if (!Authorised(request, token_in_query)) {
+    return Error(403,
+                 "missing or wrong access token; open the URL with ?token= "
+                 "that model-inspector printed, or send the X-MI-Token "
+                 "header");
+  }
+  if (request.method != "GET" && request.method != "HEAD") {
+    HttpResponse r = Error(405, "method " + request.method +
+                                    " not allowed; this server is read-only "
+                                    "(GET, HEAD)");
+    r.headers.emplace_back("Allow", "GET, HEAD");
+    return r;
+  }
+  const std::string& path = request.path;
+  if (SuspiciousPath(path)) return Error(404, "not found");
+  if (path != "/api" && !path.starts_with("/api/")) return ServeAsset(path);
+
+  std::vector<std::string_view> seg =
+      Split(std::string_view(path).substr(1), '/');
+  // seg[0] == "api"
+  if (seg.size() == 2 && seg[1] == "runs") return Runs();
+  if (seg.size() < 3 || seg[1] != "runs") {
+    return Error(
+        404, "no API endpoint " + path + "; see docs/reference/http-api.md");
+  }
+  uint64_t run_id = 0;
+  if (!ParseUint(seg[2], UINT32_MAX, &run_id)) {
+    return Error(400,
+                 fmt::format("run: expected a run index, found '{}'", seg[2]));
+  }
+  if (run_id >= runs_.size()) {
+    return Error(404, fmt::format("no run {}; runs are 0..{}", run_id,
+                                  runs_.size() - 1));
+  }
+  RunState& run = *runs_[run_id];
+  if (seg.size() == 4 && seg[3] == "summary") return Summary(run, request);
+  if (seg.size() >= 6 && seg[3] == "levels") {
+    std::string_view level = seg[4];
+    if (std::find(run.levels.begin(), run.levels.end(), level) ==
+        run.levels.end()) {
+      std::string have;
+      for (const std::string& l : run.levels) {
+        have += (have.empty() ? "" : ", ") + l;
+      }
+      return Error(404,
+                   fmt::format("run {} has no level '{}'; levels: {}", run_id,
+                               level, have.empty() ? "none" : have));
+    }
+    if (seg.size() == 6 && seg[5] == "layout") {
+      return Layout(run_id, level, request);
+    }
+    if (seg.size() == 7 && seg[5] == "nodes") {
+      return Node(run, level, seg[6]);
+    }
+    if (seg.size() == 6 && seg[5] == "search") {
+      return Search(run, level, request);
+    }
+  }
+  return Error(404,
+               "no API endpoint " + path + "; see docs/reference/http-api.md");
+}
+
+HttpResponse Api::ServeAsset(std::string_view path) const {
+  if (path == "/") path = "/index.html";
+  auto it = std::lower_bound(
+      assets_.begin(), assets_.end(), path,
+      [](const EmbeddedAsset& a, std::string_view p) { return a.path < p; });
+  if (it == assets_.end() || it->path != path) return Error(404, "not found");
+  HttpResponse r;
+  r.content_type = std::string(it->mime);
+  r.static_body = it->data;
+  AddSecurityHeaders(&r, /*cacheable=*/true);
+  return r;
+}
+
+HttpResponse Api::Runs() const {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject().Key("runs").BeginArray();
+  for (size_t i = 0; i < runs_.size(); ++i) {
+    const RunState& s = *runs_[i];
+    w.BeginObject();
+    w.FieldInt("id", static_cast<int64_t>(i));
+    w.Field("name", s.run.name);
+    w.Key("paths").BeginArray();
+    for (const std::string& p : s.run.paths) w.String(p);
+    w.EndArray();
+    bool has_trace = false;
+    w.Key("inputs").BeginArray();
+    for (const InputFile& f : s.run.session->inputs()) {
+      w.BeginObject();
+      w.Field("path", f.path).Field("format", f.format).Field("role", f.role);
+      w.EndObject();
+      has_trace = has_trace || f.role == "trace";
+    }
+    w.EndArray();
+    w.Key("levels").BeginArray();
+    for (const std::string& l : s.levels) w.String(l);
+    w.EndArray();
+    w.FieldBool("has_trace", has_trace);
+    w.EndObject();
+  }
+  w.EndArray().EndObject();
+  return Json(std::move(out));
+}
+
+HttpResponse Api::Summary(RunState& run, const HttpRequest& request) {
+  SummaryOptions options;
+  options.top_nodes = kDefaultSummaryTop;
+  bool has_top = false;
+  bool has_iteration = false;
+  std::string_view top = Param(request, "top", &has_top);
+  std::string_view iteration = Param(request, "iteration", &has_iteration);
+  uint64_t v = 0;
+  if (has_top) {
+    if (!ParseUint(top, 100000, &v)) {
+      return Error(400,
+                   fmt::format("top: expected 0..100000, found '{}'", top));
+    }
+    options.top_nodes = static_cast<int>(v);
+  }
+  if (has_iteration) {
+    if (!ParseUint(iteration, INT32_MAX, &v)) {
+      return Error(400, fmt::format("iteration: expected a run index of the "
+                                    "trace, found '{}'",
+                                    iteration));
+    }
+    options.run = static_cast<int>(v);
+  }
+  if (has_top || has_iteration) {
+    return Json(run.run.session->SummaryJson(options));
+  }
+  std::lock_guard<std::mutex> lock(run.summary_mutex);
+  if (run.summary_json.empty()) {
+    run.summary_json = run.run.session->SummaryJson(options);
+  }
+  return Json(run.summary_json);
+}
+
+HttpResponse Api::Layout(size_t run_id, std::string_view level,
+                         const HttpRequest& request) {
+  bool found = false;
+  std::string grouping(Param(request, "grouping", &found));
+  if (!found) grouping = "scopes";
+  if (grouping != "scopes" && grouping != "fusion" && grouping != "none") {
+    return Error(400, fmt::format("grouping: expected scopes, fusion or none, "
+                                  "found '{}'",
+                                  grouping));
+  }
+  std::string direction(Param(request, "direction", &found));
+  if (!found) direction = "tb";
+  if (direction != "tb" && direction != "lr") {
+    return Error(400, fmt::format("direction: expected tb or lr, found '{}'",
+                                  direction));
+  }
+  uint64_t max_items = 2000;
+  std::string_view max_text = Param(request, "max_items", &found);
+  if (found && !ParseUint(max_text, kMaxLayoutItems, &max_items)) {
+    return Error(400, fmt::format("max_items: expected 0..{}, found '{}'",
+                                  kMaxLayoutItems, max_text));
+  }
+  std::string key = fmt::format("{}\n{}\n{}\n{}\n{}", run_id, level, grouping,
+                                direction, max_items);
+  std::shared_ptr<LayoutEntry> entry;
+  {
+    std::lock_guard<std::mutex> lock(views_mutex_);
+    auto& slot = views_[key];
+    if (!slot) slot = std::make_shared<LayoutEntry>();
+    entry = slot;
+    entry->last_used = ++view_clock_;
+    while (views_.size() > options_.max_layout_views) {
+      auto oldest = views_.begin();
+      for (auto it = views_.begin(); it != views_.end(); ++it) {
+        if (it->second->last_used < oldest->second->last_used) oldest = it;
+      }
+      // In-flight requests keep their entry alive through the shared_ptr.
+      views_.erase(oldest);
+    }
+  }
+  std::lock_guard<std::mutex> lock(entry->mutex);
+  if (!entry->opened) {
+    entry->opened = true;
+    LayoutViewOptions options;
+    options.level = std::string(level);
+    options.grouping = grouping;
+    options.left_to_right = direction == "lr";
+    options.max_visible_items = max_items;
+    auto view = runs_[run_id]->run.session->OpenLayoutView(options);
+    if (!view.ok()) {
+      entry->open_status = view.status();
+    } else {
+      entry->view = std::move(view).value();
+      if (!DecodeExpandedGroups(entry->view->Binary(),
+                                &entry->default_expanded)) {
+        entry->view.reset();
+        entry->open_status = InternalError("layout binary without groups");
+      } else {
+        entry->current_expanded = entry->default_expanded;
+      }
+    }
+  }
+  if (!entry->view) return FromStatus(entry->open_status);
+  LayoutView& view = *entry->view;
+  size_t groups = entry->default_expanded.size();
+  std::vector<uint32_t> expand;
+  std::vector<uint32_t> collapse;
+  Status parsed = ParseGroupList(request, "expand", groups, &expand);
+  if (parsed.ok())
+    parsed = ParseGroupList(request, "collapse", groups, &collapse);
+  if (!parsed.ok()) return FromStatus(parsed);
+  if (std::find(collapse.begin(), collapse.end(), 0u) != collapse.end()) {
+    return Error(400,
+                 "collapse: group 0 is the whole graph and cannot be "
+                 "collapsed");
+  }
+  // The request's state relative to the default view: toggle only the groups
+  // that differ from what the view shows now.
+  std::vector<uint8_t> want = entry->default_expanded;
+  for (uint32_t g : expand) want[g] = 1;
+  for (uint32_t g : collapse) want[g] = 0;
+  want[0] = 1;
+  for (uint32_t g = 1; g < groups; ++g) {
+    if (want[g] == entry->current_expanded[g]) continue;
+    Status s = view.SetExpanded(g, want[g] != 0);
+    if (!s.ok()) return FromStatus(s);
+  }
+  std::string binary = view.Binary();
+  // Read the state back from what was drawn, so the next diff starts from
+  // the truth even if the view adjusted something.
+  if (!DecodeExpandedGroups(binary, &entry->current_expanded) ||
+      entry->current_expanded.size() != groups) {
+    entry->current_expanded = want;
+  }
+  HttpResponse r;
+  r.content_type = std::string(kBinary);
+  r.body = std::move(binary);
+  AddSecurityHeaders(&r, /*cacheable=*/false);
+  return r;
+}
+
+HttpResponse Api::Node(RunState& run, std::string_view level,
+                       std::string_view node) {
+  uint64_t id = 0;
+  if (!ParseUint(node, UINT32_MAX, &id)) {
+    return Error(400,
+                 fmt::format("node: expected a node id, found '{}'", node));
+  }
+  auto json =
+      run.run.session->NodeDetailsJson(level, static_cast<uint32_t>(id));
+  if (!json.ok()) return FromStatus(json.status());
+  return Json(std::move(json).value());
+}
+
+HttpResponse Api::Search(RunState& run, std::string_view level,
+                         const HttpRequest& request) {
+  bool found = false;
+  std::string_view q = Param(request, "q", &found);
+  if (!found || q.empty()) return Error(400, "q: give the text to search for");
+  std::string_view mode = Param(request, "mode", &found);
+  if (!found) mode = "text";
+  uint64_t limit = kMaxSearchResults;
+  std::string_view limit_text = Param(request, "limit", &found);
+  if (found &&
+      (!ParseUint(limit_text, kMaxSearchResults, &limit) || limit == 0)) {
+    return Error(400, fmt::format("limit: expected 1..{}, found '{}'",
+                                  kMaxSearchResults, limit_text));
+  }
+  auto json = run.run.session->SearchJson(level, q, mode, limit);
+  if (!json.ok()) return FromStatus(json.status());
+  return Json(std::move(json).value());
+}
+
+}  // namespace mi::server

@@ -1,0 +1,137 @@
+#pragma once
+
+// The request router of `model-inspector open`, free of sockets: it takes a
+// parsed request (method, percent-decoded path, query parameters, headers)
+// and returns the whole response, security headers included. The HTTP glue
+// (http_server.cc) only converts to and from cpp-httplib, so everything a
+// request can reach is tested without a network (api_test.cc).
+//
+// What a request can reach: the embedded UI assets (an in-memory table) and
+// the runs given on the command line. No part of a request ever names a
+// file.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "model_inspector/session.h"
+#include "server/assets.h"
+
+namespace mi::server {
+
+struct HttpRequest {
+  std::string method = "GET";
+  // Percent-decoded once by the HTTP layer (a remaining '%' means the
+  // client encoded twice).
+  std::string path;
+  // Decoded query parameters in order; a key may repeat.
+  std::vector<std::pair<std::string, std::string>> params;
+  // Header names as sent; looked up case-insensitively.
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type;
+  // The body: `body`, or, for embedded assets, `static_body` (no copy).
+  std::string body;
+  std::string_view static_body;
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  std::string_view content() const {
+    return static_body.data() != nullptr ? static_body : std::string_view(body);
+  }
+  // The first header of that name (case-insensitive), or "".
+  std::string_view header(std::string_view name) const;
+};
+
+// One run served: a name for people and its open session.
+struct ServedRun {
+  std::string name;
+  std::vector<std::string> paths;
+  std::unique_ptr<Session> session;
+};
+
+struct ApiOptions {
+  // Required on every request when not empty (header X-MI-Token, query
+  // parameter `token` or cookie `mi_token`).
+  std::string token;
+  // Without a token, the Host header must be one of these (DNS-rebinding
+  // defence for a loopback server), e.g. "127.0.0.1:8080". Empty = any.
+  std::vector<std::string> allowed_hosts;
+  // The embedded UI; nullptr = the table linked into the binary.
+  const std::vector<EmbeddedAsset>* assets = nullptr;
+  // Layout views kept (least recently used ones are dropped).
+  size_t max_layout_views = 32;
+};
+
+// Limits, shared with the HTTP layer and the docs.
+inline constexpr size_t kMaxBodyBytes = 1 << 20;  // 413 above
+inline constexpr size_t kMaxUrlBytes = 8192;      // 414 above (httplib)
+inline constexpr size_t kMaxConcurrentRequests = 8;
+inline constexpr size_t kMaxSearchResults = 1000;
+inline constexpr size_t kMaxLayoutItems = 1000000;
+
+class Api {
+ public:
+  Api(std::vector<ServedRun> runs, ApiOptions options);
+  ~Api();
+  Api(const Api&) = delete;
+  Api& operator=(const Api&) = delete;
+
+  // Thread-safe: the HTTP layer calls it from its worker threads.
+  HttpResponse Handle(const HttpRequest& request);
+
+  // A JSON error {"error": {"status", "message"}} with the security headers,
+  // also used by the HTTP layer for its own errors (413, 414, 400).
+  static HttpResponse Error(int status, std::string_view message);
+  // Adds Content-Security-Policy, X-Content-Type-Options, Referrer-Policy
+  // and the cache policy.
+  static void AddSecurityHeaders(HttpResponse* response, bool cacheable);
+
+  size_t run_count() const { return runs_.size(); }
+
+ private:
+  struct LayoutEntry;
+  struct RunState;
+
+  HttpResponse Route(const HttpRequest& request, bool* token_in_query);
+  HttpResponse ServeAsset(std::string_view path) const;
+  HttpResponse Runs() const;
+  HttpResponse Summary(RunState& run, const HttpRequest& request);
+  HttpResponse Layout(size_t run, std::string_view level,
+                      const HttpRequest& request);
+  HttpResponse Node(RunState& run, std::string_view level,
+                    std::string_view node);
+  HttpResponse Search(RunState& run, std::string_view level,
+                      const HttpRequest& request);
+  bool Authorised(const HttpRequest& request, bool* token_in_query) const;
+  bool HostAllowed(const HttpRequest& request) const;
+
+  std::vector<std::unique_ptr<RunState>> runs_;
+  ApiOptions options_;
+  const std::vector<EmbeddedAsset>& assets_;
+  // Layout views by (run, level, grouping, direction, max_items), with a
+  // use counter for least-recently-used eviction.
+  std::mutex views_mutex_;
+  std::map<std::string, std::shared_ptr<LayoutEntry>> views_;
+  uint64_t view_clock_ = 0;
+};
+
+// Helpers exposed for tests.
+// Constant-time comparison (the time does not depend on where they differ).
+bool ConstantTimeEquals(std::string_view a, std::string_view b);
+// Decimal digits only, no sign, no spaces, at most `max`.
+bool ParseUint(std::string_view text, uint64_t max, uint64_t* out);
+// The group-expanded bits (bit 0 of group_flags) of a layout binary
+// (docs/reference/layout-binary.md); false if the buffer is not one.
+bool DecodeExpandedGroups(std::string_view binary,
+                          std::vector<uint8_t>* expanded);
+
+}  // namespace mi::server

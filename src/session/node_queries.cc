@@ -1,0 +1,445 @@
+// Node queries behind the UI server's /nodes and /search endpoints
+// (docs/reference/http-api.md): one node's details with its links, and
+// name / op type / attribute search over one graph level. Read-only over
+// the session's model, trace and links, so concurrent calls are safe.
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "base/json_writer.h"
+#include "linker/links.h"
+#include "model/model.h"
+#include "model_inspector/session.h"
+#include "session/session_impl.h"
+#include "trace/trace.h"
+
+namespace mi {
+namespace {
+
+constexpr size_t kMaxTasks = 100;
+constexpr size_t kMaxConsumers = 100;
+constexpr size_t kMaxQueryBytes = 512;
+
+StatusOr<GraphId> LevelRoot(const Session::Impl& run, std::string_view level) {
+  GraphId root;
+  if (level == "framework") {
+    root = run.framework;
+  } else if (level == "compiled") {
+    root = run.compiled;
+  } else {
+    return NotFoundError("no level '" + std::string(level) +
+                         "'; levels are 'framework' and 'compiled'");
+  }
+  if (!root.valid()) {
+    return NotFoundError("no " + std::string(level) +
+                         " graph among this run's inputs");
+  }
+  return root;
+}
+
+bool OnLevel(const Model& m, GraphId root, NodeId n) {
+  return m.RootOf(m.node_graph(n)) == root;
+}
+
+char Lower(char c) {
+  return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (Lower(a[i]) != Lower(b[i])) return false;
+  }
+  return true;
+}
+
+bool ContainsIgnoreCase(std::string_view haystack, std::string_view needle) {
+  if (needle.empty()) return true;
+  auto it = std::search(haystack.begin(), haystack.end(), needle.begin(),
+                        needle.end(),
+                        [](char a, char b) { return Lower(a) == Lower(b); });
+  return it != haystack.end();
+}
+
+// Case-insensitive glob over a whole name: '?' is one character other than
+// '/', '*' any run within one '/' segment, '**' any run across segments
+// ('**/' also matches no segment at all).
+// Dynamic programming over (pattern, name) positions: linear in
+// pattern x name, never exponential whatever the pattern.
+bool GlobMatch(std::string_view pattern, std::string_view name,
+               std::vector<uint8_t>* scratch) {
+  // A pattern without a leading '/' matches names that have one
+  // ("/layer1/conv" against "layer1/*").
+  if (!pattern.empty() && pattern.front() != '/' && !name.empty() &&
+      name.front() == '/') {
+    name.remove_prefix(1);
+  }
+  const size_t n = name.size();
+  // row[j]: pattern[i:] matches name[j:], computed from the end of the
+  // pattern backwards; next = row of i + token length.
+  std::vector<uint8_t>& buf = *scratch;
+  buf.assign(2 * (n + 1), 0);
+  uint8_t* cur = buf.data();
+  uint8_t* next = buf.data() + n + 1;
+  // Rows for the tokens, walked from the last token to the first.
+  struct Token {
+    char kind;  // 'c' literal, '?', '*', 'S' (**)
+    char c;
+  };
+  std::vector<Token> tokens;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '*') {
+      if (i + 1 < pattern.size() && pattern[i + 1] == '*') {
+        while (i + 1 < pattern.size() && pattern[i + 1] == '*') ++i;
+        if (i + 1 < pattern.size() && pattern[i + 1] == '/') {
+          ++i;
+          tokens.push_back({'D', 0});  // "**/": zero or more segments
+        } else {
+          tokens.push_back({'S', 0});
+        }
+      } else {
+        tokens.push_back({'*', 0});
+      }
+    } else if (c == '?') {
+      tokens.push_back({'?', 0});
+    } else {
+      tokens.push_back({'c', Lower(c)});
+    }
+  }
+  // Empty pattern matches only the empty name.
+  std::fill(next, next + n + 1, 0);
+  next[n] = 1;
+  for (size_t t = tokens.size(); t-- > 0;) {
+    const Token& tok = tokens[t];
+    switch (tok.kind) {
+      case 'c':
+        for (size_t j = 0; j <= n; ++j) {
+          cur[j] = j < n && Lower(name[j]) == tok.c && next[j + 1];
+        }
+        break;
+      case '?':
+        for (size_t j = 0; j <= n; ++j) {
+          cur[j] = j < n && name[j] != '/' && next[j + 1];
+        }
+        break;
+      case '*':
+        cur[n] = next[n];
+        for (size_t j = n; j-- > 0;) {
+          cur[j] = next[j] || (name[j] != '/' && cur[j + 1]);
+        }
+        break;
+      case 'D': {  // '**/': empty, or anything up to and including a '/'
+        bool later = false;  // some k >= j with name[k] == '/', next[k + 1]
+        cur[n] = next[n];
+        for (size_t j = n; j-- > 0;) {
+          later = later || (name[j] == '/' && next[j + 1]);
+          cur[j] = next[j] || later;
+        }
+        break;
+      }
+      default:  // '**'
+        cur[n] = next[n];
+        for (size_t j = n; j-- > 0;) cur[j] = next[j] || cur[j + 1];
+        break;
+    }
+    std::swap(cur, next);
+  }
+  return next[0] != 0;
+}
+
+std::string AttributeText(const Model& m, const Attribute& a) {
+  switch (a.kind) {
+    case AttributeKind::kInt:
+      return std::to_string(a.int_value);
+    case AttributeKind::kFloat:
+      return fmt::format("{}", a.float_value);
+    default:
+      return std::string(m.str(a.text));
+  }
+}
+
+std::string TrackName(const Trace& trace, TrackId id) {
+  const TrackInfo& t = trace.track(id);
+  std::string label;
+  if (t.thread_name != StringPool::kEmpty) {
+    label = std::string(trace.str(t.thread_name));
+  } else if (t.kind == TrackKind::kDeviceStream) {
+    label = fmt::format("stream {}", t.stream >= 0 ? t.stream : t.tid);
+  } else {
+    label = fmt::format("thread {}", t.tid);
+  }
+  while (!label.empty() && label.back() == ' ') label.pop_back();
+  std::string process = t.process_name != StringPool::kEmpty
+                            ? std::string(trace.str(t.process_name))
+                        : t.pid_label != StringPool::kEmpty
+                            ? std::string(trace.str(t.pid_label))
+                            : fmt::format("pid {}", t.pid);
+  return process + " / " + label;
+}
+
+void WriteNodeRef(JsonWriter& w, const Model& m, NodeId n) {
+  w.BeginObject();
+  w.FieldInt("id", n.value());
+  w.Field("name", m.str(m.node_name(n)));
+  w.Field("op_type", m.str(m.node_op_type(n)));
+  w.Field("level", LayerLevelName(m.node_level(n)));
+  w.EndObject();
+}
+
+void WriteValue(JsonWriter& w, const Model& m, ValueId v, bool consumers) {
+  w.BeginObject();
+  if (!v.valid()) {
+    // An omitted optional input keeps its position.
+    w.Field("name", "").Key("dtype").Null().Key("shape").Null();
+    w.Field("type", "").Key("producer").Null();
+    w.EndObject();
+    return;
+  }
+  w.Field("name", m.str(m.value_name(v)));
+  int32_t dtype = m.value_dtype(v);
+  w.Key("dtype");
+  dtype != 0 ? w.String(DataTypeName(dtype)) : w.Null();
+  w.Key("shape");
+  if (m.value_has_shape(v)) {
+    w.BeginArray();
+    auto dims = m.value_dims(v);
+    auto names = m.value_dim_names(v);
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] >= 0) {
+        w.Int(dims[i]);
+      } else if (names[i] != StringPool::kEmpty) {
+        w.String(m.str(names[i]));
+      } else {
+        w.Null();
+      }
+    }
+    w.EndArray();
+  } else {
+    w.Null();
+  }
+  w.Field("type", m.FormatValueType(v));
+  NodeId producer = m.value_producer(v);
+  w.Key("producer");
+  producer.valid() ? w.UInt(producer.value()) : w.Null();
+  uint8_t flags = m.value_flags(v);
+  w.FieldBool("graph_input", (flags & kValueGraphInput) != 0);
+  w.FieldBool("graph_output", (flags & kValueGraphOutput) != 0);
+  w.FieldBool("initializer", (flags & kValueInitializer) != 0);
+  if (consumers) {
+    auto list = m.value_consumers(v);
+    w.Key("consumers").BeginArray();
+    for (size_t i = 0; i < list.size() && i < kMaxConsumers; ++i) {
+      w.UInt(list[i].value());
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+std::vector<std::string> Session::Levels() const {
+  std::vector<std::string> out;
+  if (impl_->framework.valid()) out.emplace_back("framework");
+  if (impl_->compiled.valid()) out.emplace_back("compiled");
+  return out;
+}
+
+StatusOr<std::string> Session::NodeDetailsJson(std::string_view level,
+                                               uint32_t node) const {
+  const Session::Impl& run = *impl_;
+  const Model& m = run.model;
+  const Links& links = run.links;
+  const Trace& trace = run.trace;
+  GraphId root;
+  MI_ASSIGN_OR_RETURN(root, LevelRoot(run, level));
+  if (node >= m.node_count()) {
+    return NotFoundError(
+        fmt::format("no node {} on the {} level", node, std::string(level)));
+  }
+  NodeId n(node);
+  if (!OnLevel(m, root, n)) {
+    return NotFoundError(fmt::format("node {} is not on the {} level", node,
+                                     std::string(level)));
+  }
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  w.FieldInt("id", node);
+  w.Field("name", m.str(m.node_name(n)));
+  w.Field("op_type", m.str(m.node_op_type(n)));
+  w.Field("domain", m.str(m.node_domain(n)));
+  w.Field("level", LayerLevelName(m.node_level(n)));
+  w.FieldInt("graph_id", m.node_graph(n).value());
+  ScopeId scope = m.node_scope(n);
+  w.Field("scope", scope.valid() ? m.str(m.scope_path(scope)) : "");
+  w.Key("attributes").BeginArray();
+  for (const Attribute& a : m.node_attributes(n)) {
+    w.BeginObject();
+    w.Field("name", m.str(a.name));
+    w.Field("type", AttributeKindName(a.kind));
+    w.Key("value");
+    if (a.kind == AttributeKind::kInt) {
+      w.Int(a.int_value);
+    } else if (a.kind == AttributeKind::kFloat) {
+      w.Double(a.float_value);
+    } else {
+      w.String(m.str(a.text));
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("inputs").BeginArray();
+  for (ValueId v : m.node_inputs(n)) WriteValue(w, m, v, /*consumers=*/false);
+  w.EndArray();
+  w.Key("outputs").BeginArray();
+  for (ValueId v : m.node_outputs(n)) WriteValue(w, m, v, /*consumers=*/true);
+  w.EndArray();
+  NodeStatus status = n.value() < links.status.size() ? links.status[n.value()]
+                                                      : NodeStatus::kUnknown;
+  w.Field("status", NodeStatusName(status));
+  MatchKind match = n.value() < links.match_kind.size()
+                        ? links.match_kind[n.value()]
+                        : MatchKind::kNone;
+  w.Field("match_kind", MatchKindName(match));
+  w.Key("fused_from").BeginArray();
+  for (NodeId f : links.fused_from.Get(n)) WriteNodeRef(w, m, f);
+  w.EndArray();
+  auto into = links.fused_into.Get(n);
+  w.Key("fused_into");
+  if (into.empty()) {
+    w.Null();
+  } else {
+    WriteNodeRef(w, m, into.front());  // the first when several
+  }
+  w.FieldInt("fused_into_count", static_cast<int64_t>(into.size()));
+  auto tasks = links.mapped_tasks.Get(n);
+  int64_t total_ns = 0;
+  for (TaskId t : tasks) total_ns += trace.task_duration_ns(t);
+  w.FieldInt("task_count", static_cast<int64_t>(tasks.size()));
+  w.FieldInt("task_total_ns", total_ns);
+  w.Key("tasks").BeginArray();
+  for (size_t i = 0; i < tasks.size() && i < kMaxTasks; ++i) {
+    TaskId t = tasks[i];
+    w.BeginObject();
+    w.FieldInt("id", t.value());
+    w.Field("name", trace.str(trace.task_name(t)));
+    w.Field("kind", TaskKindName(trace.task_kind(t)));
+    w.FieldInt("start_ns", trace.task_start_ns(t));
+    w.FieldInt("duration_ns", trace.task_duration_ns(t));
+    w.FieldInt("track", trace.task_track(t).value());
+    w.Field("track_name", TrackName(trace, trace.task_track(t)));
+    w.FieldInt("run", trace.task_run(t));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return out;
+}
+
+StatusOr<std::string> Session::SearchJson(std::string_view level,
+                                          std::string_view query,
+                                          std::string_view mode,
+                                          size_t limit) const {
+  const Session::Impl& run = *impl_;
+  const Model& m = run.model;
+  GraphId root;
+  MI_ASSIGN_OR_RETURN(root, LevelRoot(run, level));
+  if (query.empty()) return InvalidArgumentError("q: empty search");
+  if (query.size() > kMaxQueryBytes) {
+    return InvalidArgumentError(
+        fmt::format("q: {} bytes; at most {}", query.size(), kMaxQueryBytes));
+  }
+  std::regex re;
+  std::string attr_name;
+  std::string attr_value;
+  bool attr_has_value = false;
+  if (mode == "regex") {
+    // Polynomial (Thompson) matching in libstdc++: a pattern from the
+    // network cannot make the search backtrack exponentially.
+    auto flags = std::regex::ECMAScript;
+#if defined(__GLIBCXX__)
+    flags |= std::regex_constants::__polynomial;
+#endif
+    try {
+      re = std::regex(query.begin(), query.end(), flags);
+    } catch (const std::regex_error& e) {
+      return InvalidArgumentError(
+          fmt::format("q: regex does not compile: {}", e.what()));
+    }
+  } else if (mode == "attr") {
+    size_t eq = query.find('=');
+    attr_name = std::string(query.substr(0, eq));
+    if (eq != std::string_view::npos) {
+      attr_has_value = true;
+      attr_value = std::string(query.substr(eq + 1));
+    }
+  } else if (mode != "text" && mode != "glob" && mode != "op") {
+    return InvalidArgumentError(
+        "mode: expected text, glob, regex, op or attr, found '" +
+        std::string(mode) + "'");
+  }
+  std::vector<uint8_t> scratch;
+  std::vector<NodeId> matches;
+  size_t total = 0;
+  for (uint32_t i = 0; i < m.node_count(); ++i) {
+    NodeId n(i);
+    if (!OnLevel(m, root, n)) continue;
+    std::string_view name = m.str(m.node_name(n));
+    bool hit = false;
+    if (mode == "text") {
+      hit = ContainsIgnoreCase(name, query);
+    } else if (mode == "glob") {
+      hit = GlobMatch(query, name, &scratch);
+    } else if (mode == "regex") {
+      try {
+        hit = std::regex_search(name.begin(), name.end(), re);
+      } catch (const std::regex_error& e) {
+        return InvalidArgumentError(
+            fmt::format("q: regex failed on '{}': {}", name, e.what()));
+      }
+    } else if (mode == "op") {
+      hit = EqualsIgnoreCase(m.str(m.node_op_type(n)), query);
+    } else {
+      for (const Attribute& a : m.node_attributes(n)) {
+        if (!EqualsIgnoreCase(m.str(a.name), attr_name)) continue;
+        if (!attr_has_value ||
+            EqualsIgnoreCase(AttributeText(m, a), attr_value)) {
+          hit = true;
+          break;
+        }
+      }
+    }
+    if (!hit) continue;
+    ++total;
+    if (matches.size() < limit) matches.push_back(n);
+  }
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  w.Key("matches").BeginArray();
+  for (NodeId n : matches) {
+    w.BeginObject();
+    w.FieldInt("id", n.value());
+    w.Field("name", m.str(m.node_name(n)));
+    w.Field("op_type", m.str(m.node_op_type(n)));
+    ScopeId scope = m.node_scope(n);
+    w.Field("scope", scope.valid() ? m.str(m.scope_path(scope)) : "");
+    w.EndObject();
+  }
+  w.EndArray();
+  w.FieldInt("total", static_cast<int64_t>(total));
+  w.FieldBool("truncated", total > matches.size());
+  w.EndObject();
+  return out;
+}
+
+}  // namespace mi

@@ -1,0 +1,372 @@
+"""End-to-end tests of `model-inspector open`: the real binary on port 0,
+driven over HTTP with the standard library (docs/reference/http-api.md).
+Covers the API, the security rules (token, Host check, traversal, limits)
+and a clean shutdown on SIGTERM."""
+import concurrent.futures
+import http.client
+import json
+import os
+import random
+import signal
+import struct
+import subprocess
+import threading
+import urllib.parse
+
+import pytest
+
+from conftest import BINARY, FIXTURES
+
+RUN_DIR = FIXTURES / "resnet18" / "ort_all"
+MODEL = FIXTURES / "resnet18" / "model.onnx"
+START_TIMEOUT = 120
+
+
+class Server:
+    """A running `model-inspector open`; always stopped by close()."""
+
+    def __init__(self, *args):
+        self.proc = subprocess.Popen([BINARY, "open", "--no-browser", "--quiet", *map(str, args)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self._read_line(START_TIMEOUT)
+        if not line.startswith("http://"):
+            self.close()
+            raise AssertionError(f"no URL printed: {line!r}; stderr: {self.proc.stderr.read()}")
+        self.url = line
+        parts = urllib.parse.urlsplit(line)
+        self.host, self.port = parts.hostname, parts.port
+        self.query = parts.query
+
+    def _read_line(self, timeout):
+        box = []
+        reader = threading.Thread(target=lambda: box.append(self.proc.stdout.readline()), daemon=True)
+        reader.start()
+        reader.join(timeout)
+        return box[0].strip() if box else ""
+
+    def request(self, path, method="GET", headers=None, body=None, timeout=60):
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        try:
+            conn.request(method, path, body=body, headers=headers or {})
+            resp = conn.getresponse()
+            return resp.status, dict(resp.getheaders()), resp.read()
+        finally:
+            conn.close()
+
+    def get_json(self, path, status=200, **kwargs):
+        code, headers, body = self.request(path, **kwargs)
+        assert code == status, (path, code, body[:300])
+        assert headers["Content-Type"].startswith("application/json"), headers
+        return json.loads(body)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=20)
+        for f in (self.proc.stdout, self.proc.stderr):
+            f.close()
+        return self.proc.returncode
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = Server()  # no PATH: the bundled demo run
+    try:
+        yield s
+    finally:
+        # A clean shutdown; under ASan a leak or error makes this non-zero.
+        assert s.close() == 0
+
+
+def assert_error(server, path, status, **kwargs):
+    doc = server.get_json(path, status=status, **kwargs)
+    assert doc["error"]["status"] == status
+    assert doc["error"]["message"]
+    return doc["error"]["message"]
+
+
+def test_prints_a_loopback_url(server):
+    assert server.host == "127.0.0.1"
+    assert server.port > 0
+    assert server.query == ""
+
+
+def test_runs(server):
+    doc = server.get_json("/api/runs")
+    assert len(doc["runs"]) == 1
+    run = doc["runs"][0]
+    assert run["id"] == 0 and run["name"] == "ort_all"
+    assert run["levels"] == ["framework", "compiled"]
+    assert run["has_trace"] is True
+    assert sorted(i["role"] for i in run["inputs"]) == ["compiled", "framework", "trace"]
+
+
+def test_security_headers(server):
+    _, headers, _ = server.request("/api/runs")
+    assert headers["Cache-Control"] == "no-store"
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert "default-src 'self'" in headers["Content-Security-Policy"]
+    code, headers, body = server.request("/")
+    assert code == 200 and headers["Content-Type"].startswith("text/html")
+    assert b"<html" in body.lower()
+    assert "default-src 'self'" in headers["Content-Security-Policy"]
+
+
+def test_summary(server):
+    doc = server.get_json("/api/runs/0/summary")
+    assert isinstance(doc, dict) and doc
+    assert_error(server, "/api/runs/0/summary?top=x", 400)
+
+
+def decode_header(buf):
+    assert buf[:4] == b"MILY"
+    header = struct.unpack_from("<3I2f10I", buf, 4)
+    version, header_bytes = header[0], header[1]
+    nsec = header[13]
+    assert version == 1
+    assert header_bytes == 64 + 16 * nsec
+    assert len(buf) % 4 == 0
+    return {"direction": header[2], "items": header[6], "groups": header[10]}
+
+
+def test_layout_binary(server):
+    path = "/api/runs/0/levels/framework/layout"
+    code, headers, body = server.request(path)
+    assert code == 200
+    assert headers["Content-Type"] == "application/octet-stream"
+    h = decode_header(body)
+    assert h["items"] > 0 and h["groups"] > 1 and h["direction"] == 0
+    code, _, lr = server.request(path + "?direction=lr&grouping=fusion&max_items=20")
+    assert code == 200 and decode_header(lr)["direction"] == 1
+    # Stateless: the same request gives the same bytes after other requests.
+    server.request(path + "?expand=1,2,3&collapse=4")
+    assert server.request(path)[2] == body
+    code, _, compiled = server.request("/api/runs/0/levels/compiled/layout?grouping=none")
+    assert code == 200 and decode_header(compiled)["items"] > 0
+    assert_error(server, path + "?expand=999999", 404)
+    assert_error(server, path + "?expand=abc", 400)
+    assert_error(server, path + "?collapse=0", 400)
+    assert_error(server, path + "?grouping=weird", 400)
+    assert_error(server, path + "?direction=up", 400)
+    assert_error(server, "/api/runs/0/levels/ge_stage9/layout", 404)
+
+
+def search(server, q, mode, status=200):
+    query = urllib.parse.urlencode({"q": q, "mode": mode})
+    return server.get_json(f"/api/runs/0/levels/framework/search?{query}", status=status)
+
+
+def test_search_modes(server):
+    convs = search(server, "Conv", "op")
+    assert convs["total"] == 20 and len(convs["matches"]) == 20
+    assert all(m["op_type"] == "Conv" for m in convs["matches"])
+    assert search(server, "conv", "op")["total"] == 20
+    assert search(server, "LAYER1.0/conv", "text")["total"] == 2
+    assert search(server, "layer1/*/conv1/Conv", "glob")["total"] == 2
+    assert search(server, "layer?/*/conv1/Conv", "glob")["total"] == 8
+    assert search(server, "layer1/**/Conv", "glob")["total"] == 4
+    assert search(server, r"layer[34]\.1/conv\d/Conv$", "regex")["total"] == 4
+    assert search(server, "group=1", "attr")["total"] == 20
+    assert search(server, "nothing-like-this", "text")["total"] == 0
+    doc = search(server, "(unclosed", "regex", status=400)
+    assert "regex" in doc["error"]["message"]
+    search(server, "x", "sql", status=400)
+    assert_error(server, "/api/runs/0/levels/framework/search?mode=text", 400)
+    limited = server.get_json("/api/runs/0/levels/framework/search?q=Conv&mode=op&limit=5")
+    assert len(limited["matches"]) == 5 and limited["total"] == 20 and limited["truncated"]
+
+
+def test_node_details_of_a_conv(server):
+    conv = search(server, "/layer1/layer1.0/conv1/Conv", "glob")["matches"][0]
+    doc = server.get_json(f"/api/runs/0/levels/framework/nodes/{conv['id']}")
+    assert doc["id"] == conv["id"]
+    assert doc["op_type"] == "Conv"
+    assert doc["name"] == "/layer1/layer1.0/conv1/Conv"
+    assert doc["scope"]
+    attrs = {a["name"]: a for a in doc["attributes"]}
+    assert "kernel_shape" in attrs and attrs["group"]["value"] == 1
+    x = doc["inputs"][0]
+    assert x["dtype"] == "float32" and x["shape"] == [1, 8, 56, 56] and x["producer"] is not None
+    assert doc["outputs"][0]["consumers"]
+    assert doc["status"] == "fused"
+    assert doc["fused_into"] is not None
+    compiled = server.get_json(f"/api/runs/0/levels/compiled/nodes/{doc['fused_into']['id']}")
+    assert conv["id"] in [f["id"] for f in compiled["fused_from"]]
+    assert compiled["task_count"] > 0 and compiled["tasks"]
+    task = compiled["tasks"][0]
+    assert task["duration_ns"] >= 0 and "start_ns" in task and "track" in task
+    assert_error(server, f"/api/runs/0/levels/compiled/nodes/{conv['id']}", 404)
+    assert_error(server, "/api/runs/0/levels/framework/nodes/99999999", 404)
+    assert_error(server, "/api/runs/0/levels/framework/nodes/-1", 400)
+
+
+def test_unknown_run_and_endpoint(server):
+    msg = assert_error(server, "/api/runs/7/summary", 404)
+    assert "7" in msg
+    assert_error(server, "/api/runs/abc/summary", 400)
+    assert_error(server, "/api/nothing", 404)
+    assert_error(server, "/no/such/page", 404)
+
+
+TRAVERSALS = [
+    "/../../../../etc/passwd",
+    "/assets/../../../etc/passwd",
+    "/%2e%2e/%2e%2e/etc/passwd",
+    "/%2E%2E/%2E%2E/etc/passwd",
+    "/assets/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+    "/%252e%252e/%252e%252e/etc/passwd",
+    "/assets/..%2f..%2f..%2fetc/passwd",
+    "/..%5c..%5c..%5cetc%5cpasswd",
+    "/assets\\..\\..\\etc\\passwd",
+    "/assets/..\\..\\index.html",
+    "//etc/passwd",
+    "/./index.html",
+    "/index.html%00.js",
+    "/%c0%ae%c0%ae/etc/passwd",
+    "/api/../index.html",
+    "/api/runs/0/../../../etc/passwd",
+    "/etc/passwd",
+    "/CMakeLists.txt",
+    "/src/server/api.cc",
+]
+
+
+@pytest.mark.parametrize("path", TRAVERSALS)
+def test_traversal_is_404(server, path):
+    code, headers, body = server.request(path)
+    assert code == 404, (path, code, body[:200])
+    assert headers["Content-Type"].startswith("application/json")
+    assert b"root:" not in body
+
+
+def test_only_get_and_head(server):
+    code, headers, _ = server.request("/api/runs", method="DELETE")
+    assert code == 405 and headers["Allow"] == "GET, HEAD"
+    code, _, body = server.request("/api/runs", method="HEAD")
+    assert code == 200 and body == b""
+
+
+def test_oversized_body_is_413(server):
+    code, headers, body = server.request("/api/runs", method="POST", body=b"x" * (2 << 20),
+                                         headers={"Content-Type": "application/octet-stream"})
+    assert code == 413
+    assert json.loads(body)["error"]["status"] == 413
+
+
+def test_long_url_is_414(server):
+    code, _, body = server.request("/api/runs?q=" + "a" * 9000)
+    assert code == 414
+    assert json.loads(body)["error"]["status"] == 414
+
+
+def test_dns_rebinding_host_is_refused(server):
+    assert_error(server, "/api/runs", 403, headers={"Host": f"attacker.example:{server.port}"})
+    server.get_json("/api/runs", headers={"Host": f"localhost:{server.port}"})
+
+
+def test_concurrent_requests(server):
+    paths = ["/api/runs", "/api/runs/0/summary", "/api/runs/0/levels/framework/layout",
+             "/api/runs/0/levels/compiled/layout", "/api/runs/0/levels/framework/search?q=relu"] * 8
+    with concurrent.futures.ThreadPoolExecutor(max_workers=20) as pool:
+        codes = list(pool.map(lambda p: server.request(p)[0], paths))
+    assert codes == [200] * len(paths)
+
+
+def test_odd_query_strings_never_crash(server):
+    rng = random.Random(7)
+    keys = ["q", "mode", "limit", "expand", "collapse", "max_items", "grouping", "direction",
+            "top", "iteration", "token", "", "q[]", "%"]
+    endpoints = ["/api/runs/0/levels/framework/search", "/api/runs/0/levels/framework/layout",
+                 "/api/runs/0/summary", "/api/runs/0/levels/compiled/nodes/3", "/"]
+    for _ in range(200):
+        parts = []
+        for _ in range(rng.randrange(0, 5)):
+            raw = bytes(rng.randrange(0, 256) for _ in range(rng.randrange(0, 12)))
+            value = rng.choice([urllib.parse.quote(raw), "%", "%zz", "%00", "(", "**", "1,,2",
+                                "-1", "18446744073709551616", "regex", "glob", "+", "&&", "=="])
+            parts.append(f"{rng.choice(keys)}={value}")
+        path = rng.choice(endpoints) + "?" + "&".join(parts)
+        code, _, _ = server.request(path)
+        assert code in (200, 400, 404), (path, code)
+    server.get_json("/api/runs")  # still alive
+
+
+def test_non_loopback_without_token_is_refused():
+    proc = subprocess.run([BINARY, "open", "--no-browser", "--host", "0.0.0.0"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "--token" in proc.stderr and "loopback" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_bad_token_is_refused():
+    proc = subprocess.run([BINARY, "open", "--no-browser", "--token", "has space"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "--token" in proc.stderr
+
+
+def test_token_required():
+    s = Server("--token", "s3cret-Token_1")
+    try:
+        assert s.query == "token=s3cret-Token_1"
+        assert_error(s, "/api/runs", 403)
+        assert_error(s, "/", 403)
+        assert_error(s, "/api/runs", 403, headers={"X-MI-Token": "wrong"})
+        assert_error(s, "/api/runs?token=s3cret-Token_", 403)
+        s.get_json("/api/runs", headers={"X-MI-Token": "s3cret-Token_1"})
+        code, headers, _ = s.request("/?token=s3cret-Token_1")
+        assert code == 200
+        cookie = headers["Set-Cookie"].split(";")[0]
+        assert cookie == "mi_token=s3cret-Token_1" and "HttpOnly" in headers["Set-Cookie"]
+        s.get_json("/api/runs", headers={"Cookie": cookie})
+        # With a token the Host header is not checked (remote access).
+        s.get_json("/api/runs", headers={"X-MI-Token": "s3cret-Token_1", "Host": "box:1"})
+    finally:
+        assert s.close() == 0
+
+
+def test_auto_token():
+    s = Server("--token", "auto")
+    try:
+        token = urllib.parse.parse_qs(s.query)["token"][0]
+        assert len(token) == 32
+        assert_error(s, "/api/runs", 403)
+        s.get_json(f"/api/runs?token={token}")
+    finally:
+        assert s.close() == 0
+
+
+def test_several_runs_and_clean_shutdown():
+    s = Server(RUN_DIR, "--run", MODEL)
+    try:
+        runs = s.get_json("/api/runs")["runs"]
+        assert [r["name"] for r in runs] == ["ort_all", "model.onnx"]
+        assert runs[1]["levels"] == ["framework"] and runs[1]["has_trace"] is False
+        assert_error(s, "/api/runs/1/levels/compiled/layout", 404)
+        code, _, body = s.request("/api/runs/1/levels/framework/layout")
+        assert code == 200 and body[:4] == b"MILY"
+    finally:
+        assert s.close() == 0
+
+
+def test_missing_path_fails_before_serving():
+    proc = subprocess.run([BINARY, "open", "--no-browser", "/no/such/run"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 3 and "no such file" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_port_in_use_and_sigint():
+    first = Server()
+    try:
+        proc = subprocess.run([BINARY, "open", "--no-browser", "-q", "--port", str(first.port)],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 6 and "cannot listen" in proc.stderr
+    finally:
+        first.proc.send_signal(signal.SIGINT)
+        assert first.proc.wait(timeout=20) == 0
+        first.close()
