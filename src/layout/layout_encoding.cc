@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/json_writer.h"
+#include "layout/op_palette.h"
 #include "model/model.h"
 
 namespace mi::layout {
@@ -815,16 +816,15 @@ std::string RenderHierarchicalSvg(const HierarchicalResult& r,
       }
       out += "</g>\n";
     } else if (kind == EncodedItemKind::kNode) {
-      uint32_t hue = StableHash(title) % 360;
       out += "<g><title>";
       AppendXmlEscaped(out, At(labels.node_tooltip,
                                static_cast<size_t>(r.items[i].node), kEmpty));
       out += "</title>";
       fmt::format_to(it,
                      "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
-                     "height=\"{:.1f}\" rx=\"6\" fill=\"hsl({},65%,86%)\" "
-                     "stroke=\"hsl({},40%,40%)\"/>",
-                     b.x, b.y, b.w, b.h, hue, hue);
+                     "height=\"{:.1f}\" rx=\"6\" fill=\"{}\" stroke=\"{}\"/>",
+                     b.x, b.y, b.w, b.h, CssHex(OpFill(title)),
+                     CssHex(OpOutline(title)));
       fmt::format_to(it,
                      "<text x=\"{:.1f}\" y=\"{:.1f}\" font-weight=\"bold\">",
                      cx, cy - 2);

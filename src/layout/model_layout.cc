@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "layout/op_palette.h"
 #include "model/model.h"
 
 namespace mi::layout {
@@ -31,17 +32,6 @@ float TextWidth(std::string_view a, std::string_view b = {}) {
 }
 
 }  // namespace
-
-// FNV-1a: a stable hash (std::hash may differ between standard libraries,
-// and colours must not change from build to build).
-uint32_t StableHash(std::string_view s) {
-  uint32_t h = 2166136261u;
-  for (char c : s) {
-    h ^= static_cast<uint8_t>(c);
-    h *= 16777619u;
-  }
-  return h;
-}
 
 void AppendXmlEscaped(std::string& out, std::string_view text) {
   for (char c : text) {
@@ -244,12 +234,10 @@ std::string RenderSvg(const Model& model, GraphId graph,
     if (input.kinds[i] == LayoutItemKind::kNode) {
       NodeId node = input.model_nodes[i];
       std::string_view op = model.str(model.node_op_type(node));
-      uint32_t hue = StableHash(op) % 360;
       fmt::format_to(it,
                      "<g><rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
-                     "height=\"{:.1f}\" rx=\"6\" fill=\"hsl({},65%,86%)\" "
-                     "stroke=\"hsl({},40%,40%)\"/>",
-                     x, y, w, h, hue, hue);
+                     "height=\"{:.1f}\" rx=\"6\" fill=\"{}\" stroke=\"{}\"/>",
+                     x, y, w, h, CssHex(OpFill(op)), CssHex(OpOutline(op)));
       fmt::format_to(it,
                      "<text x=\"{:.1f}\" y=\"{:.1f}\" font-weight=\"bold\">",
                      result.x[i], result.y[i] - 2);

@@ -47,10 +47,6 @@ std::string NodeShortName(std::string_view name);
 // name, "?" when unknown, "scalar"; "" when the value has no shape.
 std::string ShapeLabel(const Model& model, ValueId v);
 
-// FNV-1a: a stable hash for op-type colours (std::hash may differ between
-// standard libraries, and colours must not change from build to build).
-uint32_t StableHash(std::string_view s);
-
 // Appends `text` escaped for XML text and attribute values; control
 // characters (not allowed in XML 1.0) become '?'.
 void AppendXmlEscaped(std::string& out, std::string_view text);
