@@ -19,6 +19,9 @@ APT_PACKAGES=(
   graphviz
   # fixture generation (test/fixtures/generate.sh): the real tools
   python3-torch python3-torchvision
+  # web UI browser tests (the UI itself is built with Node 20 + npm, which
+  # the machine provides; see the npm packages below)
+  chromium
 )
 
 missing=()
@@ -43,8 +46,13 @@ if command -v npm >/dev/null 2>&1; then
   if [ ! -d bench/layout/node_modules/elkjs ]; then
     (cd bench/layout && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
   fi
+  # The web UI's build tools (vite, typescript) and playwright-core for its
+  # browser tests; the C++ build runs vite and embeds the result.
+  if [ ! -x web/node_modules/.bin/vite ] || [ ! -d web/node_modules/playwright-core ]; then
+    (cd web && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  fi
 else
-  echo "setup: npm not found; install Node.js 20 + npm to regenerate fixtures" >&2
+  echo "setup: npm not found; install Node.js 20 + npm (the web UI, fixtures and benchmarks need it)" >&2
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -1,0 +1,149 @@
+// Details side panel: one node from the API (op type, name, scope,
+// attributes, inputs/outputs with shapes and dtypes, fused_from / fused_into
+// as links, tasks with times, status), or a summary of a group from the
+// layout itself.
+
+import type { NodeDetails, NodeRef, ValueInfo } from './api';
+import { groupPath, opName, type Layout } from './layout_binary';
+import { opColor, rgbCss } from './palette';
+
+export interface DetailsLinks {
+  /** Opens a node of another level (fused_from → framework, fused_into → compiled). */
+  openNode(level: string, id: number): void;
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function fmtShape(s: ValueInfo['shape']): string {
+  if (s === null || s === undefined) return '?';
+  if (Array.isArray(s)) return s.join('×');
+  return String(s);
+}
+
+function fmtValue(v: unknown): string {
+  if (typeof v === 'string') return v;
+  const s = JSON.stringify(v);
+  return s.length > 200 ? s.slice(0, 200) + '…' : s;
+}
+
+export function fmtNs(ns: number): string {
+  if (ns >= 1e9) return `${(ns / 1e9).toFixed(3)} s`;
+  if (ns >= 1e6) return `${(ns / 1e6).toFixed(3)} ms`;
+  if (ns >= 1e3) return `${(ns / 1e3).toFixed(1)} µs`;
+  return `${ns} ns`;
+}
+
+function table(rows: (string | Node)[][], head?: string[]): HTMLTableElement {
+  const t = el('table');
+  if (head) {
+    const tr = el('tr');
+    for (const h of head) tr.append(el('th', undefined, h));
+    t.append(tr);
+  }
+  for (const r of rows) {
+    const tr = el('tr');
+    for (const c of r) {
+      const td = el('td');
+      td.append(c);
+      tr.append(td);
+    }
+    t.append(tr);
+  }
+  return t;
+}
+
+function section(root: HTMLElement, title: string, body: Node): void {
+  root.append(el('h3', undefined, title), body);
+}
+
+export class DetailsPanel {
+  constructor(private readonly root: HTMLElement, private readonly links: DetailsLinks) {}
+
+  clear(message = 'Click a node to see its details.'): void {
+    this.root.textContent = '';
+    this.root.append(el('div', 'muted', message));
+  }
+
+  loading(): void {
+    this.root.classList.add('loading');
+  }
+
+  showError(message: string): void {
+    this.root.classList.remove('loading');
+    this.root.textContent = '';
+    this.root.append(el('div', 'error', message));
+  }
+
+  private nodeLink(level: string, r: NodeRef): HTMLElement {
+    const a = el('a', 'node-link', `${r.name} (${r.op_type})`);
+    a.href = '#';
+    a.dataset.level = level;
+    a.dataset.node = String(r.id);
+    a.addEventListener('click', (e) => { e.preventDefault(); this.links.openNode(level, r.id); });
+    return a;
+  }
+
+  showNode(d: NodeDetails): void {
+    const root = this.root;
+    root.classList.remove('loading');
+    root.textContent = '';
+    const head = el('div', 'details-head');
+    const chip = el('span', 'chip');
+    chip.style.background = rgbCss(opColor(d.op_type));
+    head.append(chip, el('span', 'op-type', d.op_type));
+    if (d.status) head.append(el('span', `status status-${d.status.replace(/\W+/g, '_')}`, d.status));
+    root.append(head, el('div', 'node-name', d.name));
+    const info: string[][] = [['id', String(d.id)]];
+    if (d.scope) info.push(['scope', d.scope]);
+    if (d.domain) info.push(['domain', d.domain]);
+    root.append(table(info));
+    if (d.attributes?.length) {
+      section(root, `Attributes (${d.attributes.length})`, table(d.attributes.map((a) => [a.name, fmtValue(a.value)])));
+    }
+    const values = (vs: ValueInfo[]): HTMLTableElement =>
+      table(vs.map((v) => [v.name, v.dtype || '', fmtShape(v.shape)]), ['name', 'dtype', 'shape']);
+    if (d.inputs?.length) section(root, `Inputs (${d.inputs.length})`, values(d.inputs));
+    if (d.outputs?.length) section(root, `Outputs (${d.outputs.length})`, values(d.outputs));
+    if (d.fused_from?.length) {
+      const ul = el('ul', 'links');
+      for (const r of d.fused_from) { const li = el('li'); li.append(this.nodeLink('framework', r)); ul.append(li); }
+      section(root, `Fused from (${d.fused_from.length})`, ul);
+    }
+    if (d.fused_into) {
+      const ul = el('ul', 'links');
+      const li = el('li');
+      li.append(this.nodeLink('compiled', d.fused_into));
+      ul.append(li);
+      section(root, 'Fused into', ul);
+    }
+    if (d.tasks?.length) {
+      const total = d.task_count ?? d.tasks.length;
+      const sum = d.tasks.reduce((a, t) => a + t.duration_ns, 0);
+      const t = table(d.tasks.map((k) => [k.name, fmtNs(k.start_ns), fmtNs(k.duration_ns), String(k.track)]), ['task', 'start', 'duration', 'track']);
+      section(root, `Tasks (${total}${total > d.tasks.length ? `, first ${d.tasks.length}` : ''}; ${fmtNs(sum)})`, t);
+    }
+  }
+
+  showGroup(l: Layout, g: number, expanded: boolean): void {
+    const root = this.root;
+    root.classList.remove('loading');
+    root.textContent = '';
+    const kinds = ['scope', 'fusion group', 'repeated block', 'chunk'];
+    root.append(el('div', 'details-head', kinds[l.groupKind[g]] ?? 'group'), el('div', 'node-name', groupPath(l, g) || l.title));
+    const rows: string[][] = [['group', String(g)], ['nodes', String(l.groupNodeCount[g])], ['state', expanded ? 'expanded' : 'collapsed']];
+    const rep = l.groupRepeatOf[g];
+    if (rep >= 0) rows.push(['same as', groupPath(l, rep)]);
+    const ops: string[] = [];
+    for (let k = 0; k < 3; ++k) {
+      const op = l.groupTopOps[3 * g + k];
+      if (op >= 0) ops.push(`${opName(l, op)} ×${l.groupTopOpCounts[3 * g + k]}`);
+    }
+    if (ops.length) rows.push(['top ops', ops.join(', ')]);
+    root.append(table(rows), el('div', 'muted', expanded ? 'Double-click the frame header to collapse.' : 'Double-click to expand.'));
+  }
+}

@@ -1,0 +1,75 @@
+// Browser test of the renderers without the server: the built UI (served by
+// `vite preview`, a static file server) opens a layout binary written by the
+// C++ CLI through its "open .bin" input, for WebGL2 and the Canvas2D
+// fallback. Checks the first render, op-type colours at node centres and
+// that the two renderers agree; saves screenshots as artifacts.
+
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { artifactsDir, check, colorDistance, done, eq, launchBrowser, miBinary, pixelsAt, repoDir, webDir } from './lib.mjs';
+
+const bin = miBinary();
+const art = artifactsDir();
+mkdirSync(art, { recursive: true });
+const layoutPath = join(art, 'transformer.bin');
+execFileSync(bin, ['render', join(repoDir, 'test/fixtures/transformer/model.onnx'), '--format', 'binary', '--out', layoutPath, '-q']);
+
+const { preview } = await import('vite');
+// MI_WEB_DIST: the UI built by CMake into the build dir (default web/dist).
+const outDir = process.env.MI_WEB_DIST || 'dist';
+const server = await preview({ root: webDir, logLevel: 'error', build: { outDir }, preview: { port: 0, host: '127.0.0.1', strictPort: false } });
+const url = server.resolvedUrls.local[0];
+const browser = await launchBrowser();
+try {
+  for (const renderer of ['webgl2', 'canvas2d']) {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${url}${renderer === 'canvas2d' ? '?renderer=canvas2d' : ''}`);
+    await page.waitForFunction(() => document.body.dataset.ready !== undefined);
+    await page.setInputFiles('#file', layoutPath);
+    await page.waitForFunction(() => Number(document.body.dataset.rendered || 0) > 0);
+    eq(await page.evaluate(() => document.body.dataset.renderer), renderer, `${renderer}: renderer in use`);
+    // Zoom so node text is drawn, then check colours at node centres.
+    const probe = await page.evaluate(() => {
+      const app = window.__mi;
+      const l = app.scene.layout;
+      let i = 0;
+      for (; i < l.itemCount; ++i) if (l.itemKind[i] === 0) break;
+      const b = l.itemBox;
+      app.cam.centreOn(b[4 * i] + b[4 * i + 2] / 2, b[4 * i + 1] + b[4 * i + 3] / 2, 1.2);
+      const out = [];
+      for (let k = 0; k < l.itemCount; ++k) {
+        if (l.itemKind[k] !== 0) continue;
+        const c = app.itemScreenCenter(k);
+        const r = app.canvas.getBoundingClientRect();
+        // Sample near the left edge of the box (inside, away from the text).
+        const x = r.left + app.cam.toScreenX(b[4 * k] + 5), y = r.top + c.y;
+        if (x > r.left && x < r.right - 200 && y > r.top + 5 && y < r.bottom - 160) {
+          out.push({ x, y, rgb: Array.from(app.scene.itemColor.slice(3 * k, 3 * k + 3), (v) => Math.round(v * 255)), op: l.str(l.itemTitle[k]) });
+        }
+      }
+      return out.slice(0, 12);
+    });
+    await page.waitForTimeout(200);
+    const png = await page.screenshot({ path: join(art, `file_${renderer}.png`) });
+    check(probe.length >= 3, `${renderer}: at least 3 nodes on screen (${probe.length})`);
+    const px = await pixelsAt(page, png, probe.map((p) => [p.x, p.y]));
+    let good = 0;
+    probe.forEach((p, k) => { if (colorDistance(px[k], p.rgb) <= 24) good++; else console.error(`  ${renderer}: ${p.op} at ${p.x},${p.y}: ${px[k]} vs ${p.rgb}`); });
+    check(good >= Math.ceil(probe.length * 0.8), `${renderer}: op-type colours at node centres (${good}/${probe.length})`);
+    // Fit and screenshot the whole graph.
+    await page.keyboard.press('0');
+    await page.focus('#graph');
+    await page.keyboard.press('0');
+    await page.waitForTimeout(200);
+    await page.screenshot({ path: join(art, `file_${renderer}_fit.png`) });
+    eq(errors.join('; '), '', `${renderer}: page errors`);
+    await page.close();
+  }
+} finally {
+  await browser.close();
+  await new Promise((r) => server.httpServer.close(r));
+}
+done('render_file_test');

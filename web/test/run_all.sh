@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs the web UI tests: layout binary decoding (node), renderers on a
+# layout file (Chromium + vite preview), end-to-end against the real server
+# (Chromium + `model-inspector open`). For ctest:
+#   MI_BINARY=<build>/src/cli/model-inspector MI_TEST_ARTIFACTS=<build>/web-test-artifacts web/test/run_all.sh
+# Fails with a clear message when node, the npm packages, Chromium or the
+# binary are missing. Set MI_SKIP_E2E=1 to run only the first two.
+set -euo pipefail
+# Resolve a relative MI_BINARY against the caller's directory before cd.
+if [[ -n "${MI_BINARY:-}" && "$MI_BINARY" != /* ]]; then MI_BINARY="$PWD/$MI_BINARY"; fi
+cd "$(dirname "$0")/.."
+
+die() { echo "FAIL: $*" >&2; exit 1; }
+command -v node >/dev/null || die "node not found; install Node 20 (Debian: nodejs)"
+[[ -d node_modules/vite && -d node_modules/playwright-core ]] ||
+  die "web/node_modules is missing; run 'cd web && npm ci'"
+[[ -n "${MI_BINARY:-}" ]] || die "MI_BINARY is not set; point it at the built CLI (build/src/cli/model-inspector)"
+[[ -x "$MI_BINARY" ]] || die "MI_BINARY=$MI_BINARY is not an executable; build the project first"
+CHROMIUM="${MI_CHROMIUM:-/usr/bin/chromium}"
+[[ -x "$CHROMIUM" ]] || die "$CHROMIUM not found; install Debian's chromium (apt-get install chromium) or set MI_CHROMIUM"
+export MI_BINARY
+# The render test serves the built UI: MI_WEB_DIST (ctest passes the one
+# CMake built into the build dir), else web/dist, built here when absent.
+# The e2e test uses the UI embedded in the binary instead.
+if [[ -n "${MI_WEB_DIST:-}" ]]; then
+  [[ -f "$MI_WEB_DIST/index.html" ]] || die "MI_WEB_DIST=$MI_WEB_DIST holds no index.html; build the project first"
+  export MI_WEB_DIST
+else
+  [[ -f dist/index.html ]] || node_modules/.bin/vite build --logLevel error
+fi
+
+node test/layout_binary_test.mjs
+node test/palette_test.mjs
+node test/render_file_test.mjs
+if [[ "${MI_SKIP_E2E:-0}" != 1 ]]; then
+  "$MI_BINARY" open --help >/dev/null 2>&1 || die "$MI_BINARY has no 'open' command (the server); build the current tree"
+  node test/e2e_test.mjs
+fi
+echo "PASS: web tests"
