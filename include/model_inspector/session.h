@@ -69,6 +69,11 @@ class LayoutView {
   // its frame, with the frame's corner at the origin (the group and the
   // groups above it are expanded). 0 = the whole level again.
   virtual Status SetFocus(uint32_t group) = 0;
+  // Expands every group on the path to a node (its model NodeId; a node in
+  // a subgraph body is revealed through the node owning the body), so that
+  // the node itself is drawn. Read the resulting state back from the
+  // layout's group flags. NotFound if the node is not on this level.
+  virtual Status Reveal(uint32_t model_node) = 0;
   // Incremental: only groups whose contents changed are laid out again.
   virtual std::string Binary() = 0;
   virtual std::string Json() = 0;
@@ -123,6 +128,14 @@ class Session {
   StatusOr<std::string> SearchJson(std::string_view level,
                                    std::string_view query,
                                    std::string_view mode, size_t limit) const;
+
+  // One level as Google AI Edge Model Explorer input
+  // (docs/reference/http-api.md): the graph JSON (a GraphCollection
+  // with one graph; node namespaces are our scope paths) and the node-data
+  // JSON (per node id, the total time of its linked tasks in microseconds).
+  // Node ids are the same in both. NotFound for an absent level.
+  StatusOr<std::string> ModelExplorerGraphJson(std::string_view level) const;
+  StatusOr<std::string> ModelExplorerNodeDataJson(std::string_view level) const;
 
   struct Impl;
 

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/export_command.h"
+#include "cli/export_model_explorer_command.h"
 #include "cli/list_diagnostics_command.h"
 #include "cli/open_command.h"
 #include "cli/render_command.h"
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   mi::cli::RegisterSummaryCommand(app, &exit_code);
   mi::cli::RegisterExportCommand(app, &exit_code);
+  mi::cli::RegisterExportModelExplorerCommand(app, &exit_code);
   mi::cli::RegisterStartCommand(app, &exit_code);
   mi::cli::RegisterRenderCommand(app, &exit_code);
   mi::cli::RegisterListDiagnosticsCommand(app, &exit_code);

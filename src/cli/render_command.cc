@@ -24,6 +24,7 @@ struct RenderFlags {
   std::vector<std::string> expand;
   std::vector<std::string> collapse;
   std::string focus;
+  std::vector<uint32_t> reveal;
 };
 
 std::string FormatFromPath(std::string_view path) {
@@ -65,6 +66,9 @@ StatusOr<std::string> Render(const Session& session, const RenderFlags& f) {
     if (!group.ok()) return group.status().WithContext("--collapse");
     MI_RETURN_IF_ERROR(
         view->SetExpanded(*group, false).WithContext("--collapse"));
+  }
+  for (uint32_t node : f.reveal) {
+    MI_RETURN_IF_ERROR(view->Reveal(node).WithContext("--reveal"));
   }
   if (!f.focus.empty()) {
     auto group = view->FindGroup(f.focus);
@@ -111,6 +115,10 @@ void RegisterRenderCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--collapse", flags->collapse,
                   "collapse the group at this path (after --expand); "
                   "repeatable");
+  cmd->add_option("--reveal", flags->reveal,
+                  "expand every group on the path to this node (its node "
+                  "id, as in the JSON's model_id), after --expand / "
+                  "--collapse; repeatable");
   cmd->add_option("--focus", flags->focus,
                   "draw only the group at this path (expanded, with the "
                   "groups above it), its frame's corner at the origin");

@@ -37,6 +37,10 @@ struct Resolved {
   std::vector<uint8_t> group_flags;
   std::vector<uint32_t> op_names;
   std::vector<uint32_t> node_model_id;
+  // Per layout node: status code, time (-1 = none), task count.
+  std::vector<uint8_t> node_status;
+  std::vector<float> node_time_us;
+  std::vector<uint32_t> node_task_count;
 
   uint32_t Intern(std::string_view s) {
     auto [it, inserted] =
@@ -88,6 +92,12 @@ Resolved Resolve(const HierarchicalResult& r, const LayoutLabels& labels) {
   }
   for (size_t v = 0; v < r.item_of_node.size(); ++v) {
     out.node_model_id.push_back(At(labels.node_model_id, v, kNone));
+    out.node_status.push_back(v < labels.node_status.size()
+                                  ? EncodedNodeStatus(labels.node_status[v])
+                                  : 0);
+    float time = At(labels.node_time_us, v, -1.0f);
+    out.node_time_us.push_back(std::isfinite(time) && time >= 0 ? time : -1);
+    out.node_task_count.push_back(At(labels.node_task_count, v, 0u));
   }
 
   // Input edges -> the visible edge drawing them (visible edges are sorted
@@ -305,6 +315,28 @@ void AppendCurve(std::string& out, const float* p, uint32_t n, bool lr) {
 
 }  // namespace
 
+uint8_t EncodedNodeStatus(NodeStatus status) {
+  switch (status) {
+    case NodeStatus::kUnknown:
+      return 0;
+    case NodeStatus::kExecuted:
+      return 1;
+    case NodeStatus::kFused:
+      return 2;
+    case NodeStatus::kNotExecuted:
+      return 3;
+    case NodeStatus::kInserted:
+      return 4;
+  }
+  return 0;
+}
+
+std::string_view EncodedNodeStatusName(uint8_t code) {
+  static constexpr std::string_view kNames[] = {"none", "executed", "fused",
+                                                "not_executed", "inserted"};
+  return code < std::size(kNames) ? kNames[code] : kNames[0];
+}
+
 std::string_view GroupKindName(GroupKind kind) {
   switch (kind) {
     case GroupKind::kScope:
@@ -444,6 +476,9 @@ std::string EncodeLayoutBinary(const HierarchicalResult& r,
   w.Section(S::kStringOffsets, T::kUint32, offsets);
   w.Section(S::kStringData, T::kUint8, blob);
   w.Section(S::kFrameProfiles, T::kFloat32, r.frame_profiles);
+  w.Section(S::kNodeStatus, T::kUint8, res.node_status);
+  w.Section(S::kNodeTimeUs, T::kFloat32, res.node_time_us);
+  w.Section(S::kNodeTaskCount, T::kUint32, res.node_task_count);
 
   std::memcpy(w.out().data(), kLayoutMagic, 4);
   w.Put32(4, kLayoutBinaryVersion);
@@ -597,6 +632,21 @@ std::string EncodeLayoutJson(const HierarchicalResult& r,
   j.EndArray();
   j.Key("model_id").BeginArray();
   for (uint32_t m : res.node_model_id) id(m);
+  j.EndArray();
+  j.Key("status").BeginArray();
+  for (uint8_t code : res.node_status) j.String(EncodedNodeStatusName(code));
+  j.EndArray();
+  j.Key("time_us").BeginArray();
+  for (float t : res.node_time_us) {
+    if (t < 0) {
+      j.Null();
+    } else {
+      num(t);
+    }
+  }
+  j.EndArray();
+  j.Key("task_count").BeginArray();
+  for (uint32_t c : res.node_task_count) j.UInt(c);
   j.EndArray();
   j.EndObject();
   j.EndObject();

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/ids.h"
@@ -26,6 +27,7 @@
 
 namespace mi {
 class Model;
+enum class NodeStatus : uint8_t;  // model/model.h
 }  // namespace mi
 
 namespace mi::layout {
@@ -44,6 +46,13 @@ struct LayoutLabels {
   std::vector<std::string> node_title;     // op type, or the value's name
   std::vector<std::string> node_subtitle;  // short node name, or ""
   std::vector<std::string> node_tooltip;   // full node name (SVG <title>)
+  // Per layout node, from the session's links (empty = no information):
+  // what happened to the node at run time, the total duration of its linked
+  // tasks in microseconds (-1 = none) and their number. The session fills
+  // them; the layout module knows nothing of the linker.
+  std::vector<NodeStatus> node_status;
+  std::vector<float> node_time_us;
+  std::vector<uint32_t> node_task_count;
   // Per input edge (as given to the layout).
   std::vector<LayoutEdge> edges;
   std::vector<std::string> edge_label;  // tensor shape, e.g. "1x64x56x56"
@@ -69,6 +78,13 @@ enum class EncodedItemKind : uint8_t {
   kGraphOutput = 2,
   kGroup = 3,
 };
+
+// Node status codes in the encodings (section `node_status`, JSON
+// `nodes.status`): 0 none (no trace, or a graph input / output), 1 executed,
+// 2 fused, 3 not executed, 4 inserted.
+uint8_t EncodedNodeStatus(NodeStatus status);
+// "none" | "executed" | "fused" | "not_executed" | "inserted".
+std::string_view EncodedNodeStatusName(uint8_t code);
 
 // Edge flag bits.
 inline constexpr uint8_t kEdgeReversed = 1;    // back edge: drawn dashed
@@ -113,7 +129,10 @@ enum class LayoutSection : uint32_t {
   kStringOffsets,
   kStringData,
   kFrameProfiles,
-  kCount = kFrameProfiles,
+  kNodeStatus,
+  kNodeTimeUs,
+  kNodeTaskCount,
+  kCount = kNodeTaskCount,
 };
 enum class LayoutElementType : uint32_t {
   kUint8 = 1,

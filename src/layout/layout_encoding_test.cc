@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "layout/hierarchical_layout.h"
+#include "model/model.h"
 
 namespace mi::layout {
 namespace {
@@ -45,6 +46,11 @@ struct Fixture {
     labels.edge_value = {0, 1, 2, 3, 1, 1, 4};
     labels.group_label = groups.label;
     labels.op_names = groups.op_names;
+    labels.node_status = {NodeStatus::kUnknown,  NodeStatus::kExecuted,
+                          NodeStatus::kFused,    NodeStatus::kNotExecuted,
+                          NodeStatus::kInserted, NodeStatus::kUnknown};
+    labels.node_time_us = {-1, 12.5f, 12.5f, -1, 3.25f, -1};
+    labels.node_task_count = {0, 2, 2, 0, 1, 0};
   }
 
   HierarchicalLayout Make() const {
@@ -231,6 +237,34 @@ void CheckRoundTrip(const HierarchicalResult& r, const LayoutLabels& labels) {
   }
   EXPECT_EQ(U32s(b, sec(LayoutSection::kNodeItem)), r.item_of_node);
   EXPECT_EQ(U32s(b, sec(LayoutSection::kNodeModelId)), labels.node_model_id);
+
+  // Run-time information per layout node (sections 31-33).
+  const size_t n = r.item_of_node.size();
+  EXPECT_EQ(sec(LayoutSection::kNodeStatus).type,
+            static_cast<uint32_t>(LayoutElementType::kUint8));
+  EXPECT_EQ(sec(LayoutSection::kNodeTimeUs).type,
+            static_cast<uint32_t>(LayoutElementType::kFloat32));
+  EXPECT_EQ(sec(LayoutSection::kNodeTaskCount).type,
+            static_cast<uint32_t>(LayoutElementType::kUint32));
+  std::vector<uint8_t> status = U8s(b, sec(LayoutSection::kNodeStatus));
+  std::vector<float> time = F32s(b, sec(LayoutSection::kNodeTimeUs));
+  std::vector<uint32_t> tasks = U32s(b, sec(LayoutSection::kNodeTaskCount));
+  ASSERT_EQ(status.size(), n);
+  ASSERT_EQ(time.size(), n);
+  ASSERT_EQ(tasks.size(), n);
+  for (size_t v = 0; v < n; ++v) {
+    EXPECT_EQ(status[v], v < labels.node_status.size()
+                             ? EncodedNodeStatus(labels.node_status[v])
+                             : 0)
+        << v;
+    EXPECT_EQ(time[v],
+              v < labels.node_time_us.size() ? labels.node_time_us[v] : -1.0f)
+        << v;
+    EXPECT_EQ(tasks[v], v < labels.node_task_count.size()
+                            ? labels.node_task_count[v]
+                            : 0u)
+        << v;
+  }
 }
 
 TEST(LayoutEncodingTest, BinaryRoundTripExpanded) {
@@ -259,6 +293,45 @@ TEST(LayoutEncodingTest, BinaryRoundTripCollapsedAggregatesEdges) {
     }
   }
   EXPECT_TRUE(found);
+}
+
+TEST(LayoutEncodingTest, NodeStatusCodes) {
+  EXPECT_EQ(EncodedNodeStatus(NodeStatus::kUnknown), 0);
+  EXPECT_EQ(EncodedNodeStatus(NodeStatus::kExecuted), 1);
+  EXPECT_EQ(EncodedNodeStatus(NodeStatus::kFused), 2);
+  EXPECT_EQ(EncodedNodeStatus(NodeStatus::kNotExecuted), 3);
+  EXPECT_EQ(EncodedNodeStatus(NodeStatus::kInserted), 4);
+  EXPECT_EQ(EncodedNodeStatusName(0), "none");
+  EXPECT_EQ(EncodedNodeStatusName(3), "not_executed");
+  EXPECT_EQ(EncodedNodeStatusName(4), "inserted");
+  EXPECT_EQ(EncodedNodeStatusName(200), "none");
+}
+
+TEST(LayoutEncodingTest, JsonCarriesNodeStatusAndTimes) {
+  Fixture f;
+  HierarchicalLayout h = f.Make();
+  h.SetSubtreeExpanded(0, true);
+  std::string json = EncodeLayoutJson(h.Layout(), f.labels);
+  EXPECT_NE(json.find("\"status\":[\"none\",\"executed\",\"fused\","
+                      "\"not_executed\",\"inserted\",\"none\"]"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"time_us\":[null,12.5,12.5,null,3.25,null]"),
+            std::string::npos);
+  EXPECT_NE(json.find("\"task_count\":[0,2,2,0,1,0]"), std::string::npos);
+}
+
+TEST(LayoutEncodingTest, MissingRunInfoMeansNone) {
+  Fixture f;
+  f.labels.node_status.clear();
+  f.labels.node_time_us.clear();
+  f.labels.node_task_count.clear();
+  HierarchicalLayout h = f.Make();
+  const HierarchicalResult& r = h.Layout();
+  CheckRoundTrip(r, f.labels);
+  std::string json = EncodeLayoutJson(r, f.labels);
+  EXPECT_NE(json.find("\"time_us\":[null,null,null,null,null,null]"),
+            std::string::npos);
 }
 
 TEST(LayoutEncodingTest, ShapeLabelShownOncePerTensor) {

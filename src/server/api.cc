@@ -390,6 +390,9 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
     if (seg.size() == 6 && seg[5] == "search") {
       return Search(run, level, request);
     }
+    if (seg.size() == 7 && seg[5] == "export") {
+      return Export(run, level, seg[6]);
+    }
   }
   return Error(404,
                "no API endpoint " + path + "; see docs/reference/http-api.md");
@@ -554,10 +557,29 @@ HttpResponse Api::Layout(size_t run_id, std::string_view level,
   for (uint32_t g : expand) want[g] = 1;
   for (uint32_t g : collapse) want[g] = 0;
   want[0] = 1;
+  bool has_reveal = false;
+  std::string_view reveal_text = Param(request, "reveal", &has_reveal);
+  uint64_t reveal = 0;
+  if (has_reveal && !ParseUint(reveal_text, UINT32_MAX, &reveal)) {
+    return Error(400, fmt::format("reveal: expected a node id, found '{}'",
+                                  reveal_text));
+  }
   for (uint32_t g = 1; g < groups; ++g) {
     if (want[g] == entry->current_expanded[g]) continue;
     Status s = view.SetExpanded(g, want[g] != 0);
     if (!s.ok()) return FromStatus(s);
+  }
+  if (has_reveal) {
+    // After expand / collapse: the groups above the node open whatever the
+    // request said about them; the client reads its new state back from
+    // group_flags.
+    Status s = view.Reveal(static_cast<uint32_t>(reveal));
+    if (!s.ok()) {
+      // The view is as the request's expand / collapse set it (Reveal
+      // changes nothing when it fails): the next diff starts from there.
+      entry->current_expanded = want;
+      return FromStatus(s);
+    }
   }
   std::string binary = view.Binary();
   // Read the state back from what was drawn, so the next diff starts from
@@ -584,6 +606,28 @@ HttpResponse Api::Node(RunState& run, std::string_view level,
       run.run.session->NodeDetailsJson(level, static_cast<uint32_t>(id));
   if (!json.ok()) return FromStatus(json.status());
   return Json(std::move(json).value());
+}
+
+HttpResponse Api::Export(RunState& run, std::string_view level,
+                         std::string_view what) {
+  StatusOr<std::string> json = NotFoundError("");
+  if (what == "model-explorer-graph") {
+    json = run.run.session->ModelExplorerGraphJson(level);
+  } else if (what == "model-explorer-node-data") {
+    json = run.run.session->ModelExplorerNodeDataJson(level);
+  } else {
+    return Error(404, fmt::format("no export '{}'; exports are "
+                                  "model-explorer-graph and "
+                                  "model-explorer-node-data",
+                                  what));
+  }
+  if (!json.ok()) return FromStatus(json.status());
+  HttpResponse r = Json(std::move(json).value());
+  // A browser opening the URL saves the file; fetch() reads it as usual.
+  r.headers.emplace_back(
+      "Content-Disposition",
+      fmt::format("attachment; filename=\"{}.{}.json\"", level, what));
+  return r;
 }
 
 HttpResponse Api::Search(RunState& run, std::string_view level,

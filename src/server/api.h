@@ -111,6 +111,8 @@ class Api {
                     std::string_view node);
   HttpResponse Search(RunState& run, std::string_view level,
                       const HttpRequest& request);
+  HttpResponse Export(RunState& run, std::string_view level,
+                      std::string_view what);
   bool Authorised(const HttpRequest& request, bool* token_in_query) const;
   bool HostAllowed(const HttpRequest& request) const;
 

@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -245,6 +248,226 @@ TEST_F(ApiTest, NodeDetailsOfAConv) {
                   404);
 }
 
+// One typed section of a layout binary (docs/reference/layout-binary.md),
+// as raw little-endian elements; empty when absent.
+struct RawSection {
+  uint32_t type = 0;
+  std::string_view bytes;
+  uint32_t count = 0;
+};
+uint32_t LoadU32(std::string_view b, size_t off) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = v << 8 | static_cast<uint8_t>(b[off + i]);
+  return v;
+}
+RawSection FindSection(std::string_view b, uint32_t id) {
+  uint32_t n = LoadU32(b, 56);
+  for (uint32_t k = 0; k < n; ++k) {
+    size_t e = 64 + 16 * static_cast<size_t>(k);
+    if (LoadU32(b, e) != id) continue;
+    uint32_t type = LoadU32(b, e + 4), offset = LoadU32(b, e + 8),
+             count = LoadU32(b, e + 12);
+    size_t size = (type == 1 ? 1 : 4) * static_cast<size_t>(count);
+    return {type, b.substr(offset, size), count};
+  }
+  return {};
+}
+std::vector<uint32_t> U32Section(std::string_view b, uint32_t id) {
+  RawSection s = FindSection(b, id);
+  std::vector<uint32_t> out;
+  for (uint32_t i = 0; i < s.count; ++i) out.push_back(LoadU32(s.bytes, 4 * i));
+  return out;
+}
+std::vector<float> F32Section(std::string_view b, uint32_t id) {
+  std::vector<float> out;
+  for (uint32_t bits : U32Section(b, id)) {
+    float f;
+    std::memcpy(&f, &bits, 4);
+    out.push_back(f);
+  }
+  return out;
+}
+std::vector<uint8_t> U8Section(std::string_view b, uint32_t id) {
+  RawSection s = FindSection(b, id);
+  return std::vector<uint8_t>(s.bytes.begin(), s.bytes.end());
+}
+constexpr uint32_t kItemKind = 2, kItemModelId = 4, kNodeItem = 26,
+                   kNodeModelId = 27, kNodeStatus = 31, kNodeTimeUs = 32,
+                   kNodeTaskCount = 33;
+
+TEST_F(ApiTest, RevealExpandsTheGroupsAboveANode) {
+  const std::string path = "/api/runs/0/levels/framework/layout";
+  // A node deep in layer4, folded away in a small view.
+  uint32_t node =
+      FirstMatch(api_, "framework", "/layer4/layer4.0/conv2", "text");
+  std::vector<std::pair<std::string, std::string>> small = {{"max_items", "6"}};
+  HttpResponse before = api_->Handle(Get(path, small));
+  ASSERT_EQ(before.status, 200);
+  auto item_of = [&](std::string_view b) {
+    std::vector<uint32_t> ids = U32Section(b, kNodeModelId);
+    std::vector<uint32_t> items = U32Section(b, kNodeItem);
+    for (size_t v = 0; v < ids.size(); ++v) {
+      if (ids[v] == node && U8Section(b, kItemKind)[items[v]] == 0) {
+        return items[v];
+      }
+    }
+    for (size_t v = 0; v < ids.size(); ++v) {
+      if (ids[v] == node) return items[v];
+    }
+    return UINT32_MAX;
+  };
+  uint32_t folded = item_of(before.content());
+  ASSERT_NE(folded, UINT32_MAX);
+  EXPECT_EQ(U8Section(before.content(), kItemKind)[folded], 3);  // a group
+  auto with_reveal = small;
+  with_reveal.emplace_back("reveal", std::to_string(node));
+  HttpResponse after = api_->Handle(Get(path, with_reveal));
+  ASSERT_EQ(after.status, 200) << after.content();
+  uint32_t shown = item_of(after.content());
+  ASSERT_NE(shown, UINT32_MAX);
+  EXPECT_EQ(U8Section(after.content(), kItemKind)[shown], 0);  // the node
+  EXPECT_EQ(U32Section(after.content(), kItemModelId)[shown], node);
+  // The client reads its new state back from group_flags: sending those
+  // groups as `expand` gives the same drawing without `reveal`.
+  std::vector<uint8_t> def_flags, flags;
+  ASSERT_TRUE(DecodeExpandedGroups(before.content(), &def_flags));
+  ASSERT_TRUE(DecodeExpandedGroups(after.content(), &flags));
+  std::string expand;
+  for (size_t g = 1; g < flags.size(); ++g) {
+    if (flags[g] && !def_flags[g]) {
+      expand += (expand.empty() ? "" : ",") + std::to_string(g);
+    }
+  }
+  EXPECT_FALSE(expand.empty());
+  auto with_expand = small;
+  with_expand.emplace_back("expand", expand);
+  EXPECT_TRUE(api_->Handle(Get(path, with_expand)).content() ==
+              after.content());
+  // Stateless: the same URLs give the same bytes again.
+  EXPECT_TRUE(api_->Handle(Get(path, small)).content() == before.content());
+  EXPECT_TRUE(api_->Handle(Get(path, with_reveal)).content() ==
+              after.content());
+  // Errors: not a number, a node of another level, no such node.
+  auto bad = small;
+  bad.emplace_back("reveal", "x");
+  ExpectJsonError(api_->Handle(Get(path, bad)), 400);
+  uint32_t compiled = FirstMatch(api_, "compiled", "ReorderOutput", "op");
+  bad.back().second = std::to_string(compiled);
+  ExpectJsonError(api_->Handle(Get(path, bad)), 404);
+  bad.back().second = "4000000000";
+  ExpectJsonError(api_->Handle(Get(path, bad)), 404);
+  // A failed reveal leaves the view consistent with the next request.
+  EXPECT_TRUE(api_->Handle(Get(path, small)).content() == before.content());
+}
+
+TEST_F(ApiTest, LayoutCarriesNodeStatusAndTimes) {
+  HttpResponse r = api_->Handle(
+      Get("/api/runs/0/levels/compiled/layout", {{"max_items", "0"}}));
+  ASSERT_EQ(r.status, 200);
+  std::string_view b = r.content();
+  std::vector<uint32_t> ids = U32Section(b, kNodeModelId);
+  std::vector<uint8_t> status = U8Section(b, kNodeStatus);
+  std::vector<float> time = F32Section(b, kNodeTimeUs);
+  std::vector<uint32_t> tasks = U32Section(b, kNodeTaskCount);
+  ASSERT_EQ(status.size(), ids.size());
+  ASSERT_EQ(time.size(), ids.size());
+  ASSERT_EQ(tasks.size(), ids.size());
+  EXPECT_EQ(FindSection(b, kNodeStatus).type, 1u);
+  EXPECT_EQ(FindSection(b, kNodeTimeUs).type, 4u);
+  EXPECT_EQ(FindSection(b, kNodeTaskCount).type, 3u);
+  std::vector<uint8_t> kinds = U8Section(b, kItemKind);
+  std::vector<uint32_t> items = U32Section(b, kNodeItem);
+  int executed = 0, inserted = 0, checked = 0;
+  for (size_t v = 0; v < ids.size(); ++v) {
+    bool is_node = kinds[items[v]] == 0;
+    if (!is_node) {
+      // Graph inputs and outputs: no information.
+      EXPECT_EQ(status[v], 0);
+      EXPECT_EQ(time[v], -1.0f);
+      EXPECT_EQ(tasks[v], 0u);
+      continue;
+    }
+    executed += status[v] == 1;
+    inserted += status[v] == 4;
+    EXPECT_EQ(tasks[v] == 0, time[v] < 0) << v;
+    if (checked < 3 && tasks[v] > 0) {
+      // The same figures as the node details.
+      nlohmann::json j = ParseJson(api_->Handle(
+          Get("/api/runs/0/levels/compiled/nodes/" + std::to_string(ids[v]))));
+      EXPECT_EQ(j["task_count"].get<uint32_t>(), tasks[v]);
+      EXPECT_FLOAT_EQ(time[v], j["task_total_ns"].get<float>() / 1e3f);
+      ++checked;
+    }
+  }
+  EXPECT_GT(executed, 0);
+  EXPECT_GT(inserted, 0);  // ReorderOutput nodes ORT added
+  EXPECT_EQ(checked, 3);
+}
+
+TEST_F(ApiTest, NodeDetailsCarryOnnxOperatorDocs) {
+  uint32_t conv = FirstMatch(api_, "framework", "conv", "op");
+  nlohmann::json j = ParseJson(api_->Handle(
+      Get("/api/runs/0/levels/framework/nodes/" + std::to_string(conv))));
+  ASSERT_TRUE(j["doc"].is_object()) << j.dump();
+  EXPECT_EQ(j["doc"]["domain"], "");
+  EXPECT_GE(j["doc"]["since_version"].get<int>(), 1);
+  std::string summary = j["doc"]["summary"];
+  EXPECT_EQ(summary.rfind("The convolution operator", 0), 0u) << summary;
+  EXPECT_LE(summary.size(), 1503u);
+  EXPECT_EQ(summary.find('\n'), std::string::npos);
+  // ORT's own ops (com.microsoft.nchwc) are not in ONNX's registry.
+  uint32_t reorder = FirstMatch(api_, "compiled", "ReorderOutput", "op");
+  nlohmann::json r = ParseJson(api_->Handle(
+      Get("/api/runs/0/levels/compiled/nodes/" + std::to_string(reorder))));
+  EXPECT_TRUE(r.contains("doc"));
+  EXPECT_TRUE(r["doc"].is_null());
+}
+
+TEST_F(ApiTest, ModelExplorerExport) {
+  const std::string base = "/api/runs/0/levels/compiled/export/";
+  HttpResponse g = api_->Handle(Get(base + "model-explorer-graph"));
+  ASSERT_EQ(g.status, 200);
+  EXPECT_EQ(g.content_type, "application/json; charset=utf-8");
+  EXPECT_NE(g.header("Content-Disposition").find("attachment"),
+            std::string::npos);
+  nlohmann::json graph = ParseJson(g);
+  ASSERT_TRUE(graph["label"].is_string());
+  ASSERT_EQ(graph["graphs"].size(), 1u);
+  const nlohmann::json& gr = graph["graphs"][0];
+  std::set<std::string> ids;
+  for (const auto& n : gr["nodes"]) {
+    EXPECT_TRUE(ids.insert(n["id"].get<std::string>()).second) << n["id"];
+    EXPECT_TRUE(n["label"].is_string());
+    EXPECT_TRUE(n["namespace"].is_string());
+  }
+  for (const auto& n : gr["nodes"]) {
+    for (const auto& e : n["incomingEdges"]) {
+      EXPECT_TRUE(ids.count(e["sourceNodeId"].get<std::string>())) << e.dump();
+      EXPECT_TRUE(e["sourceNodeOutputId"].is_string());
+      EXPECT_TRUE(e["targetNodeInputId"].is_string());
+    }
+  }
+  HttpResponse d = api_->Handle(Get(base + "model-explorer-node-data"));
+  ASSERT_EQ(d.status, 200);
+  nlohmann::json data = ParseJson(d);
+  ASSERT_TRUE(data.contains(gr["id"].get<std::string>()));
+  const nlohmann::json& results = data[gr["id"].get<std::string>()]["results"];
+  EXPECT_FALSE(results.empty());
+  for (const auto& [id, value] : results.items()) {
+    EXPECT_TRUE(ids.count(id)) << id;
+    EXPECT_GT(value["value"].get<double>(), 0);
+  }
+  // The framework level too; unknown exports and levels are 404.
+  EXPECT_EQ(api_->Handle(Get("/api/runs/0/levels/framework/export/"
+                             "model-explorer-graph"))
+                .status,
+            200);
+  ExpectJsonError(api_->Handle(Get(base + "netron")), 404);
+  ExpectJsonError(api_->Handle(Get("/api/runs/0/levels/ge/export/"
+                                   "model-explorer-graph")),
+                  404);
+}
+
 TEST_F(ApiTest, SearchModes) {
   const std::string path = "/api/runs/0/levels/framework/search";
   auto total = [&](std::string q, std::string mode) {
@@ -375,14 +598,16 @@ TEST(ApiHostTest, LoopbackServerChecksTheHostHeader) {
 // Odd input never crashes: random paths and parameters get some response.
 TEST_F(ApiTest, RandomRequestsNeverCrash) {
   std::mt19937 rng(42);
-  const std::vector<std::string> parts = {
+  std::vector<std::string> parts = {
       "api",      "runs",       "0",        "1",      "levels",  "framework",
       "compiled", "layout",     "nodes",    "search", "summary", "..",
       ".",        "%",          "\\",       "",       "assets",  "index.html",
       "-1",       "4294967296", "\xff\xfe", "a b"};
+  parts.insert(parts.end(),
+               {"export", "model-explorer-graph", "model-explorer-node-data"});
   const std::vector<std::string> keys = {
       "q",        "mode",      "limit", "expand",    "collapse", "max_items",
-      "grouping", "direction", "top",   "iteration", "token"};
+      "grouping", "direction", "top",   "iteration", "token",    "reveal"};
   const std::vector<std::string> values = {
       "",      "0",    "1",    "-1",     "1,2,3",    ",,,",
       "regex", "glob", "op",   "text",   "attr",     "(",

@@ -13,18 +13,30 @@
 #include "layout/layered_layout.h"
 #include "layout/layout_encoding.h"
 #include "layout/model_layout.h"
+#include "linker/links.h"
+#include "model/model.h"
 #include "session/session_impl.h"
+#include "trace/trace.h"
 
 namespace mi {
 namespace {
 
 class LayoutViewImpl final : public LayoutView {
  public:
-  LayoutViewImpl(const layout::LayoutInput& input, layout::GroupTree groups,
-                 layout::LayoutLabels labels, layout::LayoutOptions options,
-                 size_t max_visible_items)
-      : labels_(std::move(labels)),
+  LayoutViewImpl(const Model& model, const layout::LayoutInput& input,
+                 layout::GroupTree groups, layout::LayoutLabels labels,
+                 layout::LayoutOptions options, size_t max_visible_items)
+      : model_(model),
+        labels_(std::move(labels)),
+        node_group_(groups.node_group),
         layout_(input.nodes, input.edges, std::move(groups), options) {
+    // Model node -> layout node, for Reveal.
+    for (size_t v = 0; v < labels_.node_kind.size(); ++v) {
+      if (labels_.node_kind[v] != layout::LayoutItemKind::kNode) continue;
+      uint32_t id = v < labels_.node_model_id.size() ? labels_.node_model_id[v]
+                                                     : UINT32_MAX;
+      if (id != UINT32_MAX) layout_node_.emplace(id, static_cast<uint32_t>(v));
+    }
     if (max_visible_items > 0) {
       layout_.CollapseToBudget(max_visible_items);
     } else {
@@ -130,6 +142,34 @@ class LayoutViewImpl final : public LayoutView {
     return Status::Ok();
   }
 
+  Status Reveal(uint32_t model_node) override {
+    auto it = layout_node_.find(model_node);
+    // A node inside a subgraph (If / Loop body) is shown by the node that
+    // owns the body on this level.
+    if (it == layout_node_.end() && model_node < model_.node_count()) {
+      GraphId g = model_.node_graph(NodeId(model_node));
+      for (size_t depth = 0; it == layout_node_.end() && depth < 64; ++depth) {
+        NodeId owner = model_.graph(g).parent_node;
+        if (!owner.valid()) break;
+        it = layout_node_.find(owner.value());
+        g = model_.node_graph(owner);
+      }
+    }
+    if (it == layout_node_.end()) {
+      return NotFoundError("node " + std::to_string(model_node) +
+                           " is not on this level");
+    }
+    int32_t g = it->second < node_group_.size() ? node_group_[it->second] : 0;
+    if (g < 0 || static_cast<size_t>(g) >= parent_.size()) g = 0;
+    // Expand the node's group and every group above it (a group holding a
+    // single node is not drawn, so expanding it changes nothing).
+    for (size_t steps = 0; g > 0 && steps <= parent_.size(); ++steps) {
+      if (!layout_.expanded(g)) layout_.SetExpanded(g, true);
+      g = parent_[g];
+    }
+    return Status::Ok();
+  }
+
   std::string Binary() override {
     return layout::EncodeLayoutBinary(Result(), labels_);
   }
@@ -148,13 +188,45 @@ class LayoutViewImpl final : public LayoutView {
     return cropped_;
   }
 
+  const Model& model_;
   layout::LayoutLabels labels_;
+  std::vector<int32_t> node_group_;  // per layout node, its innermost group
+  std::map<uint32_t, uint32_t> layout_node_;  // model node -> layout node
   layout::HierarchicalLayout layout_;  // copies the nodes, edges and groups
   std::vector<int32_t> parent_;        // per group, -1 for group 0
   int32_t focus_ = 0;
   layout::HierarchicalResult cropped_;
   std::map<std::string, uint32_t, std::less<>> by_path_;
 };
+
+// Per layout node: the linker's status, and the total time and number of
+// the tasks linked to it (for a fused framework node, those of the compiled
+// node that ran it, as the node details report them).
+void AddRunInfo(const Session::Impl& session, const layout::LayoutInput& input,
+                layout::LayoutLabels* labels) {
+  const size_t n = input.nodes.size();
+  labels->node_status.assign(n, NodeStatus::kUnknown);
+  labels->node_time_us.assign(n, -1.0f);
+  labels->node_task_count.assign(n, 0);
+  const Links& links = session.links;
+  for (size_t v = 0; v < n && v < input.model_nodes.size(); ++v) {
+    if (v < input.kinds.size() &&
+        input.kinds[v] != layout::LayoutItemKind::kNode) {
+      continue;
+    }
+    NodeId node = input.model_nodes[v];
+    if (!node.valid()) continue;
+    if (node.value() < links.status.size()) {
+      labels->node_status[v] = links.status[node.value()];
+    }
+    auto tasks = links.mapped_tasks.Get(node);
+    if (tasks.empty()) continue;
+    int64_t total_ns = 0;
+    for (TaskId t : tasks) total_ns += session.trace.task_duration_ns(t);
+    labels->node_time_us[v] = static_cast<float>(total_ns / 1e3);
+    labels->node_task_count[v] = static_cast<uint32_t>(tasks.size());
+  }
+}
 
 }  // namespace
 
@@ -206,8 +278,9 @@ StatusOr<std::unique_ptr<LayoutView>> CreateLayoutView(
                                  : layout::Direction::kTopToBottom;
   layout::LayoutLabels labels = layout::LabelsFromModel(
       model, graph, input, groups, layout_options.direction);
+  AddRunInfo(session, input, &labels);
   return std::unique_ptr<LayoutView>(
-      new LayoutViewImpl(input, std::move(groups), std::move(labels),
+      new LayoutViewImpl(model, input, std::move(groups), std::move(labels),
                          layout_options, options.max_visible_items));
 }
 

@@ -3,9 +3,12 @@
 // name / op type / attribute search over one graph level. Read-only over
 // the session's model, trace and links, so concurrent calls are safe.
 
+#include "session/node_queries.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <optional>
 #include <regex>
 #include <string>
 #include <string_view>
@@ -17,15 +20,11 @@
 #include "linker/links.h"
 #include "model/model.h"
 #include "model_inspector/session.h"
+#include "session/onnx_op_docs.h"
 #include "session/session_impl.h"
 #include "trace/trace.h"
 
 namespace mi {
-namespace {
-
-constexpr size_t kMaxTasks = 100;
-constexpr size_t kMaxConsumers = 100;
-constexpr size_t kMaxQueryBytes = 512;
 
 StatusOr<GraphId> LevelRoot(const Session::Impl& run, std::string_view level) {
   GraphId root;
@@ -43,6 +42,12 @@ StatusOr<GraphId> LevelRoot(const Session::Impl& run, std::string_view level) {
   }
   return root;
 }
+
+namespace {
+
+constexpr size_t kMaxTasks = 100;
+constexpr size_t kMaxConsumers = 100;
+constexpr size_t kMaxQueryBytes = 512;
 
 bool OnLevel(const Model& m, GraphId root, NodeId n) {
   return m.RootOf(m.node_graph(n)) == root;
@@ -244,6 +249,38 @@ void WriteValue(JsonWriter& w, const Model& m, ValueId v, bool consumers) {
   w.EndObject();
 }
 
+// The ONNX operator documentation of a node, or null: only for graphs that
+// came with ONNX opset imports (an ONNX model), at the opset the graph
+// imports for the node's domain.
+void WriteOpDoc(JsonWriter& w, const Model& m, NodeId n) {
+  const GraphInfo& g = m.graph(m.RootOf(m.node_graph(n)));
+  std::string_view domain = m.str(m.node_domain(n));
+  auto is_default = [](std::string_view d) {
+    return d.empty() || d == "ai.onnx";
+  };
+  int64_t opset = 0;
+  bool onnx = g.opset > 0 || !g.opset_imports.empty();
+  for (const auto& [d, version] : g.opset_imports) {
+    std::string_view name = m.str(d);
+    if (name == domain || (is_default(name) && is_default(domain))) {
+      opset = version;
+    }
+  }
+  if (opset == 0 && is_default(domain)) opset = g.opset;
+  std::optional<OnnxOpDoc> doc;
+  if (onnx) doc = FindOnnxOpDoc(m.str(m.node_op_type(n)), domain, opset);
+  w.Key("doc");
+  if (!doc) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.Field("domain", doc->domain);
+  w.FieldInt("since_version", doc->since_version);
+  w.Field("summary", doc->summary);
+  w.EndObject();
+}
+
 }  // namespace
 
 std::vector<std::string> Session::Levels() const {
@@ -277,6 +314,7 @@ StatusOr<std::string> Session::NodeDetailsJson(std::string_view level,
   w.Field("name", m.str(m.node_name(n)));
   w.Field("op_type", m.str(m.node_op_type(n)));
   w.Field("domain", m.str(m.node_domain(n)));
+  WriteOpDoc(w, m, n);
   w.Field("level", LayerLevelName(m.node_level(n)));
   w.FieldInt("graph_id", m.node_graph(n).value());
   ScopeId scope = m.node_scope(n);

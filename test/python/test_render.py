@@ -33,7 +33,8 @@ SECTIONS = ["item_box", "item_kind", "item_ref", "item_model_id", "item_title", 
             "points", "frames", "group_parent", "group_repeat_of", "group_kind", "group_flags",
             "group_depth", "group_node_count", "group_bounds", "group_label", "group_top_ops",
             "group_top_op_counts", "op_names", "node_item", "node_model_id", "string_offsets",
-            "string_data", "frame_profiles"]
+            "string_data", "frame_profiles", "node_status", "node_time_us", "node_task_count"]
+STATUS = ["none", "executed", "fused", "not_executed", "inserted"]
 TYPES = {1: "B", 2: "i", 3: "I", 4: "f"}
 NONE = 0xFFFFFFFF
 EXTENSIONS = {"json": "json", "binary": "bin", "svg": "svg"}
@@ -57,7 +58,8 @@ def decode(buf):
         sid, typ, offset, count = struct.unpack_from("<4I", buf, 64 + 16 * k)
         assert offset % 4 == 0 and offset >= end
         code = TYPES[typ]
-        sections[SECTIONS[sid - 1]] = list(struct.unpack_from(f"<{count}{code}", buf, offset))
+        if sid <= len(SECTIONS):  # readers skip ids they do not know
+            sections[SECTIONS[sid - 1]] = list(struct.unpack_from(f"<{count}{code}", buf, offset))
         end = offset + count * struct.calcsize(code)
     assert end <= len(buf) < end + 4
     offs, data = sections["string_offsets"], bytes(sections["string_data"])
@@ -144,6 +146,47 @@ def test_binary_matches_json(outputs, name):
     assert [text[i] for i in s["op_names"]] == doc["op_names"]
     assert s["node_item"] == doc["nodes"]["item"]
     assert s["node_model_id"] == [NONE if m is None else m for m in doc["nodes"]["model_id"]]
+    assert [STATUS[c] for c in s["node_status"]] == doc["nodes"]["status"]
+    assert s["node_time_us"] == [-1 if t is None else f32(t) for t in doc["nodes"]["time_us"]]
+    assert s["node_task_count"] == doc["nodes"]["task_count"]
+    assert len(s["node_status"]) == b["counts"]["nodes"]
+
+
+def test_run_information_per_node(outputs):
+    # A model alone: nothing ran, so no information.
+    doc = json.loads(outputs["resnet18"]["json"])
+    assert set(doc["nodes"]["status"]) == {"none"}
+    assert set(doc["nodes"]["time_us"]) == {None} and set(doc["nodes"]["task_count"]) == {0}
+    # A run: compiled nodes executed (with times) or were inserted by ORT.
+    doc = json.loads(outputs["resnet18_compiled"]["json"])
+    nodes, items = doc["nodes"], doc["items"]
+    status = nodes["status"]
+    assert {"executed", "inserted"} <= set(status)
+    for v, st in enumerate(status):
+        kind = items[nodes["item"][v]]["kind"]
+        if kind != "node":
+            assert (st, nodes["time_us"][v], nodes["task_count"][v]) == ("none", None, 0)
+        elif st == "executed":
+            assert nodes["time_us"][v] > 0 and nodes["task_count"][v] > 0
+        assert (nodes["time_us"][v] is None) == (nodes["task_count"][v] == 0)
+    # Framework nodes of a run: fused ones carry their compiled node's time.
+    doc = json.loads(outputs["resnet18_fusion"]["json"])
+    fused = [v for v, st in enumerate(doc["nodes"]["status"]) if st == "fused"]
+    assert fused and all(doc["nodes"]["time_us"][v] > 0 for v in fused)
+
+
+def test_reveal_shows_a_folded_node(tmp_path):
+    out = tmp_path / "r.json"
+    run("render", "--quiet", RESNET, "--max-items", "6", "--format", "json", "--out", out)
+    doc = json.loads(out.read_text())
+    v = next(v for v, m in enumerate(doc["nodes"]["model_id"])
+             if doc["items"][doc["nodes"]["item"][v]]["kind"] == "group")
+    node = doc["nodes"]["model_id"][v]
+    run("render", "--quiet", RESNET, "--max-items", "6", "--reveal", str(node), "--format",
+        "json", "--out", out)
+    doc = json.loads(out.read_text())
+    item = doc["items"][doc["nodes"]["item"][v]]
+    assert item["kind"] == "node" and item["model_id"] == node
 
 
 def test_output_is_deterministic(tmp_path, outputs):

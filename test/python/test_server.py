@@ -155,6 +155,163 @@ def test_layout_binary(server):
     assert_error(server, "/api/runs/0/levels/ge_stage9/layout", 404)
 
 
+TYPES = {1: "B", 2: "i", 3: "I", 4: "f"}
+
+
+def sections(buf):
+    """Section id -> list of values (docs/reference/layout-binary.md)."""
+    decode_header(buf)
+    nsec = struct.unpack_from("<I", buf, 56)[0]
+    out = {}
+    for k in range(nsec):
+        sid, typ, offset, count = struct.unpack_from("<4I", buf, 64 + 16 * k)
+        out[sid] = list(struct.unpack_from(f"<{count}{TYPES[typ]}", buf, offset))
+    return out
+
+
+ITEM_KIND, ITEM_MODEL_ID, GROUP_PARENT, GROUP_FLAGS = 2, 4, 15, 18
+NODE_ITEM, NODE_MODEL_ID, NODE_STATUS, NODE_TIME_US, NODE_TASK_COUNT = 26, 27, 31, 32, 33
+
+
+def test_layout_reveal(server):
+    path = "/api/runs/0/levels/framework/layout?max_items=6"
+    node = search(server, "/layer4/layer4.1/conv2/Conv", "glob")["matches"][0]["id"]
+    code, _, before = server.request(path)
+    assert code == 200
+    s = sections(before)
+    v = s[NODE_MODEL_ID].index(node)
+    assert s[ITEM_KIND][s[NODE_ITEM][v]] == 3  # folded into a group
+    code, _, after = server.request(f"{path}&reveal={node}")
+    assert code == 200
+    t = sections(after)
+    item = t[NODE_ITEM][v]
+    assert t[ITEM_KIND][item] == 0 and t[ITEM_MODEL_ID][item] == node
+    # The client's new state is in group_flags: every group above the node
+    # is expanded, and sending them as `expand` draws the same.
+    opened = [g for g, f in enumerate(t[GROUP_FLAGS])
+              if g > 0 and f & 1 and not s[GROUP_FLAGS][g] & 1]
+    assert opened
+    code, _, same = server.request(f"{path}&expand={','.join(map(str, opened))}")
+    assert same == after
+    assert server.request(path)[2] == before  # stateless
+    assert_error(server, f"{path}&reveal=x", 400)
+    assert_error(server, f"{path}&reveal=99999999", 404)
+    compiled = server.get_json("/api/runs/0/levels/compiled/search?q=ReorderOutput&mode=op")
+    assert_error(server, f"{path}&reveal={compiled['matches'][0]['id']}", 404)
+
+
+def test_layout_node_status_and_times(server):
+    code, _, body = server.request("/api/runs/0/levels/compiled/layout?max_items=0")
+    assert code == 200
+    s = sections(body)
+    n = len(s[NODE_MODEL_ID])
+    assert len(s[NODE_STATUS]) == len(s[NODE_TIME_US]) == len(s[NODE_TASK_COUNT]) == n
+    status = [["none", "executed", "fused", "not_executed", "inserted"][c] for c in s[NODE_STATUS]]
+    assert "executed" in status and "inserted" in status
+    checked = 0
+    for v in range(n):
+        if s[ITEM_KIND][s[NODE_ITEM][v]] != 0:
+            assert (status[v], s[NODE_TIME_US][v], s[NODE_TASK_COUNT][v]) == ("none", -1, 0)
+            continue
+        details = server.get_json(f"/api/runs/0/levels/compiled/nodes/{s[NODE_MODEL_ID][v]}")
+        expected = "none" if details["status"] == "unknown" else details["status"]
+        assert status[v] == expected
+        assert s[NODE_TASK_COUNT][v] == details["task_count"]
+        if details["task_count"]:
+            assert s[NODE_TIME_US][v] == pytest.approx(details["task_total_ns"] / 1e3, rel=1e-6)
+        else:
+            assert s[NODE_TIME_US][v] == -1
+        checked += 1
+    assert checked > 20
+
+
+def test_node_details_operator_docs(server):
+    conv = search(server, "Conv", "op")["matches"][0]
+    doc = server.get_json(f"/api/runs/0/levels/framework/nodes/{conv['id']}")["doc"]
+    assert doc["domain"] == "" and doc["since_version"] >= 1
+    assert doc["summary"].startswith("The convolution operator")
+    assert "\n" not in doc["summary"] and len(doc["summary"]) <= 1503
+    reorder = server.get_json("/api/runs/0/levels/compiled/search?q=ReorderOutput&mode=op")
+    node = server.get_json(f"/api/runs/0/levels/compiled/nodes/{reorder['matches'][0]['id']}")
+    assert node["doc"] is None  # com.microsoft.nchwc: not in ONNX's registry
+
+
+def check_model_explorer(graph, node_data, times):
+    """Structure of Model Explorer's graph JSON (GraphCollection) and
+    node-data JSON (ModelNodeData); `times`: node id -> time in us."""
+    assert isinstance(graph["label"], str) and len(graph["graphs"]) == 1
+    g = graph["graphs"][0]
+    assert isinstance(g["id"], str) and g["nodes"]
+    ids = [n["id"] for n in g["nodes"]]
+    assert len(ids) == len(set(ids))
+    for n in g["nodes"]:
+        assert isinstance(n["label"], str) and isinstance(n["namespace"], str)
+        assert not n["namespace"].startswith("/")
+        for a in n.get("attrs", []):
+            assert set(a) == {"key", "value"} and isinstance(a["value"], str)
+        for e in n.get("incomingEdges", []):
+            assert set(e) == {"sourceNodeId", "sourceNodeOutputId", "targetNodeInputId"}
+            assert e["sourceNodeId"] in ids
+            src = next(m for m in g["nodes"] if m["id"] == e["sourceNodeId"])
+            assert e["sourceNodeOutputId"] in [o["id"] for o in src.get("outputsMetadata", [])]
+        for md in n.get("outputsMetadata", []) + n.get("inputsMetadata", []):
+            assert isinstance(md["id"], str)
+            assert all(set(a) == {"key", "value"} for a in md["attrs"])
+    assert list(node_data) == [g["id"]]
+    gd = node_data[g["id"]]
+    assert gd["results"]
+    assert [x["stop"] for x in gd["gradient"]][0] == 0 and gd["gradient"][-1]["stop"] == 1
+    for key, result in gd["results"].items():
+        assert key in ids
+        assert result["value"] == pytest.approx(times[key], rel=1e-9)
+    return g
+
+
+def test_model_explorer_export(server, tmp_path):
+    base = "/api/runs/0/levels/compiled/export"
+    code, headers, graph_body = server.request(f"{base}/model-explorer-graph")
+    assert code == 200 and headers["Content-Type"].startswith("application/json")
+    assert "attachment" in headers["Content-Disposition"]
+    graph = json.loads(graph_body)
+    node_data = server.get_json(f"{base}/model-explorer-node-data")
+    times = {}
+    for n in graph["graphs"][0]["nodes"]:
+        if n["id"].isdigit():
+            d = server.get_json(f"/api/runs/0/levels/compiled/nodes/{n['id']}")
+            if d["task_count"]:
+                times[n["id"]] = d["task_total_ns"] / 1e3
+            # Namespace = our scope path; label = op type.
+            assert n["namespace"] == d["scope"].strip("/")
+            assert n["label"] == d["op_type"]
+    g = check_model_explorer(graph, node_data, times)
+    assert set(node_data[g["id"]]["results"]) == set(times)
+    kinds = {next(a["value"] for a in n["attrs"] if a["key"] == "op_type") for n in g["nodes"]}
+    assert {"GraphInput", "GraphOutput", "ReorderOutput"} <= kinds
+    assert_error(server, f"{base}/netron", 404)
+    assert_error(server, "/api/runs/0/levels/ge/export/model-explorer-graph", 404)
+    # The CLI writes the same files.
+    out_graph, out_data = tmp_path / "g.json", tmp_path / "d.json"
+    subprocess.run([BINARY, "export-model-explorer", "--quiet", RUN_DIR, "--level", "compiled",
+                    "--out-graph", out_graph, "--out-node-data", out_data],
+                   check=True, capture_output=True, timeout=120)
+    assert out_graph.read_bytes() == graph_body
+    assert json.loads(out_data.read_text()) == node_data
+
+
+def test_model_explorer_export_framework_level(server):
+    base = "/api/runs/0/levels/framework/export"
+    graph = server.get_json(f"{base}/model-explorer-graph")
+    node_data = server.get_json(f"{base}/model-explorer-node-data")
+    # Fused framework nodes carry the time of the compiled node that ran them.
+    times = {k: v["value"] for k, v in next(iter(node_data.values()))["results"].items()}
+    g = check_model_explorer(graph, node_data, times)
+    conv = search(server, "/layer1/layer1.0/conv1/Conv", "glob")["matches"][0]
+    node = next(n for n in g["nodes"] if n["id"] == str(conv["id"]))
+    assert node["namespace"] == "layer1/layer1.0/conv1"
+    details = server.get_json(f"/api/runs/0/levels/framework/nodes/{conv['id']}")
+    assert times[str(conv["id"])] == pytest.approx(details["task_total_ns"] / 1e3)
+
+
 def search(server, q, mode, status=200):
     query = urllib.parse.urlencode({"q": q, "mode": mode})
     return server.get_json(f"/api/runs/0/levels/framework/search?{query}", status=status)
