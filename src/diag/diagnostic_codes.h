@@ -39,7 +39,17 @@
     "runtime)")                                                               \
   X(kTaskNodeNameUnknown, kInfo,                                              \
     "a task names a node absent from the loaded graphs")                      \
-  X(kFileSkipped, kInfo, "a file in a run directory was not recognised")
+  X(kFileSkipped, kInfo, "a file in a run directory was not recognised")      \
+  X(kOriginNameUnresolved, kInfo,                                             \
+    "a compiled node's declared original op (GE "                             \
+    "_datadump_original_op_names) names no node of the framework graph")      \
+  X(kEventsNotModelled, kInfo,                                                \
+    "trace events deliberately not modelled (Ascend Overlap Analysis "        \
+    "slices, counter tracks) were counted and skipped")                       \
+  X(kFlowUnresolved, kInfo,                                                   \
+    "a flow event's start or end matched no task at the same (pid, tid, ts)") \
+  X(kCsvRowSkipped, kDataLoss,                                                \
+    "a profiler CSV row lacked a required value and was skipped")
 
 namespace mi {
 

@@ -1,6 +1,8 @@
 #include "importers/builtin_importers.h"
 
+#include "importers/ascend_csv/ascend_csv_importer.h"
 #include "importers/chrome_trace/chrome_trace_importer.h"
+#include "importers/ge/ge_importer.h"
 #include "importers/onnx/onnx_importer.h"
 
 namespace mi::importers {
@@ -11,6 +13,9 @@ std::vector<std::unique_ptr<Importer>> CreateBuiltinImporters() {
   list.push_back(CreateOnnxTextImporter());
   list.push_back(CreateChromeTraceImporter());
   list.push_back(CreateTraceEventCsvImporter());
+  list.push_back(CreateAscendCsvImporter());
+  list.push_back(CreateGeProtoTextImporter());
+  list.push_back(CreateAtcJsonImporter());
   return list;
 }
 

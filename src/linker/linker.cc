@@ -18,6 +18,8 @@ std::string_view MatchKindName(MatchKind kind) {
       return "derived_name";
     case MatchKind::kStructural:
       return "structural";
+    case MatchKind::kDeclared:
+      return "declared";
     case MatchKind::kInserted:
       return "inserted";
     case MatchKind::kUnexplained:
@@ -74,6 +76,67 @@ void LinkLaunches(Trace* trace) {
 
 }  // namespace
 
+namespace {
+
+constexpr std::string_view kOriginNamesAttr = "_datadump_original_op_names";
+
+bool HasOriginAttr(const Model& model, NodeId n) {
+  for (const Attribute& a : model.node_attributes(n)) {
+    if (model.str(a.name) == kOriginNamesAttr) return true;
+  }
+  return false;
+}
+
+// GE (and ATC JSON) compiled graphs say which framework ops each node came
+// from; then those declarations are the links, not a structural match.
+bool DeclaresOrigins(const Model& model, GraphId compiled) {
+  for (NodeId n : model.graph_nodes(compiled)) {
+    if (!model.node_origin_names(n).empty()) return true;
+  }
+  return false;
+}
+
+void LinkDeclaredOrigins(const Model& model, GraphId framework,
+                         GraphId compiled, Links* links,
+                         std::vector<std::pair<NodeId, NodeId>>* fused_pairs,
+                         DiagnosticSink* diagnostics) {
+  std::string file(model.str(model.graph(compiled).source_file));
+  std::vector<bool> covered(model.node_count(), false);
+  for (NodeId c : model.graph_nodes(compiled)) {
+    auto names = model.node_origin_names(c);
+    MatchKind kind = MatchKind::kUnexplained;
+    if (names.empty()) {
+      // An empty declaration marks a node GE inserted (TransData, Cast).
+      kind = HasOriginAttr(model, c) ? MatchKind::kInserted
+                                     : MatchKind::kUnexplained;
+    }
+    for (StringId name : names) {
+      NodeId f = model.FindNode(framework, model.str(name));
+      if (!f.valid()) {
+        diagnostics->Report(
+            DiagnosticCode::kOriginNameUnresolved, {file},
+            "compiled node '" + std::string(model.str(model.node_name(c))) +
+                "' declares original op '" + std::string(model.str(name)) +
+                "', which the framework graph does not have");
+        continue;
+      }
+      kind = MatchKind::kDeclared;
+      fused_pairs->emplace_back(c, f);
+      covered[f.value()] = true;
+      if (model.node_name(f) == model.node_name(c)) {
+        links->is_anchor[f.value()] = true;
+      }
+    }
+    links->match_kind[c.value()] = kind;
+    if (kind == MatchKind::kUnexplained) ++links->unexplained_compiled_nodes;
+  }
+  for (NodeId f : model.graph_nodes(framework)) {
+    if (!covered[f.value()]) links->eliminated.push_back(f);
+  }
+}
+
+}  // namespace
+
 Links Link(const Model& model, Trace* trace, const LinkInputs& inputs,
            DiagnosticSink* diagnostics) {
   Links links;
@@ -85,7 +148,13 @@ Links Link(const Model& model, Trace* trace, const LinkInputs& inputs,
   // 1. Framework <-> compiled.
   std::vector<std::pair<NodeId, NodeId>> fused_pairs;
   std::vector<std::pair<NodeId, NodeId>> reverse_pairs;
-  if (inputs.framework.valid() && inputs.compiled.valid()) {
+  if (inputs.framework.valid() && inputs.compiled.valid() &&
+      DeclaresOrigins(model, inputs.compiled)) {
+    LinkDeclaredOrigins(model, inputs.framework, inputs.compiled, &links,
+                        &fused_pairs, diagnostics);
+    for (const auto& [c, f] : fused_pairs) reverse_pairs.emplace_back(f, c);
+    links.has_compiled_link = true;
+  } else if (inputs.framework.valid() && inputs.compiled.valid()) {
     FusionMatch match =
         MatchCompiledToFramework(model, inputs.framework, inputs.compiled);
     auto compiled_nodes = model.graph_nodes(inputs.compiled);

@@ -40,6 +40,7 @@ enum class MatchKind : uint8_t {
   kSameName,     // compiled node keeps a framework node's name
   kDerivedName,  // name derived from a framework node/tensor name
   kStructural,   // found from tensors between its inputs and outputs
+  kDeclared,     // the compiler says so (GE _datadump_original_op_names)
   kInserted,     // added by the compiler: covers no framework node
   kUnexplained,  // covers nothing and is not a known inserted op type
 };

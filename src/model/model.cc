@@ -200,6 +200,9 @@ ValueId Model::GetOrAddValue(GraphId graph, std::string_view name) {
   value_shape_size_.push_back(0);
   value_data_bytes_.push_back(0);
   value_external_location_.push_back(StringPool::kEmpty);
+  value_layout_.push_back(StringPool::kEmpty);
+  value_origin_layout_.push_back(StringPool::kEmpty);
+  value_origin_shape_.push_back(StringPool::kEmpty);
   value_by_name_.Emplace(key, id);
   return id;
 }

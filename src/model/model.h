@@ -151,6 +151,23 @@ class Model {
   StringId value_external_location(ValueId v) const {
     return value_external_location_[v.value()];
   }
+  // Memory layout of the tensor as the compiler stores it ("NC1HWC0",
+  // "FRACTAL_Z", "NCHW"; empty when the format does not say) and the layout
+  // and shape the framework gave it (Ascend: origin_format, origin_shape),
+  // because layout conversions are a top performance question there.
+  StringId value_layout(ValueId v) const { return value_layout_[v.value()]; }
+  StringId value_origin_layout(ValueId v) const {
+    return value_origin_layout_[v.value()];
+  }
+  StringId value_origin_shape(ValueId v) const {
+    return value_origin_shape_[v.value()];
+  }
+  void SetValueLayout(ValueId v, StringId layout, StringId origin_layout,
+                      StringId origin_shape) {
+    value_layout_[v.value()] = layout;
+    value_origin_layout_[v.value()] = origin_layout;
+    value_origin_shape_[v.value()] = origin_shape;
+  }
   void SetValueType(ValueId v, int32_t dtype) {
     value_dtype_[v.value()] = dtype;
   }
@@ -260,6 +277,8 @@ class Model {
   std::vector<StringId> dim_names_;
   std::vector<uint64_t> value_data_bytes_;
   std::vector<StringId> value_external_location_;
+  std::vector<StringId> value_layout_, value_origin_layout_,
+      value_origin_shape_;
   U64Map<ValueId> value_by_name_;  // (graph, name)
   std::vector<uint32_t> consumer_begin_;
   std::vector<NodeId> consumers_;

@@ -41,6 +41,17 @@ void WriteValueRef(JsonWriter& w, const Model& m, ValueId v) {
   } else {
     w.Null();
   }
+  // Memory layouts (Ascend: NC1HWC0, FRACTAL_Z with the framework's origin
+  // format and shape) only where the format says.
+  if (m.value_layout(v) != StringPool::kEmpty) {
+    w.Field("layout", m.str(m.value_layout(v)));
+  }
+  if (m.value_origin_layout(v) != StringPool::kEmpty) {
+    w.Field("origin_layout", m.str(m.value_origin_layout(v)));
+  }
+  if (m.value_origin_shape(v) != StringPool::kEmpty) {
+    w.Field("origin_shape", m.str(m.value_origin_shape(v)));
+  }
   w.EndObject();
 }
 
@@ -123,6 +134,13 @@ std::string EncodeGraphJson(const Session::Impl& run) {
     w.EndObject();
     w.Key("fused_from");
     WriteIdList(w, links.fused_from.Get(n));
+    // What the compiler declares (GE _datadump_original_op_names), by name:
+    // meaningful even without the framework graph loaded.
+    if (!m.node_origin_names(n).empty()) {
+      w.Key("origin_names").BeginArray();
+      for (StringId name : m.node_origin_names(n)) w.String(m.str(name));
+      w.EndArray();
+    }
     w.Key("fused_into");
     WriteIdList(w, links.fused_into.Get(n));
     w.Key("mapped_task_ids");

@@ -66,6 +66,70 @@ Status ReadManifest(const fs::path& dir, std::vector<PendingFile>* files,
   return Status::Ok();
 }
 
+// CANN run directories (shared/formats/ascend.md §1.1, §2.1): from a
+// torch_npu `*_ascend_pt` folder load ASCEND_PROFILER_OUTPUT/ (and skip the
+// PROF_* msprof tree inside it, which holds the same data); from a msprof
+// `PROF_*` folder load mindstudio_profiler_output/. Of those folders only
+// the timeline (trace_view.json, msprof_*.json incl. msprof_slice_*) and
+// the per-task CSV (kernel_details.csv, op_summary_*.csv) are loaded, the
+// timeline first so that the CSV joins onto its tasks.
+void SelectAscendRunFiles(std::vector<fs::path>* found) {
+  auto in_output = [](const fs::path& p) {
+    std::string dir = p.parent_path().filename().string();
+    return dir == "ASCEND_PROFILER_OUTPUT" ||
+           dir == "mindstudio_profiler_output";
+  };
+  bool has_pt_output = false;
+  for (const fs::path& p : *found) {
+    if (p.parent_path().filename() == "ASCEND_PROFILER_OUTPUT") {
+      has_pt_output = true;
+    }
+  }
+  auto is_timeline = [](const std::string& n) {
+    return n == "trace_view.json" ||
+           (n.rfind("msprof_", 0) == 0 && n.rfind("msprof_tx", 0) != 0 &&
+            n.size() > 5 && n.substr(n.size() - 5) == ".json");
+  };
+  auto is_task_csv = [](const std::string& n) {
+    return n == "kernel_details.csv" || n.rfind("op_summary_", 0) == 0;
+  };
+  bool any = false;
+  std::vector<fs::path> timelines, csvs, rest;
+  for (const fs::path& p : *found) {
+    bool under_prof = false;
+    for (const fs::path& part : p.parent_path()) {
+      std::string s = part.string();
+      if (s.rfind("PROF_", 0) == 0) under_prof = true;
+    }
+    std::string name = p.filename().string();
+    if (in_output(p)) {
+      any = true;
+      if (has_pt_output && under_prof) continue;
+      if (is_timeline(name)) {
+        timelines.push_back(p);
+      } else if (is_task_csv(name)) {
+        csvs.push_back(p);
+      }
+      continue;  // other summaries: read by nothing yet
+    }
+    if (under_prof) {
+      any = true;  // raw msprof data (host/, device_N/)
+      continue;
+    }
+    // torch_npu's profiler_info_{rank}.json / profiler_metadata.json are
+    // configuration, not traces.
+    if (name.rfind("profiler_info", 0) == 0 ||
+        name == "profiler_metadata.json") {
+      continue;
+    }
+    rest.push_back(p);
+  }
+  if (!any) return;
+  *found = std::move(rest);
+  found->insert(found->end(), timelines.begin(), timelines.end());
+  found->insert(found->end(), csvs.begin(), csvs.end());
+}
+
 Status ExpandPaths(const OpenOptions& options,
                    std::vector<PendingFile>* files) {
   if (!options.framework_model.empty()) {
@@ -109,6 +173,7 @@ Status ExpandPaths(const OpenOptions& options,
     }
     if (ec) return IoError(path + ": cannot list directory: " + ec.message());
     std::sort(found.begin(), found.end());
+    SelectAscendRunFiles(&found);
     for (const fs::path& p : found) {
       files->push_back({p.string(), importers::LevelHint::kAuto, false});
     }

@@ -60,6 +60,7 @@ void Trace::Reserve(size_t n) {
   output_shapes_.reserve(n);
   run_.reserve(n);
   parent_.reserve(n);
+  launch_.reserve(n);
 }
 
 TaskId Trace::AddTask(const TaskRow& row) {
@@ -82,6 +83,7 @@ TaskId Trace::AddTask(const TaskRow& row) {
   output_shapes_.push_back(row.output_shapes);
   run_.push_back(row.run);
   parent_.push_back(TaskId::Invalid());
+  launch_.push_back(TaskId::Invalid());
   return id;
 }
 
@@ -94,7 +96,7 @@ size_t Trace::MemoryUsage() const {
   constexpr size_t kPerTask = sizeof(StringId) * 6 + sizeof(TaskKind) +
                               sizeof(TrackId) + sizeof(int64_t) * 5 +
                               sizeof(NodeId) + sizeof(int32_t) * 2 +
-                              sizeof(uint32_t) + sizeof(TaskId);
+                              sizeof(uint32_t) + sizeof(TaskId) * 2;
   return start_ns_.capacity() * kPerTask +
          tracks_.capacity() * sizeof(TrackInfo) +
          runs_.capacity() * sizeof(RunInfo);

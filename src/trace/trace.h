@@ -134,11 +134,28 @@ class Trace {
   // The host task that launched this one (Kineto: cpu_op of the runtime
   // call), set by the linker; Invalid when unknown.
   TaskId task_parent(TaskId t) const { return parent_[t.value()]; }
+  // The host API call that launched this device task (CANN Node@launch /
+  // AscendCL call, joined by a HostToDevice flow or connection_id), set by
+  // the importer; Invalid when unknown.
+  TaskId task_launch(TaskId t) const { return launch_[t.value()]; }
 
   void SetTaskNode(TaskId t, NodeId n) { op_node_[t.value()] = n; }
   void SetTaskOpType(TaskId t, StringId s) { op_type_[t.value()] = s; }
   void SetTaskParent(TaskId t, TaskId p) { parent_[t.value()] = p; }
   void SetTaskRun(TaskId t, uint32_t run) { run_[t.value()] = run; }
+  void SetTaskLaunch(TaskId t, TaskId l) { launch_[t.value()] = l; }
+  // Importers that learn a task's meaning only at the end of a file (the
+  // Ascend dialect: processes are known from metadata) or from a second
+  // file (CSV details joined onto timeline tasks) revise these.
+  void SetTaskKind(TaskId t, TaskKind k) { kind_[t.value()] = k; }
+  void SetTaskCategory(TaskId t, StringId s) { category_[t.value()] = s; }
+  void SetTaskNodeName(TaskId t, StringId s) { node_name_[t.value()] = s; }
+  void SetTaskCorrelation(TaskId t, int64_t c) { correlation_[t.value()] = c; }
+  void SetTaskExternalId(TaskId t, int64_t e) { external_id_[t.value()] = e; }
+  void SetTaskShapes(TaskId t, StringId s) { shapes_[t.value()] = s; }
+  void SetTaskOutputShapes(TaskId t, StringId s) {
+    output_shapes_[t.value()] = s;
+  }
 
   uint32_t AddRun(const RunInfo& run);
   const std::vector<RunInfo>& runs() const { return runs_; }
@@ -173,6 +190,7 @@ class Trace {
   std::vector<StringId> output_shapes_;
   std::vector<uint32_t> run_;
   std::vector<TaskId> parent_;
+  std::vector<TaskId> launch_;
 };
 
 }  // namespace mi

@@ -41,6 +41,32 @@ std::string TrackLabel(const Trace& trace, TrackId id) {
   return fmt::format("{} ({})", label, process);
 }
 
+// CANN / Ascend rows (trace dialect "ascend"): the accelerator that ran the
+// op, from the task's category (msprof Task Type / Accelerator Core), with
+// layout conversions (TransData, ...) as their own category: they are the
+// first thing a CANN user checks.
+std::string AscendCategory(std::string_view category, std::string_view op_type,
+                           std::string_view name, TaskKind kind) {
+  if (op_type == "TransData" || op_type == "TransDataRNN" ||
+      op_type == "FormatTransfer" ||
+      name.find("TransData") != std::string_view::npos) {
+    return "layout_conversion";
+  }
+  if (kind == TaskKind::kDataMovement) return "data_movement";
+  if (category == "AI_CORE" || category == "MIX_AIC") return "ai_core";
+  if (category == "AI_VECTOR_CORE" || category == "MIX_AIV") {
+    return "ai_vector";
+  }
+  if (category == "AI_CPU") return "ai_cpu";
+  if (category == "communication" || category == "HCCL" ||
+      category == "COMMUNICATION") {
+    return "communication";
+  }
+  if (kind == TaskKind::kSync) return "sync";
+  if (category == "DSA_SQE") return "dsa";
+  return std::string(TaskKindName(kind));
+}
+
 }  // namespace
 
 int64_t UnionDuration(const Trace& trace, std::vector<TaskId> tasks) {
@@ -188,6 +214,7 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
   };
   std::map<uint64_t, NodeAcc> by_node;
   int64_t total_ns = 0;
+  const bool ascend = report.dialect == "ascend";
   for (size_t i = 0; i < tasks.size(); ++i) {
     TaskId t = tasks[i];
     TaskKind kind = trace.task_kind(t);
@@ -204,7 +231,13 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
       op_type = std::string(trace.str(trace.task_name(t)));
     }
     std::string row_kind(TaskKindName(kind));
-    if (kind == TaskKind::kDataMovement || IsDataMovementOpType(op_type)) {
+    if (ascend) {
+      // Per op type, with the accelerator as the row kind; data movement
+      // tasks keep their own names (MEMCPY_ASYNC, SDMA, ...).
+      row_kind = AscendCategory(trace.str(trace.task_category(t)), op_type,
+                                trace.str(trace.task_name(t)), kind);
+    } else if (kind == TaskKind::kDataMovement ||
+               IsDataMovementOpType(op_type)) {
       // Data movement is one row of its own, whatever launched it.
       op_type = "[data movement]";
       row_kind = "data_movement";

@@ -348,6 +348,10 @@ simdjson::error_code JsonTraceParser::Impl::ReadArgs(od::value& value,
       case 7:
         if (key == "op_name") {
           if (auto error = ReadRawOrString(arg, &event->op_name)) return error;
+        } else if (key == "Task Id" || key == "task id") {
+          ReadLooseInt(arg, &event->task_id);
+        } else if (key == "item_id") {
+          if (auto error = ReadRawOrString(arg, &event->item_id)) return error;
         }
         break;
       case 8:
@@ -355,11 +359,26 @@ simdjson::error_code JsonTraceParser::Impl::ReadArgs(od::value& value,
           if (auto error = ReadRawOrString(arg, &event->provider)) {
             return error;
           }
+        } else if (key == "Batch Id") {
+          ReadLooseInt(arg, &event->batch_id);
+        } else if (key == "Model Id" || key == "model id") {
+          ReadLooseInt(arg, &event->model_id);
+        }
+        break;
+      case 9:
+        if (key == "Task Type" || key == "task type") {
+          if (auto error = ReadRawOrString(arg, &event->task_type)) {
+            return error;
+          }
+        } else if (key == "Stream Id" || key == "stream id") {
+          ReadLooseInt(arg, &event->stream_id);
         }
         break;
       case 10:
         if (key == "Input Dims") {
           if (auto error = ReadRawOrString(arg, &event->shapes)) return error;
+        } else if (key == "Subtask Id") {
+          ReadLooseInt(arg, &event->subtask_id);
         }
         break;
       case 11:
@@ -369,8 +388,13 @@ simdjson::error_code JsonTraceParser::Impl::ReadArgs(od::value& value,
                                                  : &event->external_id);
         }
         break;
+      case 13:
+        if (key == "connection_id") ReadLooseInt(arg, &event->connection_id);
+        break;
       case 16:
-        if (key == "input_type_shape") {
+        if (key == "Physic Stream Id") {
+          ReadLooseInt(arg, &event->stream_id);
+        } else if (key == "input_type_shape") {
           if (auto error = ReadRawOrString(arg, &event->shapes)) return error;
         }
         break;
@@ -497,6 +521,14 @@ simdjson::error_code JsonTraceParser::Impl::TryParse(std::string_view json,
           event->has_ts = error == simdjson::SUCCESS;
         } else if (key == "id") {
           event->has_id = true;
+          od::json_type type;
+          if ((error = value.type().get(type)) == simdjson::SUCCESS) {
+            if (type == od::json_type::string) {
+              error = value.get_string().get(event->id);
+            } else if (type == od::json_type::number) {
+              event->id = TrimSpaces(value.raw_json_token());
+            }
+          }
         }
         break;
       case 3:

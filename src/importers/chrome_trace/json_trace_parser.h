@@ -40,6 +40,7 @@ struct ParsedEvent {
   EventThreadId tid;
   bool has_bind_id = false;  // flow v2 (bind_id + flow_in / flow_out)
   bool has_id = false;
+  std::string_view id;     // flow id: a string's contents or a number's text
   std::string_view scope;  // "s" of instants
   // args
   int64_t external_id = -1;  // "External id" / 2021 "external id"
@@ -53,6 +54,15 @@ struct ParsedEvent {
   std::string_view output_shapes;  // ORT output_type_shape
   std::string_view meta_name;      // M events: args.name
   std::string_view meta_labels;    // M events: args.labels
+  // CANN / msprof args (Ascend dialect), -1 / empty when absent.
+  std::string_view task_type;  // "Task Type" / HCCL "task type"
+  int64_t task_id = -1;        // "Task Id" / HCCL "task id"
+  int64_t stream_id = -1;      // "Physic Stream Id" / "Stream Id"
+  int64_t batch_id = -1;       // "Batch Id"
+  int64_t subtask_id = -1;     // "Subtask Id" (4294967295 = none)
+  int64_t model_id = -1;       // "Model Id" / HCCL "model id"
+  int64_t connection_id = -1;  // "connection_id"
+  std::string_view item_id;    // CANN "item_id" (Node@launch: GE op name)
 };
 
 // Where a parse failed and why (offset relative to the event's first byte).

@@ -208,6 +208,57 @@ int64_t TrailingInteger(std::string_view label) {
   return value;
 }
 
+// Ascend dialect: the role of a process, from its process_name only (pids
+// are encoded differently by every msprof / torch_npu version).
+enum class AscendRole : uint8_t {
+  kNone,
+  kHardware,       // "Ascend Hardware": device streams ("Stream N")
+  kCommunication,  // "HCCL" (2025 torch_npu) / "Communication" (msprof)
+  kCann,           // "CANN": host API calls (AscendCL@, Node@launch, ...)
+  kOverlap,        // "Overlap Analysis": derived slices, skipped
+};
+
+AscendRole RoleOfProcess(std::string_view name) {
+  // process_labels are appended as "name (labels)".
+  size_t paren = name.find(" (");
+  if (paren != std::string_view::npos) name = name.substr(0, paren);
+  if (name == "Ascend Hardware") return AscendRole::kHardware;
+  if (name == "HCCL" || name == "Communication") {
+    return AscendRole::kCommunication;
+  }
+  if (name == "CANN") return AscendRole::kCann;
+  if (name == "Overlap Analysis") return AscendRole::kOverlap;
+  return AscendRole::kNone;
+}
+
+// Ascend Hardware "Task Type" -> task kind (ascend.md §1.2).
+TaskKind AscendTaskKind(std::string_view type) {
+  if (type == "AI_CORE" || type == "AI_VECTOR_CORE" || type == "MIX_AIC" ||
+      type == "MIX_AIV" || type == "AI_CPU" || type == "DSA_SQE" ||
+      type == "FFTS_PLUS" || type == "FFTS" || StartsWith(type, "KERNEL_")) {
+    return TaskKind::kCompute;
+  }
+  if (ContainsIgnoringCase(type, "memcpy") ||
+      ContainsIgnoringCase(type, "sdma") || ContainsIgnoringCase(type, "dma") ||
+      ContainsIgnoringCase(type, "memset")) {
+    return TaskKind::kDataMovement;
+  }
+  if (ContainsIgnoringCase(type, "notify") ||
+      ContainsIgnoringCase(type, "event") ||
+      ContainsIgnoringCase(type, "write value") ||
+      ContainsIgnoringCase(type, "wait") ||
+      ContainsIgnoringCase(type, "record") ||
+      ContainsIgnoringCase(type, "barrier")) {
+    return TaskKind::kSync;
+  }
+  return TaskKind::kOther;
+}
+
+constexpr int64_t kAscendNone = 4294967295;  // UINT32_MAX: "no id"
+// External ids the Ascend dialect gives cpu_ops (async_npu flows), kept
+// apart from the ids a source writes.
+constexpr int64_t kAscendExternalIdBase = int64_t{1} << 40;
+
 }  // namespace
 
 size_t TraceEventBuilder::TrackKeyHash::operator()(const TrackKey& k) const {
@@ -231,7 +282,8 @@ TraceEventBuilder::TraceEventBuilder(Trace* trace, ChromeTraceStats* stats,
     : trace_(trace),
       stats_(stats),
       reporter_(reporter),
-      first_task_(trace->task_count()) {}
+      first_task_(trace->task_count()),
+      first_track_(trace->track_count()) {}
 
 TraceEventBuilder::IdKey TraceEventBuilder::MakeIdKey(const EventThreadId& id) {
   IdKey key;
@@ -350,6 +402,7 @@ void TraceEventBuilder::AddSliceEvent(const ParsedEvent& event, bool complete) {
   row.correlation = event.correlation;
   row.external_id = event.external_id;
   row.bytes = event.bytes;
+  if (event.cat.empty() && !NoteAscendEvent(event, row)) return;
 
   if (m.run_marker) {
     run_markers_.push_back({event.ts_ns,
@@ -450,6 +503,7 @@ void TraceEventBuilder::AddEvent(const ParsedEvent& event) {
     case 't':
     case 'f':
       ++stats_->flow_events;
+      if (phase != 't') AddFlowEvent(event);
       return;
     case 'b':
     case 'e':
@@ -477,6 +531,291 @@ void TraceEventBuilder::AddEvent(const ParsedEvent& event) {
           DiagnosticCode::kUnknownPhase,
           "unknown phase '" + std::string(event.ph.substr(0, 8)) + "'");
       return;
+  }
+}
+
+StringId TraceEventBuilder::ProcessNameOf(IdKey pid) {
+  if (auto it = process_names_.find({pid, IdKey{}});
+      it != process_names_.end()) {
+    return it->second;
+  }
+  // Sliced msprof files (msprof_slice_N.json) carry the metadata once: look
+  // at the tracks earlier files of this Trace added for the same pid.
+  for (size_t i = 0; i < first_track_; ++i) {
+    const TrackInfo& info = trace_->track(TrackId(static_cast<uint32_t>(i)));
+    bool same = pid.label != 0 ? info.pid_label.value() == pid.label
+                               : info.pid_label == StringPool::kEmpty &&
+                                     info.pid == pid.number;
+    if (same && info.process_name != StringPool::kEmpty) {
+      return info.process_name;
+    }
+  }
+  return StringPool::kEmpty;
+}
+
+bool TraceEventBuilder::NoteAscendEvent(const ParsedEvent& event,
+                                        TaskRow& row) {
+  // msprof writes no "cat" on X events; its args name the task.
+  const bool ascend_args = !event.task_type.empty() || event.task_id >= 0 ||
+                           event.connection_id >= 0 || !event.item_id.empty() ||
+                           event.model_id >= 0 || event.stream_id >= 0;
+  if (!ascend_args) {
+    // Overlap Analysis slices have no args: skip them when their process
+    // is already known (msprof writes metadata first); later ones are
+    // marked in ApplyAscend().
+    auto it = process_names_.find({MakeIdKey(event.pid), IdKey{}});
+    if (it != process_names_.end() &&
+        RoleOfProcess(trace_->str(it->second)) == AscendRole::kOverlap) {
+      ++stats_->ascend_skipped_events;
+      return false;
+    }
+    return true;
+  }
+  ++ascend_events_;
+  if (!event.task_type.empty()) row.category = Intern(event.task_type);
+  if (row.correlation < 0 && event.connection_id >= 0) {
+    row.correlation = event.connection_id;
+  }
+  if (!event.item_id.empty() && StartsWith(event.name, "Node@")) {
+    row.node_name = Intern(event.item_id);
+  }
+  return true;
+}
+
+void TraceEventBuilder::AddFlowEvent(const ParsedEvent& event) {
+  if (!event.has_id || event.id.empty()) return;
+  if (event.cat != "HostToDevice" && event.cat != "async_npu" &&
+      event.cat != "async_task_queue") {
+    return;
+  }
+  const bool start = event.ph == "s";
+  IdKey pid = MakeIdKey(event.pid);
+  IdKey tid = event.tid.present ? MakeIdKey(event.tid) : pid;
+  flow_ends_.push_back(
+      {Intern(event.cat), Intern(event.id), start, pid, tid, event.ts_ns});
+}
+
+void TraceEventBuilder::ApplyAscend() {
+  const size_t task_end = trace_->task_count();
+  const size_t track_end = trace_->track_count();
+  // 1. Roles of this file's tracks, from the process names.
+  std::vector<AscendRole> roles(track_end, AscendRole::kNone);
+  bool any_role = false;
+  std::vector<std::pair<IdKey, int32_t>> device_ordinals;
+  for (size_t i = first_track_; i < track_end; ++i) {
+    auto keys = track_thread_keys_.find(static_cast<uint32_t>(i));
+    if (keys == track_thread_keys_.end()) continue;
+    AscendRole role =
+        RoleOfProcess(trace_->str(ProcessNameOf(keys->second.first)));
+    roles[i] = role;
+    if (role == AscendRole::kNone) continue;
+    any_role = true;
+    TrackInfo& info = trace_->mutable_track(TrackId(static_cast<uint32_t>(i)));
+    if (role == AscendRole::kHardware || role == AscendRole::kCommunication) {
+      info.kind = TrackKind::kDeviceStream;
+      info.stream = info.tid;  // "Stream N": tid = (physical) stream id
+      const IdKey& pid = keys->second.first;
+      auto it = std::find_if(device_ordinals.begin(), device_ordinals.end(),
+                             [&](const auto& p) { return p.first == pid; });
+      if (it == device_ordinals.end()) {
+        device_ordinals.push_back(
+            {pid, static_cast<int32_t>(device_ordinals.size())});
+        it = device_ordinals.end() - 1;
+      }
+      info.device = it->second;
+    }
+  }
+  // Metadata-only files (trace_view_tiny.json) are Ascend too.
+  for (const auto& [key, name] : process_names_) {
+    if (RoleOfProcess(trace_->str(name)) != AscendRole::kNone) any_role = true;
+  }
+  if (!any_role && ascend_events_ == 0) return;
+  stats_->ascend = true;
+
+  // 2. Task kinds and the names to link by.
+  const StringId communication = Intern("communication");
+  for (size_t i = first_task_; i < task_end; ++i) {
+    TaskId t(static_cast<uint32_t>(i));
+    const size_t track = trace_->task_track(t).value();
+    AscendRole role = track < roles.size() ? roles[track] : AscendRole::kNone;
+    const TrackInfo& info = trace_->track(trace_->task_track(t));
+    std::string_view thread = trace_->str(info.thread_name);
+    switch (role) {
+      case AscendRole::kHardware: {
+        ++stats_->ascend_device_tasks;
+        TaskKind kind =
+            StartsWith(thread, "Step Trace") ||
+                    thread.find("MSTX") != std::string_view::npos
+                ? TaskKind::kAnnotation
+                : AscendTaskKind(trace_->str(trace_->task_category(t)));
+        trace_->SetTaskKind(t, kind);
+        // Device task -> GE node by op name (= Node@launch item_id).
+        if (kind == TaskKind::kCompute) {
+          trace_->SetTaskNodeName(t, trace_->task_name(t));
+        }
+        break;
+      }
+      case AscendRole::kCommunication:
+        ++stats_->ascend_device_tasks;
+        // Group <n> Communication: whole collectives (hcom_allReduce_...);
+        // Plane <n>: their subtasks, detail only (not counted twice).
+        if (trace_->task_category(t) == StringPool::kEmpty &&
+            !StartsWith(thread, "Plane")) {
+          trace_->SetTaskKind(t, TaskKind::kCompute);
+          trace_->SetTaskCategory(t, communication);
+        } else {
+          trace_->SetTaskKind(t, TaskKind::kOther);
+        }
+        break;
+      case AscendRole::kCann:
+        ++stats_->ascend_host_api_tasks;
+        trace_->SetTaskKind(t, TaskKind::kRuntime);
+        break;
+      case AscendRole::kOverlap:
+        ++stats_->ascend_skipped_events;
+        trace_->SetTaskKind(t, TaskKind::kAnnotation);
+        break;
+      case AscendRole::kNone:
+        break;
+    }
+  }
+  if (stats_->ascend_skipped_events > 0) {
+    reporter_->ReportAtEnd(DiagnosticCode::kEventsNotModelled,
+                           std::to_string(stats_->ascend_skipped_events) +
+                               " Overlap Analysis slices and " +
+                               std::to_string(stats_->counter_events) +
+                               " counter events are not modelled");
+  }
+
+  // 3. Flows: pair s/f by (cat, id); each end is the X event at exactly the
+  // same (pid, tid, ts) (what torch_npu's combine_acl_to_npu does).
+  struct EndKey {
+    IdKey pid;
+    IdKey tid;
+    int64_t ts;
+    bool operator==(const EndKey&) const = default;
+  };
+  struct EndKeyHash {
+    size_t operator()(const EndKey& k) const {
+      size_t h = HashCombine(0, static_cast<uint64_t>(k.pid.number));
+      h = HashCombine(h, k.pid.label);
+      h = HashCombine(h, static_cast<uint64_t>(k.tid.number));
+      h = HashCombine(h, k.tid.label);
+      return HashCombine(h, static_cast<uint64_t>(k.ts));
+    }
+  };
+  std::unordered_map<EndKey, TaskId, EndKeyHash> ends;
+  for (const FlowEnd& f : flow_ends_) {
+    ends.emplace(EndKey{f.pid, f.tid, f.ts_ns}, TaskId::Invalid());
+  }
+  if (!ends.empty()) {
+    auto better = [&](TaskId a, TaskId b) {  // is a a better end than b?
+      if (!b.valid()) return true;
+      bool a_other = trace_->task_kind(a) == TaskKind::kOther;
+      bool b_other = trace_->task_kind(b) == TaskKind::kOther;
+      if (a_other != b_other) return b_other;
+      // Nested ops starting together: the innermost launched the work.
+      return trace_->task_duration_ns(a) < trace_->task_duration_ns(b);
+    };
+    for (size_t i = first_task_; i < task_end; ++i) {
+      TaskId t(static_cast<uint32_t>(i));
+      auto keys = track_thread_keys_.find(trace_->task_track(t).value());
+      if (keys == track_thread_keys_.end()) continue;
+      auto it = ends.find(EndKey{keys->second.first, keys->second.second,
+                                 trace_->task_start_ns(t)});
+      if (it != ends.end() && better(t, it->second)) it->second = t;
+    }
+  }
+  std::unordered_map<uint64_t, std::pair<int64_t, int64_t>> pairs;
+  std::vector<uint64_t> pair_order;
+  for (size_t i = 0; i < flow_ends_.size(); ++i) {
+    const FlowEnd& f = flow_ends_[i];
+    uint64_t key = (uint64_t{f.cat.value()} << 32) | f.id.value();
+    auto [it, inserted] = pairs.try_emplace(key, std::pair{-1, -1});
+    if (inserted) pair_order.push_back(key);
+    int64_t& slot = f.start ? it->second.first : it->second.second;
+    if (slot < 0) slot = static_cast<int64_t>(i);
+  }
+  const StringId host_to_device = Intern("HostToDevice");
+  const StringId async_npu = Intern("async_npu");
+  uint64_t unresolved = 0;
+  for (uint64_t key : pair_order) {
+    const auto& [s, f] = pairs[key];
+    if (s < 0 || f < 0) continue;
+    const FlowEnd& fs = flow_ends_[static_cast<size_t>(s)];
+    const FlowEnd& ff = flow_ends_[static_cast<size_t>(f)];
+    TaskId from = ends[EndKey{fs.pid, fs.tid, fs.ts_ns}];
+    TaskId to = ends[EndKey{ff.pid, ff.tid, ff.ts_ns}];
+    if (!from.valid() || !to.valid()) {
+      if (fs.cat == host_to_device || fs.cat == async_npu) ++unresolved;
+      continue;
+    }
+    if (fs.cat == host_to_device) {
+      trace_->SetTaskLaunch(to, from);
+      if (trace_->task_correlation(from) >= 0) {
+        trace_->SetTaskCorrelation(to, trace_->task_correlation(from));
+      }
+      ++stats_->launch_links_by_flow;
+    } else if (fs.cat == async_npu) {
+      // Framework op -> device task directly (eager single-op launches,
+      // Model Id 4294967295, have no GE model in between).
+      int64_t external = trace_->task_external_id(from);
+      if (external < 0) {
+        external = kAscendExternalIdBase + from.value();
+        trace_->SetTaskExternalId(from, external);
+      }
+      if (trace_->task_external_id(to) < 0) {
+        trace_->SetTaskExternalId(to, external);
+      }
+      ++stats_->framework_links_by_flow;
+    }
+  }
+  stats_->flows_unresolved += unresolved;
+  if (unresolved > 0) {
+    reporter_->ReportAtEnd(
+        DiagnosticCode::kFlowUnresolved,
+        std::to_string(unresolved) +
+            " HostToDevice / async_npu flows have an end at a (pid, tid, ts) "
+            "with no task (level-0 data points at a process without "
+            "metadata); connection_id is used instead where present");
+  }
+
+  // 4. Fallback: a device task's connection_id equals its launch's
+  // (ascend.md §1.2). Searches the whole Trace, so sliced files join.
+  std::unordered_map<int64_t, TaskId> launch_by_connection;
+  for (uint32_t i = 0; i < task_end; ++i) {
+    TaskId t(i);
+    if (trace_->task_kind(t) != TaskKind::kRuntime ||
+        trace_->task_correlation(t) < 0 ||
+        RoleOfProcess(
+            trace_->str(trace_->track(trace_->task_track(t)).process_name)) !=
+            AscendRole::kCann) {
+      continue;
+    }
+    auto [it, inserted] =
+        launch_by_connection.try_emplace(trace_->task_correlation(t), t);
+    // Prefer the Node@launch over the AscendCL call around it.
+    if (!inserted &&
+        !StartsWith(trace_->str(trace_->task_name(it->second)), "Node@") &&
+        StartsWith(trace_->str(trace_->task_name(t)), "Node@")) {
+      it->second = t;
+    }
+  }
+  for (size_t i = first_task_; i < task_end; ++i) {
+    TaskId t(static_cast<uint32_t>(i));
+    const size_t track = trace_->task_track(t).value();
+    AscendRole role = track < roles.size() ? roles[track] : AscendRole::kNone;
+    if (role != AscendRole::kHardware && role != AscendRole::kCommunication) {
+      continue;
+    }
+    if (trace_->task_launch(t).valid() || trace_->task_correlation(t) < 0 ||
+        trace_->task_correlation(t) == kAscendNone) {
+      continue;
+    }
+    auto it = launch_by_connection.find(trace_->task_correlation(t));
+    if (it == launch_by_connection.end()) continue;
+    trace_->SetTaskLaunch(t, it->second);
+    ++stats_->launch_links_by_connection_id;
   }
 }
 
@@ -584,6 +923,7 @@ void TraceEventBuilder::Finish() {
     }
   }
 
+  ApplyAscend();
   AssignRuns();
 
   const bool kineto_top_level = stats_->has_schema_version ||
@@ -592,6 +932,8 @@ void TraceEventBuilder::Finish() {
   if (container_ == TraceContainer::kArray && ort_events_ > 0 &&
       kineto_events_ == 0) {
     stats_->dialect = "onnxruntime";
+  } else if (stats_->ascend) {
+    stats_->dialect = "ascend";
   } else if (kineto_top_level || kineto_events_ > 0) {
     stats_->dialect = "pytorch";
   } else {

@@ -67,6 +67,22 @@ class TraceEventBuilder {
     TaskRow row;
   };
 
+  // Ascend dialect (msprof_*.json, torch_npu trace_view.json): the meaning
+  // of an event depends on its process, known from process_name metadata
+  // that may come after the events, so tasks are revised in Finish().
+  struct FlowEnd {
+    StringId cat;
+    StringId id;
+    bool start;  // 's' (else 'f')
+    IdKey pid;
+    IdKey tid;
+    int64_t ts_ns;
+  };
+  void AddFlowEvent(const ParsedEvent& event);
+  bool NoteAscendEvent(const ParsedEvent& event, TaskRow& row);
+  void ApplyAscend();
+  StringId ProcessNameOf(IdKey pid);
+
   IdKey MakeIdKey(const EventThreadId& id);
   TrackId HostTrack(const ParsedEvent& event);
   TrackId DeviceTrack(const ParsedEvent& event, bool ort_kernel);
@@ -103,6 +119,9 @@ class TraceEventBuilder {
   int64_t max_ts_ns_ = INT64_MIN;
   uint64_t ort_events_ = 0;
   uint64_t kineto_events_ = 0;
+  uint64_t ascend_events_ = 0;
+  std::vector<FlowEnd> flow_ends_;
+  size_t first_track_ = 0;
   StringId last_cat_text_id_;
   std::string last_cat_text_;
 };

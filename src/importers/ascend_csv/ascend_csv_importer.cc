@@ -1,0 +1,432 @@
+#include "importers/ascend_csv/ascend_csv_importer.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "diag/diagnostic_codes.h"
+
+namespace mi::importers {
+namespace {
+
+bool StartsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(0, p.size()) == p;
+}
+bool Contains(std::string_view s, std::string_view p) {
+  return s.find(p) != std::string_view::npos;
+}
+
+// Cell value: surrounding blanks and tabs trimmed (times end in "\t"), and
+// "N/A" = absent.
+std::string_view Clean(std::string_view v) {
+  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) {
+    v.remove_prefix(1);
+  }
+  while (!v.empty() &&
+         (v.back() == ' ' || v.back() == '\t' || v.back() == '\r')) {
+    v.remove_suffix(1);
+  }
+  if (v == "N/A") return {};
+  return v;
+}
+
+// Shapes are written """a,b;c""": after CSV unquoting the value keeps a
+// literal quote at each end.
+std::string_view StripQuotes(std::string_view v) {
+  if (v.size() >= 2 && v.front() == '"' && v.back() == '"') {
+    v = v.substr(1, v.size() - 2);
+  }
+  return v;
+}
+
+std::optional<int64_t> ParseInt(std::string_view v) {
+  if (v.empty() || v.size() > 19) return std::nullopt;
+  int64_t out = 0;
+  for (char c : v) {
+    if (c < '0' || c > '9') return std::nullopt;
+    out = out * 10 + (c - '0');
+  }
+  return out;
+}
+
+// "1736408883704643.212" µs -> ns exactly (no double); digits beyond the
+// ns are truncated. nullopt when not a non-negative decimal or too big.
+std::optional<int64_t> ParseMicrosToNs(std::string_view v) {
+  if (v.empty()) return std::nullopt;
+  size_t dot = v.find('.');
+  std::string_view whole = v.substr(0, dot);
+  std::string_view frac =
+      dot == std::string_view::npos ? std::string_view() : v.substr(dot + 1);
+  // int64 ns holds up to 9223372036854775 µs (16 digits).
+  if (whole.empty() || whole.size() > 16 ||
+      (whole.size() == 16 && whole > "9223372036854774")) {
+    return std::nullopt;
+  }
+  int64_t us = 0;
+  for (char c : whole) {
+    if (c < '0' || c > '9') return std::nullopt;
+    us = us * 10 + (c - '0');
+  }
+  int64_t ns = 0;
+  for (size_t i = 0; i < frac.size(); ++i) {
+    char c = frac[i];
+    if (c < '0' || c > '9') return std::nullopt;
+    if (i < 3) ns = ns * 10 + (c - '0');
+  }
+  for (size_t i = frac.size(); i < 3; ++i) ns *= 10;
+  return us * 1000 + ns;
+}
+
+// Task Type / Accelerator Core / kernel_type -> task kind (ascend.md §1.2,
+// §1.4).
+TaskKind KindOfTaskType(std::string_view t) {
+  if (t == "AI_CORE" || t == "AI_VECTOR_CORE" || t == "MIX_AIC" ||
+      t == "MIX_AIV" || t == "AI_CPU" || t == "DSA_SQE" ||
+      StartsWith(t, "KERNEL_") || t == "HCCL" || t == "COMMUNICATION" ||
+      t == "FFTS_PLUS") {
+    return TaskKind::kCompute;
+  }
+  if (Contains(t, "MEMCPY") || Contains(t, "SDMA") || Contains(t, "DMA") ||
+      Contains(t, "MEMSET")) {
+    return TaskKind::kDataMovement;
+  }
+  if (Contains(t, "EVENT") || Contains(t, "Notify") || Contains(t, "NOTIFY") ||
+      Contains(t, "Write Value") || Contains(t, "WAIT")) {
+    return TaskKind::kSync;
+  }
+  return t.empty() ? TaskKind::kCompute : TaskKind::kOther;
+}
+
+enum class Table : uint8_t { kUnknown, kTasks, kTaskTime, kStatistic };
+
+struct Columns {
+  Table table = Table::kUnknown;
+  int name = -1, type = -1, core = -1, start = -1, dur = -1, stream = -1,
+      task = -1, device = -1, in_shapes = -1, out_shapes = -1;
+};
+
+int Find(const std::vector<std::string>& header,
+         std::initializer_list<std::string_view> names) {
+  for (std::string_view n : names) {
+    for (size_t i = 0; i < header.size(); ++i) {
+      if (Clean(header[i]) == n) return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+Columns MapHeader(const std::vector<std::string>& h) {
+  Columns c;
+  c.name = Find(h, {"Op Name", "Name", "kernel_name"});
+  c.type = Find(h, {"OP Type", "Type", "kernel_type"});
+  c.core = Find(h, {"Task Type", "Accelerator Core"});
+  c.start = Find(h, {"Task Start Time(us)", "Start Time(us)", "Task Start Time",
+                     "task_start(us)"});
+  c.dur = Find(h, {"Task Duration(us)", "Duration(us)", "task_time(us)"});
+  c.stream = Find(h, {"Stream ID", "stream_id"});
+  c.task = Find(h, {"Task ID", "task_id"});
+  c.device = Find(h, {"Device_id"});
+  c.in_shapes = Find(h, {"Input Shapes"});
+  c.out_shapes = Find(h, {"Output Shapes"});
+  if (c.name >= 0 && c.start >= 0 && c.dur >= 0) {
+    c.table = Find(h, {"kernel_name"}) >= 0 ? Table::kTaskTime : Table::kTasks;
+    if (c.table == Table::kTaskTime) c.core = c.type;
+  } else if (Find(h, {"OP Type"}) >= 0 && Find(h, {"Core Type"}) >= 0 &&
+             Find(h, {"Total Time(us)"}) >= 0) {
+    c.table = Table::kStatistic;
+  } else if (Find(h, {"Op Name"}) >= 0 && Find(h, {"Waiting(us)"}) >= 0) {
+    c.table = Table::kStatistic;  // old runtime.db task_time: aggregates
+  }
+  return c;
+}
+
+// RFC 4180 records from chunks: quoted fields with "" escapes and newlines
+// inside quotes, CRLF or LF. A record is handed out with the line it
+// started on.
+class CsvReader : public Reader {
+ public:
+  explicit CsvReader(ImportContext& ctx) : ctx_(ctx) {}
+
+  Status Parse(std::string_view chunk) override {
+    for (char c : chunk) {
+      if (c == '\n') ++line_;
+      if (in_quotes_) {
+        if (quote_pending_) {
+          quote_pending_ = false;
+          if (c == '"') {
+            field_.push_back('"');
+            continue;
+          }
+          in_quotes_ = false;  // closing quote; fall through
+        } else if (c == '"') {
+          quote_pending_ = true;
+          continue;
+        } else {
+          field_.push_back(c);
+          continue;
+        }
+      }
+      if (c == '"' && field_.empty() && !field_started_) {
+        in_quotes_ = true;
+        field_started_ = true;
+        quote_line_ = line_;
+      } else if (c == ',') {
+        EndField();
+      } else if (c == '\n') {
+        EndField();
+        MI_RETURN_IF_ERROR(EndRecord(record_line_));
+        record_line_ = line_;
+      } else if (c == '\r') {
+        // CRLF: dropped; a lone CR inside an unquoted field is too.
+      } else {
+        field_.push_back(c);
+        field_started_ = true;
+      }
+      if (field_.size() > kMaxField) {
+        return MalformedInputError(Where(record_line_) +
+                                   "field longer than 16 MiB; expected a "
+                                   "CANN profiler CSV table");
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status NotifyEndOfFile() override {
+    if (quote_pending_) {
+      quote_pending_ = false;
+      in_quotes_ = false;
+    }
+    if (in_quotes_) {
+      return MalformedInputError(
+          Where(quote_line_) +
+          "quoted field never closed; expected a closing '\"' before the end "
+          "of the file (is the file truncated?)");
+    }
+    if (field_started_ || !fields_.empty()) {
+      EndField();
+      MI_RETURN_IF_ERROR(EndRecord(record_line_));
+    }
+    if (!have_header_) {
+      return MalformedInputError(ctx_.path +
+                                 ": empty file; expected a CANN profiler CSV "
+                                 "table (op_summary / kernel_details)");
+    }
+    if (joined_ + join_missed_ > 0 && join_missed_ > 0) {
+      ctx_.diagnostics->Report(
+          DiagnosticCode::kCsvRowSkipped, {ctx_.path},
+          std::to_string(join_missed_) +
+              " rows matched no timeline task at the same stream and start "
+              "time; their details were not joined");
+    }
+    if (tasks_added_ > 0 && ctx_.trace->dialect() == StringPool::kEmpty) {
+      ctx_.trace->set_dialect(ctx_.trace->strings().Intern("ascend"));
+      ctx_.trace->AddRun({ctx_.trace->strings().Intern("whole trace"),
+                          first_start_, last_end_});
+    }
+    return Status::Ok();
+  }
+
+ private:
+  static constexpr size_t kMaxField = size_t{16} << 20;
+
+  std::string Where(uint64_t line) const {
+    return ctx_.path + ":" + std::to_string(line) + ": ";
+  }
+  void EndField() {
+    fields_.push_back(std::move(field_));
+    field_.clear();
+    field_started_ = false;
+  }
+  Status EndRecord(uint64_t line) {
+    std::vector<std::string> record = std::move(fields_);
+    fields_.clear();
+    if (record.size() == 1 && Clean(record[0]).empty()) return Status::Ok();
+    if (!have_header_) {
+      have_header_ = true;
+      header_size_ = record.size();
+      cols_ = MapHeader(record);
+      if (cols_.table == Table::kUnknown) {
+        return MalformedInputError(
+            Where(line) +
+            "header names no task columns; expected op_summary (Op Name, "
+            "Task Start Time(us), Task Duration(us)), kernel_details (Name, "
+            "Start Time(us), Duration(us)), task_time or op_statistic "
+            "columns, found '" +
+            (record.empty() ? std::string() : record[0].substr(0, 40)) + "'");
+      }
+      PrepareJoin();
+      return Status::Ok();
+    }
+    // Short rows (a real op_summary sample drops its last empty cell) are
+    // padded: missing cells are absent values.
+    if (record.size() < header_size_) record.resize(header_size_);
+    if (record.size() != header_size_) {
+      return MalformedInputError(
+          Where(line) + "row has " + std::to_string(record.size()) +
+          " fields; expected " + std::to_string(header_size_) +
+          " as in the header (an unquoted ',' inside a value?)");
+    }
+    if (cols_.table != Table::kTasks && cols_.table != Table::kTaskTime) {
+      return Status::Ok();  // statistics: recognised, no tasks
+    }
+    return AddRow(record, line);
+  }
+
+  std::string_view Cell(const std::vector<std::string>& r, int col) const {
+    return col < 0 ? std::string_view() : Clean(r[static_cast<size_t>(col)]);
+  }
+
+  void PrepareJoin() {
+    // Join mode when the Trace already has Ascend timeline device tasks.
+    Trace& trace = *ctx_.trace;
+    if (trace.str(trace.dialect()) != "ascend") return;
+    for (uint32_t i = 0; i < trace.task_count(); ++i) {
+      TaskId t(i);
+      const TrackInfo& info = trace.track(trace.task_track(t));
+      if (info.kind != TrackKind::kDeviceStream) continue;
+      join_.emplace(std::pair{info.stream, trace.task_start_ns(t)}, t);
+    }
+    join_mode_ = !join_.empty();
+  }
+
+  Status AddRow(const std::vector<std::string>& r, uint64_t line) {
+    Trace& trace = *ctx_.trace;
+    StringPool& strings = trace.strings();
+    std::string_view name = Cell(r, cols_.name);
+    std::optional<int64_t> start = ParseMicrosToNs(Cell(r, cols_.start));
+    std::optional<int64_t> dur = ParseMicrosToNs(Cell(r, cols_.dur));
+    if (!start || !dur) {
+      ctx_.diagnostics->Report(
+          DiagnosticCode::kCsvRowSkipped, {ctx_.path, line, 0},
+          "row without a numeric start time or duration skipped",
+          std::string(name.substr(0, 80)));
+      return Status::Ok();
+    }
+    std::string_view type = Cell(r, cols_.type);
+    std::string_view core = Cell(r, cols_.core);
+    int64_t stream = ParseInt(Cell(r, cols_.stream)).value_or(-1);
+    std::string_view in_shapes = StripQuotes(Cell(r, cols_.in_shapes));
+    std::string_view out_shapes = StripQuotes(Cell(r, cols_.out_shapes));
+    if (join_mode_) {
+      auto it = join_.find({stream, *start});
+      if (it == join_.end() || trace.str(trace.task_name(it->second)) != name) {
+        ++join_missed_;
+        return Status::Ok();
+      }
+      TaskId t = it->second;
+      ++joined_;
+      if (!type.empty()) trace.SetTaskOpType(t, strings.Intern(type));
+      if (!in_shapes.empty()) trace.SetTaskShapes(t, strings.Intern(in_shapes));
+      if (!out_shapes.empty()) {
+        trace.SetTaskOutputShapes(t, strings.Intern(out_shapes));
+      }
+      return Status::Ok();
+    }
+    int64_t device = ParseInt(Cell(r, cols_.device)).value_or(0);
+    auto key = std::pair{device, stream};
+    auto track_it = tracks_.find(key);
+    if (track_it == tracks_.end()) {
+      TrackInfo info;
+      info.kind = TrackKind::kDeviceStream;
+      info.device =
+          static_cast<int32_t>(std::clamp<int64_t>(device, 0, 1 << 20));
+      info.stream = stream;
+      info.tid = stream;
+      info.process_name = strings.Intern("Ascend Hardware");
+      info.thread_name = strings.Intern(
+          stream >= 0 ? "Stream " + std::to_string(stream) : "Communication");
+      track_it = tracks_.emplace(key, trace.AddTrack(info)).first;
+    }
+    TaskRow row;
+    row.name = strings.Intern(name);
+    row.category = strings.Intern(core);
+    row.kind = KindOfTaskType(core);
+    row.track = track_it->second;
+    row.start_ns = *start;
+    row.duration_ns = *dur;
+    if (!type.empty()) row.op_type = strings.Intern(type);
+    if (row.kind == TaskKind::kCompute && !name.empty()) {
+      row.node_name = row.name;  // op name = GE node name
+    }
+    if (!in_shapes.empty()) row.shapes = strings.Intern(in_shapes);
+    if (!out_shapes.empty()) row.output_shapes = strings.Intern(out_shapes);
+    row.correlation = ParseInt(Cell(r, cols_.task)).value_or(-1);
+    trace.AddTask(row);
+    if (tasks_added_++ == 0) {
+      first_start_ = *start;
+      last_end_ = *start + *dur;
+    }
+    first_start_ = std::min(first_start_, *start);
+    last_end_ = std::max(last_end_, *start + *dur);
+    return Status::Ok();
+  }
+
+  ImportContext& ctx_;
+  uint64_t line_ = 1;
+  uint64_t record_line_ = 1;
+  uint64_t quote_line_ = 1;
+  bool in_quotes_ = false;
+  bool quote_pending_ = false;
+  bool field_started_ = false;
+  std::string field_;
+  std::vector<std::string> fields_;
+  bool have_header_ = false;
+  size_t header_size_ = 0;
+  Columns cols_;
+  std::map<std::pair<int64_t, int64_t>, TrackId> tracks_;
+  bool join_mode_ = false;
+  std::map<std::pair<int64_t, int64_t>, TaskId> join_;
+  uint64_t joined_ = 0;
+  uint64_t join_missed_ = 0;
+  uint64_t tasks_added_ = 0;
+  int64_t first_start_ = 0;
+  int64_t last_end_ = 0;
+};
+
+class AscendCsvImporter : public Importer {
+ public:
+  const ImporterDescriptor& descriptor() const override {
+    static const ImporterDescriptor d{
+        "ascend_csv", {".csv"}, 5, ContentKind::kTrace};
+    return d;
+  }
+  int Sniff(std::string_view head, std::string_view) const override {
+    std::string_view first = head.substr(0, head.find('\n'));
+    if (StartsWith(first, "\xEF\xBB\xBF")) first.remove_prefix(3);
+    bool tasks =
+        (Contains(first, "Op Name") || Contains(first, "Name,")) &&
+        (Contains(first, "Start Time") || Contains(first, "task_start")) &&
+        (Contains(first, "Duration(us)") || Contains(first, "task_time"));
+    bool stats = Contains(first, "OP Type,Core Type,Count,Total Time(us)");
+    bool task_time = Contains(first, "kernel_name,kernel_type,stream_id");
+    return tasks || stats || task_time ? 90 : 0;
+  }
+
+ protected:
+  std::unique_ptr<Reader> CreateReader(ImportContext& ctx) const override {
+    return std::make_unique<CsvReader>(ctx);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Importer> CreateAscendCsvImporter() {
+  return std::make_unique<AscendCsvImporter>();
+}
+
+Status ImportAscendCsvFromBuffer(std::string_view data, ImportContext& ctx,
+                                 size_t chunk_size) {
+  if (ctx.path.empty()) ctx.path = "<buffer>";
+  CsvReader reader(ctx);
+  if (chunk_size == 0) chunk_size = std::max<size_t>(1, data.size() / 3 + 1);
+  for (size_t i = 0; i < data.size(); i += chunk_size) {
+    MI_RETURN_IF_ERROR(reader.Parse(data.substr(i, chunk_size)));
+  }
+  return reader.NotifyEndOfFile();
+}
+
+}  // namespace mi::importers

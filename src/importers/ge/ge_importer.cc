@@ -1,0 +1,462 @@
+// GE graph dumps (ge_proto_*.txt: protobuf text of ModelDef) and ATC JSON
+// (`atc --mode=1` / `--mode=5` output: the same ModelDef as JSON with maps as
+// [{key, value}] arrays, enums as names or numbers and floats as strings).
+// Both become a ge_ir::ModelDef (our subset schema) and go through one
+// converter.
+
+#include "importers/ge/ge_importer.h"
+
+#include <cctype>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+#include <nlohmann/json.hpp>
+
+#include "importers/ge/ge_ir_subset.pb.h"
+#include "importers/ge/ge_model_converter.h"
+#include "io/chunk_reader.h"
+
+namespace mi::importers {
+namespace {
+
+// Keeps the parser's first error with its place; warnings (unknown fields,
+// which we skip on purpose) are counted, not reported.
+class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    if (!has_error) {
+      has_error = true;
+      this->line = line + 1;
+      this->column = column + 1;
+      this->message = message;
+    }
+  }
+  void AddWarning(int, google::protobuf::io::ColumnNumber,
+                  const std::string&) override {
+    ++warnings;
+  }
+  bool has_error = false;
+  int line = 0, column = 0;
+  std::string message;
+  uint64_t warnings = 0;
+};
+
+// Text nesting deeper than this is rejected before parsing (the protobuf
+// parser recurses per message level).
+constexpr int kMaxBraceDepth = 100;
+
+int MaxBraceDepth(std::string_view s, size_t* deepest_at) {
+  int depth = 0, max_depth = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '"' || c == '\'') {
+      for (++i; i < s.size() && s[i] != c; ++i) {
+        if (s[i] == '\\') ++i;
+      }
+    } else if (c == '#') {
+      while (i < s.size() && s[i] != '\n') ++i;
+    } else if (c == '{' || c == '<') {
+      if (++depth > max_depth) {
+        max_depth = depth;
+        *deepest_at = i;
+      }
+    } else if ((c == '}' || c == '>') && depth > 0) {
+      --depth;
+    }
+  }
+  return max_depth;
+}
+
+void LineColumn(std::string_view s, size_t offset, uint64_t* line,
+                uint64_t* column) {
+  *line = 1;
+  *column = 1;
+  for (size_t i = 0; i < offset && i < s.size(); ++i) {
+    if (s[i] == '\n') {
+      ++*line;
+      *column = 1;
+    } else {
+      ++*column;
+    }
+  }
+}
+
+bool IsTextHead(std::string_view head) {
+  for (char c : head) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 && c != '\n' && c != '\r' && c != '\t') return false;
+  }
+  return true;
+}
+
+std::string_view SkipSpace(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  return s.substr(i);
+}
+
+std::string FileName(std::string_view path) {
+  size_t slash = path.find_last_of('/');
+  return std::string(slash == std::string_view::npos ? path
+                                                     : path.substr(slash + 1));
+}
+
+// ---------------------------------------------------------------- text
+
+class GeProtoTextImporter : public Importer {
+ public:
+  const ImporterDescriptor& descriptor() const override {
+    static const ImporterDescriptor* const kDescriptor = new ImporterDescriptor{
+        "ge_proto_text", {".txt"}, 4, ContentKind::kGraph};
+    return *kDescriptor;
+  }
+
+  int Sniff(std::string_view head, std::string_view path) const override {
+    head = head.substr(0, kSniffLookahead);
+    if (!IsTextHead(head)) return 0;
+    std::string_view body = SkipSpace(head);
+    bool named = FileName(path).rfind("ge_proto_", 0) == 0;
+    bool graph_first =
+        body.rfind("graph {", 0) == 0 || body.rfind("graph{", 0) == 0;
+    bool model_first = body.rfind("name:", 0) == 0 &&
+                       head.find("\ngraph {") != std::string_view::npos;
+    bool has_op = head.find("op {") != std::string_view::npos;
+    if ((graph_first || model_first) && has_op) return named ? 95 : 75;
+    if (named && (graph_first || model_first)) return 70;
+    return 0;
+  }
+
+  Status Import(ImportContext& ctx) const override {
+    MI_ASSIGN_OR_RETURN(std::string text, io::ReadDecompressedFile(ctx.path));
+    return ImportGeProtoTextFromBuffer(text, ctx);
+  }
+};
+
+// ---------------------------------------------------------------- JSON
+
+// Fills `out` (a ge_ir message) from Pb2Json's JSON: maps are arrays of
+// {key, value}, enums names or numbers, numbers possibly strings.
+class JsonToGe {
+ public:
+  explicit JsonToGe(std::string path) : path_(std::move(path)) {}
+
+  Status Model(const nlohmann::json& j, ge_ir::ModelDef* out) {
+    if (!j.is_object()) return Error("the top level", "an object");
+    out->set_name(Str(j, "name"));
+    for (const auto& g : Array(j, "graph")) {
+      MI_RETURN_IF_ERROR(Graph(g, out->add_graph()));
+    }
+    return Attrs(j, "attr", out->mutable_attr());
+  }
+
+ private:
+  Status Error(std::string_view where, std::string_view expected) const {
+    return MalformedInputError(fmt::format(
+        "{}: ATC JSON: {} is not {}; expected the output of `atc --mode=1` "
+        "or `--mode=5`",
+        path_, where, expected));
+  }
+
+  static const nlohmann::json& Array(const nlohmann::json& j,
+                                     std::string_view key) {
+    static const nlohmann::json kEmpty = nlohmann::json::array();
+    auto it = j.find(key);
+    return it != j.end() && it->is_array() ? *it : kEmpty;
+  }
+  static std::string Str(const nlohmann::json& j, std::string_view key) {
+    auto it = j.find(key);
+    if (it == j.end()) return {};
+    if (it->is_string()) return it->get<std::string>();
+    if (it->is_number()) return it->dump();
+    return {};
+  }
+  static int64_t Int(const nlohmann::json& v) {
+    if (v.is_number_integer()) return v.get<int64_t>();
+    if (v.is_number()) return static_cast<int64_t>(v.get<double>());
+    if (v.is_string()) {
+      const std::string& s = v.get_ref<const std::string&>();
+      return std::strtoll(s.c_str(), nullptr, 10);
+    }
+    if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
+    return 0;
+  }
+  static double Float(const nlohmann::json& v) {
+    if (v.is_number()) return v.get<double>();
+    if (v.is_string()) {
+      return std::strtod(v.get_ref<const std::string&>().c_str(), nullptr);
+    }
+    return 0;
+  }
+  static bool Bool(const nlohmann::json& v) {
+    if (v.is_boolean()) return v.get<bool>();
+    if (v.is_string()) return v.get<std::string>() == "true";
+    return Int(v) != 0;
+  }
+  static int DataTypeOf(const nlohmann::json& v) {
+    if (v.is_string()) {
+      ge_ir::DataType dt = ge_ir::DT_UNDEFINED;
+      if (ge_ir::DataType_Parse(v.get<std::string>(), &dt)) return dt;
+      return static_cast<int>(Int(v));
+    }
+    return static_cast<int>(Int(v));
+  }
+
+  Status Graph(const nlohmann::json& j, ge_ir::GraphDef* out) {
+    if (!j.is_object()) return Error("a graph", "an object");
+    out->set_name(Str(j, "name"));
+    for (const auto& s : Array(j, "input")) {
+      if (s.is_string()) out->add_input(s.get<std::string>());
+    }
+    for (const auto& s : Array(j, "output")) {
+      if (s.is_string()) out->add_output(s.get<std::string>());
+    }
+    for (const auto& op : Array(j, "op")) {
+      MI_RETURN_IF_ERROR(Op(op, out->add_op()));
+    }
+    return Attrs(j, "attr", out->mutable_attr());
+  }
+
+  Status Op(const nlohmann::json& j, ge_ir::OpDef* out) {
+    if (!j.is_object()) {
+      return Error(fmt::format("an op of graph op list"), "an object");
+    }
+    out->set_name(Str(j, "name"));
+    out->set_type(Str(j, "type"));
+    if (j.contains("id")) out->set_id(Int(j["id"]));
+    if (j.contains("stream_id")) out->set_stream_id(Int(j["stream_id"]));
+    for (const auto& s : Array(j, "input")) {
+      if (s.is_string()) out->add_input(s.get<std::string>());
+    }
+    for (const auto& s : Array(j, "subgraph_name")) {
+      if (s.is_string()) out->add_subgraph_name(s.get<std::string>());
+    }
+    for (const auto& d : Array(j, "input_desc")) {
+      MI_RETURN_IF_ERROR(Desc(d, out->add_input_desc()));
+    }
+    for (const auto& d : Array(j, "output_desc")) {
+      MI_RETURN_IF_ERROR(Desc(d, out->add_output_desc()));
+    }
+    return Attrs(j, "attr", out->mutable_attr());
+  }
+
+  Status Desc(const nlohmann::json& j, ge_ir::TensorDescriptor* out) {
+    if (!j.is_object()) return Error("a tensor descriptor", "an object");
+    out->set_name(Str(j, "name"));
+    if (j.contains("dtype")) {
+      int dt = DataTypeOf(j["dtype"]);
+      out->set_dtype(ge_ir::DataType_IsValid(dt)
+                         ? static_cast<ge_ir::DataType>(dt)
+                         : ge_ir::DT_UNDEFINED);
+    }
+    out->set_layout(Str(j, "layout"));
+    out->set_device_type(Str(j, "device_type"));
+    auto shape = j.find("shape");
+    if (shape != j.end() && shape->is_object()) {
+      ge_ir::ShapeDef* s = out->mutable_shape();
+      for (const auto& d : Array(*shape, "dim")) s->add_dim(Int(d));
+    }
+    return Attrs(j, "attr", out->mutable_attr());
+  }
+
+  template <typename Map>
+  Status Attrs(const nlohmann::json& j, std::string_view key, Map* out) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return Status::Ok();
+    if (it->is_object()) {  // a plain object map, in case a writer uses one
+      for (const auto& [k, v] : it->items()) {
+        MI_RETURN_IF_ERROR(Attr(v, &(*out)[k], 0));
+      }
+      return Status::Ok();
+    }
+    if (!it->is_array()) return Error(fmt::format("'{}'", key), "an array");
+    for (const auto& entry : *it) {
+      if (!entry.is_object() || !entry.contains("key")) {
+        return Error(fmt::format("an entry of '{}'", key),
+                     "a {\"key\", \"value\"} object");
+      }
+      std::string k = Str(entry, "key");
+      auto v = entry.find("value");
+      if (v == entry.end() || v->is_null()) continue;
+      MI_RETURN_IF_ERROR(Attr(*v, &(*out)[k], 0));
+    }
+    return Status::Ok();
+  }
+
+  Status Attr(const nlohmann::json& j, ge_ir::AttrDef* out, int depth) {
+    if (depth > 32) return Error("an attribute", "nested less than 32 deep");
+    if (!j.is_object()) return Status::Ok();  // null or odd: no value
+    if (j.contains("s")) {
+      out->set_s(Str(j, "s"));
+    } else if (j.contains("i")) {
+      out->set_i(Int(j["i"]));
+    } else if (j.contains("f")) {
+      out->set_f(static_cast<float>(Float(j["f"])));
+    } else if (j.contains("b")) {
+      out->set_b(Bool(j["b"]));
+    } else if (j.contains("dt")) {
+      out->set_dt(DataTypeOf(j["dt"]));
+    } else if (j.contains("list")) {
+      const nlohmann::json& l = j["list"];
+      ge_ir::AttrDef::ListValue* list = out->mutable_list();
+      if (l.is_object()) {
+        for (const auto& v : Array(l, "s")) {
+          list->add_s(v.is_string() ? v.get<std::string>() : v.dump());
+        }
+        for (const auto& v : Array(l, "i")) list->add_i(Int(v));
+        for (const auto& v : Array(l, "f")) {
+          list->add_f(static_cast<float>(Float(v)));
+        }
+        for (const auto& v : Array(l, "b")) list->add_b(Bool(v));
+        for (const auto& v : Array(l, "dt")) list->add_dt(DataTypeOf(v));
+        for (const auto& v : Array(l, "td")) {
+          MI_RETURN_IF_ERROR(Desc(v, list->add_td()));
+        }
+      }
+    } else if (j.contains("td")) {
+      MI_RETURN_IF_ERROR(Desc(j["td"], out->mutable_td()));
+    } else if (j.contains("t")) {
+      const nlohmann::json& t = j["t"];
+      if (t.is_object() && t.contains("desc")) {
+        MI_RETURN_IF_ERROR(Desc(t["desc"], out->mutable_t()->mutable_desc()));
+      } else {
+        out->mutable_t();
+      }
+    } else if (j.contains("g")) {
+      const nlohmann::json& g = j["g"];
+      out->mutable_g()->set_name(g.is_object() ? Str(g, "name") : "");
+    } else if (j.contains("func")) {
+      const nlohmann::json& f = j["func"];
+      out->mutable_func()->set_name(f.is_object() ? Str(f, "name") : "");
+    }
+    return Status::Ok();
+  }
+
+  std::string path_;
+};
+
+class AtcJsonImporter : public Importer {
+ public:
+  const ImporterDescriptor& descriptor() const override {
+    static const ImporterDescriptor* const kDescriptor = new ImporterDescriptor{
+        "atc_json", {".om.json"}, 3, ContentKind::kGraph};
+    return *kDescriptor;
+  }
+
+  int Sniff(std::string_view head, std::string_view path) const override {
+    std::string_view body = SkipSpace(head.substr(0, kSniffLookahead));
+    if (body.empty() || body[0] != '{') return 0;
+    // ATC writes the model's keys first: name, version, attr, graph; GE
+    // model attrs (atc_cmdline, soc_version, ...) or op descs follow.
+    bool ge_keys = head.find("\"graph\"") != std::string_view::npos ||
+                   head.find("\"op\"") != std::string_view::npos;
+    bool atc_marks =
+        head.find("atc_cmdline") != std::string_view::npos ||
+        head.find("soc_version") != std::string_view::npos ||
+        head.find("\"input_desc\"") != std::string_view::npos ||
+        head.find("_datadump_original_op_names") != std::string_view::npos ||
+        head.find("VT_LIST_") != std::string_view::npos;
+    bool named = EndsWith(path, ".om.json");
+    // A big model's attr list (task_index_op_name) can fill the whole head
+    // before "graph" appears: the attr-first shape with GE marks suffices.
+    bool attr_first = body.rfind("{\"attr\"", 0) == 0 &&
+                      head.find("\"key\"") != std::string_view::npos;
+    if ((ge_keys || attr_first) && atc_marks) return named ? 95 : 85;
+    if (named && ge_keys) return 70;
+    return 0;
+  }
+
+  Status Import(ImportContext& ctx) const override {
+    MI_ASSIGN_OR_RETURN(std::string text, io::ReadDecompressedFile(ctx.path));
+    return ImportAtcJsonFromBuffer(text, ctx);
+  }
+};
+
+}  // namespace
+
+Status ImportGeProtoTextFromBuffer(std::string_view text, ImportContext& ctx) {
+  std::string_view body = SkipSpace(text);
+  if (body.empty()) {
+    return MalformedInputError(fmt::format(
+        "{}:1:1: empty file; expected a GE graph dump (protobuf text of "
+        "ge.proto.ModelDef: 'graph {{ op {{ ... }} }}')",
+        ctx.path));
+  }
+  size_t deepest_at = 0;
+  if (MaxBraceDepth(text, &deepest_at) > kMaxBraceDepth) {
+    uint64_t line = 0, column = 0;
+    LineColumn(text, deepest_at, &line, &column);
+    return MalformedInputError(
+        fmt::format("{}:{}:{}: braces nested too deeply; expected at most {} "
+                    "levels, found more",
+                    ctx.path, line, column, kMaxBraceDepth));
+  }
+  ge_ir::ModelDef model;
+  google::protobuf::TextFormat::Parser parser;
+  FirstErrorCollector errors;
+  parser.RecordErrorsTo(&errors);
+  // Fields our subset schema leaves out (attr_groups, workspace, ...) are
+  // skipped; they are not errors.
+  parser.AllowUnknownField(true);
+  parser.AllowUnknownExtension(true);
+  google::protobuf::io::ArrayInputStream input(
+      text.data(), static_cast<int>(std::min<size_t>(text.size(), INT32_MAX)));
+  if (!parser.Parse(&input, &model) || errors.has_error) {
+    std::string what = errors.message.empty() ? "syntax error" : errors.message;
+    while (!what.empty() && (what.back() == '.' || what.back() == '\n')) {
+      what.pop_back();
+    }
+    if (!what.empty()) {
+      what[0] =
+          static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
+    }
+    return MalformedInputError(
+        fmt::format("{}:{}:{}: {}; expected protobuf text of ge.proto.ModelDef",
+                    ctx.path, errors.line, errors.column, what));
+  }
+  if (errors.warnings > 0 && ctx.diagnostics != nullptr) {
+    ctx.diagnostics->Report(
+        DiagnosticCode::kUnknownFieldSkipped, {ctx.path},
+        fmt::format("{} fields not read by model-inspector skipped",
+                    errors.warnings));
+  }
+  ge::DumpFileName name = ge::ParseDumpFileName(ctx.path);
+  return ge::ConvertGeModel(model, name.stage, ctx);
+}
+
+Status ImportAtcJsonFromBuffer(std::string_view text, ImportContext& ctx) {
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded()) {
+    // Locate the error: parse again with exceptions for the byte offset.
+    size_t byte = 0;
+    try {
+      nlohmann::json again = nlohmann::json::parse(text);
+      (void)again;
+    } catch (const nlohmann::json::parse_error& e) {
+      byte = e.byte;
+    }
+    uint64_t line = 0, column = 0;
+    LineColumn(text, byte > 0 ? byte - 1 : 0, &line, &column);
+    return MalformedInputError(fmt::format(
+        "{}:{}:{}: not valid JSON; expected the ATC model JSON of `atc "
+        "--mode=1` or `--mode=5`",
+        ctx.path, line, column));
+  }
+  ge_ir::ModelDef model;
+  MI_RETURN_IF_ERROR(JsonToGe(ctx.path).Model(doc, &model));
+  return ge::ConvertGeModel(model, "", ctx);
+}
+
+std::unique_ptr<Importer> CreateGeProtoTextImporter() {
+  return std::make_unique<GeProtoTextImporter>();
+}
+
+std::unique_ptr<Importer> CreateAtcJsonImporter() {
+  return std::make_unique<AtcJsonImporter>();
+}
+
+}  // namespace mi::importers

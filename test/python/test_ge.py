@@ -1,0 +1,93 @@
+"""CANN GraphEngine graphs end to end: GE graph dumps (ge_proto text) and ATC
+JSON load through the CLI, validate against the dump schemas, and fused_from
+follows what GE declares in _datadump_original_op_names."""
+import json
+import re
+
+import jsonschema
+import pytest
+
+from conftest import FIXTURES, SCHEMAS, SHARED_SAMPLES, run
+
+GE_RUN = FIXTURES / "ge" / "resnet_block"
+GE_SAMPLE = SHARED_SAMPLES / "ascend" / "ge_graph_dumps" / "ge_proto_00046_afterUBMatch.txt"
+ATC_SAMPLE = SHARED_SAMPLES / "ascend" / "atc_om_json" / "test.om.json"
+
+
+def export(tmp_path, *inputs):
+    run("export", "--quiet", *inputs, "--out", tmp_path)
+    docs = {name: json.loads((tmp_path / f"{name}.json").read_text())
+            for name in ("graph", "trace", "summary")}
+    for name, doc in docs.items():
+        schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+        jsonschema.Draft202012Validator(schema).validate(doc)
+    return docs
+
+
+def declared_origins(path):
+    """Op name -> _datadump_original_op_names, read from the dump text
+    independently of model-inspector."""
+    text = path.read_text()
+    out = {}
+    for op in re.finditer(r'\n  op \{\n    name: "([^"]+)"(.*?)\n  \}', text, re.S):
+        body = op.group(2)
+        m = re.search(r'key: "_datadump_original_op_names"\s*value \{\s*list \{(.*?)val_type',
+                      body, re.S)
+        if m:
+            out[op.group(1)] = re.findall(r's: "([^"]*)"', m.group(1))
+    return out
+
+
+def test_stages_of_one_run_link_by_declared_origins(tmp_path):
+    docs = export(tmp_path, GE_RUN)
+    graph = docs["graph"]
+    levels = {g["graph_id"]: g["layer_level"] for g in graph["graphs"]}
+    assert sorted(levels.values()) == ["compiled", "framework"]
+    nodes = {n["node_id"]: n for n in graph["nodes"]}
+    compiled = {n["name"]: n for n in graph["nodes"] if n["layer_level"] == "compiled"}
+    build = declared_origins(GE_RUN / "ge_proto_00000120_graph_1_Build.txt")
+    assert build["conv1"] == ["scale_conv1", "conv1", "bn_conv1"]
+    for name, origins in build.items():
+        node = compiled[name]
+        assert [nodes[i]["name"] for i in node["fused_from"]] == origins
+        assert node.get("origin_names", []) == origins
+        assert node["match"] == ("declared" if origins else "inserted")
+    assert compiled["trans_TransData_0"]["status"] == "inserted"
+    # NC1HWC0 and the framework's format and shape ride on the tensors.
+    out = compiled["trans_TransData_0"]["outputs"][0]
+    assert out["layout"] == "NC1HWC0" and out["origin_layout"] == "NCHW"
+    assert out["origin_shape"] == "[1,3,224,224]" and out["shape"] == [1, 1, 224, 224, 16]
+    framework = [n for n in graph["nodes"] if n["layer_level"] == "framework"]
+    bn = next(n for n in framework if n["name"] == "bn_conv1")
+    assert [nodes[i]["name"] for i in bn["fused_into"]] == ["conv1"]
+
+
+def test_real_dump_sample_keeps_every_declared_origin(tmp_path):
+    if not GE_SAMPLE.exists():
+        pytest.skip("shared sample missing")
+    docs = export(tmp_path, GE_SAMPLE)
+    declared = declared_origins(GE_SAMPLE)
+    assert len(declared) > 20
+    got = {n["name"]: n.get("origin_names", []) for n in docs["graph"]["nodes"]}
+    for name, origins in declared.items():
+        assert got[name] == origins, name
+
+
+def test_atc_json_sample_loads(tmp_path):
+    if not ATC_SAMPLE.exists():
+        pytest.skip("shared sample missing")
+    docs = export(tmp_path, ATC_SAMPLE)
+    doc = json.loads(ATC_SAMPLE.read_text())
+    ops = doc["graph"][0]["op"]
+    names = {n["name"] for n in docs["graph"]["nodes"]}
+    assert {op["name"] for op in ops} <= names
+    with_layout = [v for n in docs["graph"]["nodes"] for v in n["outputs"] if v.get("layout")]
+    assert len(with_layout) > 50
+
+
+def test_bad_dump_names_line_and_column(tmp_path):
+    bad = tmp_path / "ge_proto_00000001_graph_1_Build.txt"
+    bad.write_text('graph {\n  op {\n    name: "a"\n    type: \n  }\n}\n')
+    proc = run("summary", bad, check=False)
+    assert proc.returncode == 4
+    assert f"{bad}:5:" in proc.stderr, proc.stderr
