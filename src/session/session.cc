@@ -299,6 +299,14 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
       framework_roots.empty() ? GraphId::Invalid() : framework_roots[0];
   impl->compiled =
       compiled_roots.empty() ? GraphId::Invalid() : compiled_roots[0];
+  // A directory of GE dump stages: the Build exit graph is the compiled
+  // level (the earliest stage, first in load order, is the framework one).
+  for (GraphId g : compiled_roots) {
+    if (model.str(model.graph(g).producer) == "GE Build") {
+      impl->compiled = g;
+      break;
+    }
+  }
   model.BuildIndexes();
   impl->links =
       linker::Link(model, &impl->trace, {impl->framework, impl->compiled},
