@@ -14,8 +14,11 @@ export interface NodeDetails {
   id: number; name: string; op_type: string; domain: string; scope: string;
   attributes: Attribute[]; inputs: ValueInfo[]; outputs: ValueInfo[];
   status: string; fused_from: NodeRef[]; fused_into: NodeRef | null;
-  tasks: TaskInfo[]; task_count?: number;
+  tasks: TaskInfo[]; task_count?: number; task_total_ns?: number;
+  /** ONNX operator documentation, when the ONNX library has the op (null otherwise; absent from older servers). */
+  doc?: OpDoc | null;
 }
+export interface OpDoc { domain: string; since_version: number; summary: string }
 export type SearchMode = 'text' | 'glob' | 'regex' | 'op';
 export interface SearchResult { matches: NodeRef[]; total: number }
 export type Grouping = 'scopes' | 'fusion' | 'none';
@@ -23,6 +26,8 @@ export type Grouping = 'scopes' | 'fusion' | 'none';
 export interface LayoutRequest {
   run: number; level: string; grouping: Grouping; direction: 'tb' | 'lr';
   maxItems: number; expand: number[]; collapse: number[];
+  /** Expand the groups on the path to this model node (server side). */
+  reveal?: number | null;
 }
 
 /** An API failure: HTTP status and the server's message. */
@@ -81,6 +86,7 @@ export class Api {
     p.set('direction', q.direction);
     if (q.expand.length) p.set('expand', q.expand.join(','));
     if (q.collapse.length) p.set('collapse', q.collapse.join(','));
+    if (q.reveal !== undefined && q.reveal !== null) p.set('reveal', String(q.reveal));
     return `/api/runs/${q.run}/levels/${encodeURIComponent(q.level)}/layout?${p}`;
   }
 
@@ -91,6 +97,11 @@ export class Api {
 
   node(run: number, level: string, node: number): Promise<NodeDetails> {
     return this.json(`/api/runs/${run}/levels/${encodeURIComponent(level)}/nodes/${node}`);
+  }
+
+  /** Model Explorer export of a level: 'graph' (graph JSON) or 'node-data' (our per-node times). */
+  async exportModelExplorer(run: number, level: string, what: 'graph' | 'node-data'): Promise<Blob> {
+    return (await this.get(`/api/runs/${run}/levels/${encodeURIComponent(level)}/export/model-explorer-${what}`)).blob();
   }
 
   search(run: number, level: string, q: string, mode: SearchMode): Promise<SearchResult> {

@@ -1,23 +1,21 @@
-// The application: owns the view state (run, level, grouping, expanded and
-// collapsed groups, selected node; mirrored in the URL hash), loads layouts
-// from the server, and wires the canvas, camera, minimap, search, details
-// and legend together. Drawing is on demand (one requestAnimationFrame per
-// change), never a continuous loop.
+// The application: the panes (one, or two side by side in compare mode), the
+// panels (details, search, legend), the toolbar, and the view state of the
+// main pane mirrored in the URL hash. Each pane owns its canvas, camera and
+// layout state (pane.ts); the app links their selections: selecting a
+// compiled node highlights its fused_from nodes in the other pane, selecting
+// a framework node its fused_into node. Drawing is on demand.
 
-import { Api, type Grouping, type RunInfo } from './api';
-import { attachCameraInput, Camera } from './camera';
+import { Api, type Grouping, type NodeDetails, type RunInfo } from './api';
 import { DetailsPanel } from './details_panel';
-import { decodeLayout, graphNodeCount, ItemKind, kGroupExpanded, kNone, type Layout } from './layout_binary';
-import { renderLegend } from './legend';
-import { Minimap } from './minimap';
-import { Canvas2DRenderer } from './renderer_canvas2d';
-import { createWebGLRenderer } from './renderer_webgl';
-import type { Renderer } from './renderer';
-import { Scene } from './scene';
+import { canvasPng, download, sceneSvg } from './export';
+import { decodeLayout, ItemKind, kGroupExpanded } from './layout_binary';
+import { renderHeatLegend, renderLegend, renderStatusLegend } from './legend';
+import { Pane, type PaneHost } from './pane';
+import type { ColorMode } from './scene';
 import { Search } from './search';
 import { formatHash, parseHash, type ViewState } from './url_state';
 
-export const kDefaultMaxItems = 2000;
+export { kDefaultMaxItems } from './pane';
 
 function $(id: string): HTMLElement {
   const e = document.getElementById(id);
@@ -25,78 +23,96 @@ function $(id: string): HTMLElement {
   return e;
 }
 
-export class App {
+export class App implements PaneHost {
   readonly api = new Api();
-  readonly cam = new Camera();
-  readonly renderer: Renderer;
-  state: ViewState;
   runs: RunInfo[] = [];
-  scene: Scene | null = null;
-  /** Model NodeId → layout node index (graph nodes only) of the current layout. */
-  private nodeIndex = new Map<number, number>();
-  private matchIds: number[] = [];
-  private selectedItem = -1;
-  private selectedGroup = -1;
-  private readonly perLevel = new Map<string, { expand: number[]; collapse: number[] }>();
-  private loadSeq = 0;
-  private pendingFrame = false;
-  private readonly canvas = $('graph') as HTMLCanvasElement;
-  private readonly minimap: Minimap;
+  readonly panes: Pane[] = [];
+  /** The pane the details, search, legend and export act on. */
+  active = 0;
+  comparing = false;
+  sync = true;
   private readonly details: DetailsPanel;
   private readonly search: Search;
-  private fileMode = false;
+  private readonly forceCanvas: boolean;
+  private detailsSeq = 0;
+  /** Details of the last selected node per pane (compare-mode links). */
+  lastDetails: (NodeDetails | null)[] = [null, null];
   // For tests and the benchmark (window.__mi).
-  renderCount = 0;
-  layoutCount = 0;
-  lastLoadMs = { fetch: 0, scene: 0 };
-  firstRenderAt = 0;
+  linkSeq = 0;
 
   constructor() {
-    this.state = parseHash(location.hash);
-    const forceCanvas = new URLSearchParams(location.search).get('renderer') === 'canvas2d';
-    this.renderer = (!forceCanvas && createWebGLRenderer(this.canvas)) || new Canvas2DRenderer(this.canvas);
-    document.body.dataset.renderer = this.renderer.kind;
-    this.minimap = new Minimap($('minimap') as HTMLCanvasElement, this.cam);
+    this.forceCanvas = new URLSearchParams(location.search).get('renderer') === 'canvas2d';
+    const main = new Pane($('graph') as HTMLCanvasElement, $('minimap') as HTMLCanvasElement, this, parseHash(location.hash), this.forceCanvas);
+    main.onRendered = () => { document.body.dataset.rendered = String(main.renderCount); };
+    this.panes.push(main);
+    document.body.dataset.renderer = main.renderer.kind;
     this.details = new DetailsPanel($('details'), { openNode: (level, id) => void this.openNode(level, id) });
     this.details.clear();
     this.search = new Search($('search') as HTMLInputElement, $('search-mode') as HTMLSelectElement, $('results'), {
       api: this.api,
-      run: () => this.state.run,
-      level: () => this.state.level,
+      run: () => this.pane.state.run,
+      level: () => this.pane.state.level,
       pick: (id) => void this.revealAndSelect(id),
-      matched: (ids) => { this.matchIds = ids; this.updateHighlights(); },
+      matched: (ids) => { this.pane.matchIds = ids; this.pane.updateHighlights(); },
       error: (m) => this.banner(m),
-    });
-    this.cam.onChange(() => this.requestRender());
-    attachCameraInput(this.canvas, this.cam, {
-      fit: () => this.fit(),
-      onClick: (sx, sy) => this.click(sx, sy),
-      onDoubleClick: (sx, sy) => void this.doubleClick(sx, sy),
     });
     new ResizeObserver(() => this.resize()).observe($('view'));
     this.resize();
-    $('fit').addEventListener('click', () => this.fit());
+    $('fit').addEventListener('click', () => this.pane.fit());
     ($('run') as HTMLSelectElement).addEventListener('change', (e) => {
       const run = parseInt((e.target as HTMLSelectElement).value, 10);
-      this.perLevel.clear();
-      this.state = { ...this.state, run, level: this.runs[run]?.levels[0] ?? 'framework', expand: [], collapse: [], node: null };
-      void this.reload(true);
+      main.resetFolding();
+      main.state = { ...main.state, run, level: this.runs[run]?.levels[0] ?? 'framework', expand: [], collapse: [], node: null };
+      void this.reloadMain(true);
     });
     ($('grouping') as HTMLSelectElement).addEventListener('change', (e) => {
-      this.perLevel.clear();
-      this.state = { ...this.state, grouping: (e.target as HTMLSelectElement).value as Grouping, expand: [], collapse: [] };
-      void this.reload(true);
+      const grouping = (e.target as HTMLSelectElement).value as Grouping;
+      for (const p of this.panes) {
+        p.resetFolding();
+        p.state = { ...p.state, grouping, expand: [], collapse: [] };
+      }
+      void this.reloadMain(true);
+      if (this.comparing) void this.panes[1].reload(true);
     });
+    ($('color-by') as HTMLSelectElement).addEventListener('change', (e) => this.setColorMode((e.target as HTMLSelectElement).value as ColorMode));
+    ($('lineage') as HTMLInputElement).addEventListener('change', (e) => this.setLineage((e.target as HTMLInputElement).checked));
+    $('compare').addEventListener('click', () => void this.setCompare(!this.comparing));
+    ($('sync') as HTMLInputElement).addEventListener('change', (e) => { this.sync = (e.target as HTMLInputElement).checked; });
+    ($('pane1-level') as HTMLSelectElement).addEventListener('change', (e) => {
+      const [run, level] = (e.target as HTMLSelectElement).value.split(':');
+      void this.panes[1]?.switchLevel(level, parseInt(run, 10)).then(() => this.relink());
+    });
+    $('export-png').addEventListener('click', () => void this.exportPng().then((b) => download(b, this.exportName('png'))));
+    $('export-svg').addEventListener('click', () => download(new Blob([this.exportSvg()], { type: 'image/svg+xml' }), this.exportName('svg')));
+    $('export-me-graph').addEventListener('click', () => void this.downloadModelExplorer('graph'));
+    $('export-me-data').addEventListener('click', () => void this.downloadModelExplorer('node-data'));
     ($('file') as HTMLInputElement).addEventListener('change', (e) => {
       const f = (e.target as HTMLInputElement).files?.[0];
       if (f) void this.openFile(f);
     });
     window.addEventListener('hashchange', () => {
-      if (location.hash === formatHash(this.state)) return;
-      this.state = parseHash(location.hash);
-      void this.reload(true);
+      if (location.hash === formatHash(main.state)) return;
+      main.state = parseHash(location.hash);
+      void this.reloadMain(true);
     });
   }
+
+  // ---- the main pane, as the first slice's API (tests and bench use these) ----
+  get pane(): Pane { return this.panes[this.active] ?? this.panes[0]; }
+  get main(): Pane { return this.panes[0]; }
+  get cam() { return this.main.cam; }
+  get scene() { return this.main.scene; }
+  get state(): ViewState { return this.main.state; }
+  get renderer() { return this.main.renderer; }
+  get canvas(): HTMLCanvasElement { return this.main.canvas; }
+  get layoutCount(): number { return this.main.layoutCount; }
+  get renderCount(): number { return this.main.renderCount; }
+  get firstRenderAt(): number { return this.main.firstRenderAt; }
+  get lastLoadMs() { return this.main.lastLoadMs; }
+  itemOfNode(id: number): number { return this.main.itemOfNode(id); }
+  isExpanded(g: number): boolean { return this.main.isExpanded(g); }
+  fit(): void { this.main.fit(); }
+  rendererFrameMs(): number { return (this.main.renderer as unknown as { lastFrameMs: number }).lastFrameMs; }
 
   async start(): Promise<void> {
     try {
@@ -115,31 +131,18 @@ export class App {
       sel.append(o);
     }
     if (!this.runs.length) { this.banner('the server has no runs'); return; }
-    if (!this.runs[this.state.run]) this.state.run = 0;
-    if (!this.runs[this.state.run].levels.includes(this.state.level)) this.state.level = this.runs[this.state.run].levels[0];
-    await this.reload(true);
-    if (this.state.node !== null) await this.revealAndSelect(this.state.node);
+    const st = this.main.state;
+    if (!this.runs[st.run]) st.run = 0;
+    if (!this.runs[st.run].levels.includes(st.level)) st.level = this.runs[st.run].levels[0];
+    await this.reloadMain(true);
+    if (st.node !== null) await this.revealAndSelect(st.node);
   }
 
   private resize(): void {
-    const view = $('view');
-    const w = view.clientWidth, h = view.clientHeight;
-    this.renderer.resize(w, h, window.devicePixelRatio || 1);
-    this.cam.setViewport(w, h);
-  }
-
-  requestRender(): void {
-    if (this.pendingFrame) return;
-    this.pendingFrame = true;
-    requestAnimationFrame(() => {
-      this.pendingFrame = false;
-      this.renderer.render(this.cam);
-      this.minimap.draw();
-      if (this.scene) {
-        if (this.renderCount++ === 0) this.firstRenderAt = performance.now();
-        document.body.dataset.rendered = String(this.renderCount);
-      }
-    });
+    for (const [k, p] of this.panes.entries()) {
+      const el = $(`pane${k}`);
+      p.resize(el.clientWidth, el.clientHeight);
+    }
   }
 
   banner(message: string | null): void {
@@ -148,219 +151,257 @@ export class App {
     b.textContent = message ?? '';
   }
 
+  // PaneHost
+  layoutChanged(p: Pane): void {
+    if (p === this.pane) this.renderPanels();
+    if (p === this.main) {
+      this.renderLevels();
+      this.writeHash();
+    }
+    this.status();
+  }
+
+  cameraMoved(): void { /* sync of cameras is by selection (see select) */ }
+
+  clicked(p: Pane, what: { node?: number; group?: number; expanded?: boolean; io?: string }): void {
+    this.setActive(this.panes.indexOf(p));
+    if (what.node !== undefined) { void this.select(what.node, p); return; }
+    p.state.node = null;
+    p.linkedIds = [];
+    if (what.group !== undefined) {
+      p.selectedGroup = what.group;
+      this.details.showGroup(p.scene!.layout, what.group, !!what.expanded);
+    } else {
+      p.selectedGroup = -1;
+      this.details.clear(what.io);
+    }
+    p.updateHighlights();
+    if (p === this.main) this.writeHash();
+  }
+
+  private setActive(k: number): void {
+    if (k < 0 || k === this.active) return;
+    this.active = k;
+    for (const [i] of this.panes.entries()) $(`pane${i}`).classList.toggle('active-pane', this.comparing && i === k);
+    this.renderPanels();
+  }
+
+  private renderPanels(): void {
+    const p = this.pane;
+    renderLegend($('legend'), p.scene, (op) => void this.search.run(op, 'op'));
+    renderHeatLegend($('heat-legend'), p.scene);
+    renderStatusLegend($('status-legend'), p.scene, p.lineage, this.comparing);
+  }
+
   private status(): void {
-    const s = this.scene;
-    const l = s?.layout;
-    $('status').textContent = l
-      ? `${l.itemCount} items · ${l.edgeCount} edges · ${l.nodeCount} nodes · ${this.renderer.kind}`
-      : this.renderer.kind;
+    const l = this.main.scene?.layout;
+    const kind = this.main.renderer.kind;
+    $('status').textContent = l ? `${l.itemCount} items · ${l.edgeCount} edges · ${l.nodeCount} nodes · ${kind}` : kind;
   }
 
   private renderLevels(): void {
     const root = $('levels');
     root.textContent = '';
-    const levels = this.runs[this.state.run]?.levels ?? [];
+    const st = this.main.state;
+    const levels = this.runs[st.run]?.levels ?? [];
     for (const lv of levels) {
       const b = document.createElement('button');
       b.textContent = lv;
       b.dataset.level = lv;
-      if (lv === this.state.level) b.classList.add('active');
+      if (lv === st.level) b.classList.add('active');
       b.addEventListener('click', () => void this.switchLevel(lv));
       root.append(b);
     }
-    ($('grouping') as HTMLSelectElement).value = this.state.grouping;
-    ($('run') as HTMLSelectElement).value = String(this.state.run);
+    ($('grouping') as HTMLSelectElement).value = st.grouping;
+    ($('run') as HTMLSelectElement).value = String(st.run);
+    if (this.comparing) $('pane0-title').textContent = `${st.run}: ${st.level}`;
   }
 
   private writeHash(): void {
-    const h = formatHash(this.state);
+    const h = formatHash(this.main.state);
     if (location.hash !== h) history.replaceState(null, '', h);
   }
 
-  fit(): void {
-    const l = this.scene?.layout;
-    if (l) this.cam.fit({ x: 0, y: 0, w: l.width, h: l.height });
-  }
-
-  /** Fetches the layout for the current state; keeps `anchorGroup` where it was on screen. */
-  async reload(fit: boolean, anchorGroup = -1): Promise<boolean> {
-    if (this.fileMode) return false;
+  async reloadMain(fit: boolean, anchorGroup = -1): Promise<boolean> {
     this.renderLevels();
     this.writeHash();
-    const seq = ++this.loadSeq;
-    const t0 = performance.now();
-    let layout: Layout;
-    try {
-      layout = await this.api.layout({
-        run: this.state.run, level: this.state.level, grouping: this.state.grouping, direction: this.state.direction,
-        maxItems: kDefaultMaxItems, expand: this.state.expand, collapse: this.state.collapse,
-      });
-    } catch (e) {
-      if (seq === this.loadSeq) this.banner((e as Error).message);
-      return false;
-    }
-    if (seq !== this.loadSeq) return false;
-    this.banner(null);
-    this.lastLoadMs.fetch = performance.now() - t0;
-    let anchor: { sx: number; sy: number } | null = null;
-    const old = this.scene?.layout;
-    if (anchorGroup >= 0 && old && anchorGroup < old.groupCount) {
-      const b = old.groupBounds;
-      anchor = { sx: this.cam.toScreenX(b[4 * anchorGroup] + b[4 * anchorGroup + 2] / 2), sy: this.cam.toScreenY(b[4 * anchorGroup + 1]) };
-    }
-    this.setLayout(layout);
-    if (anchor && anchorGroup < layout.groupCount) {
-      const b = layout.groupBounds;
-      this.cam.pin(b[4 * anchorGroup] + b[4 * anchorGroup + 2] / 2, b[4 * anchorGroup + 1], anchor.sx, anchor.sy);
-    } else if (fit) {
-      this.fit();
-    }
-    return true;
+    return this.main.reload(fit, anchorGroup);
   }
 
-  private setLayout(layout: Layout): void {
-    const t0 = performance.now();
-    this.scene = new Scene(layout);
-    this.nodeIndex.clear();
-    const n = graphNodeCount(layout);
-    for (let i = 0; i < n; ++i) this.nodeIndex.set(layout.nodeModelId[i], i);
-    this.renderer.setScene(this.scene);
-    this.lastLoadMs.scene = performance.now() - t0;
-    this.layoutCount++;
-    this.minimap.setScene(this.scene);
-    renderLegend($('legend'), this.scene, (op) => void this.search.run(op, 'op'));
-    this.selectedGroup = -1;
-    this.updateHighlights();
-    this.status();
-    this.requestRender();
-  }
-
-  /** The item showing model node `id` (itself or a collapsed group), or -1. */
-  itemOfNode(id: number): number {
-    const l = this.scene?.layout;
-    const n = this.nodeIndex.get(id);
-    if (!l || n === undefined) return -1;
-    const it = l.nodeItem[n];
-    return it === kNone ? -1 : it;
-  }
-
-  private updateHighlights(): void {
-    if (!this.scene) return;
-    const items = new Set<number>();
-    for (const id of this.matchIds) {
-      const it = this.itemOfNode(id);
-      if (it >= 0) items.add(it);
-    }
-    this.selectedItem = this.state.node !== null ? this.itemOfNode(this.state.node) : -1;
-    if (this.selectedItem < 0 && this.selectedGroup >= 0) {
-      const l = this.scene.layout;
-      for (let i = 0; i < l.itemCount; ++i) {
-        if (l.itemKind[i] === ItemKind.Group && l.itemRef[i] === this.selectedGroup) { this.selectedItem = i; break; }
-      }
-    }
-    this.renderer.setHighlights({ selected: this.selectedItem, matches: [...items] });
-    this.requestRender();
-  }
-
-  private click(sx: number, sy: number): void {
-    const s = this.scene;
-    if (!s) return;
-    const wx = this.cam.toWorldX(sx), wy = this.cam.toWorldY(sy);
-    const l = s.layout;
-    const i = s.itemAt(wx, wy);
-    if (i >= 0) {
-      const kind = l.itemKind[i];
-      if (kind === ItemKind.Node) { void this.select(l.itemModelId[i]); return; }
-      if (kind === ItemKind.Group) { this.selectGroup(l.itemRef[i], false); return; }
-      this.state.node = null;
-      this.details.clear(`${kind === ItemKind.GraphInput ? 'graph input' : 'graph output'} ${l.str(l.itemTitle[i])}`);
-      this.updateHighlights();
-      this.writeHash();
-      return;
-    }
-    const g = s.frameAt(wx, wy);
-    if (g >= 0) this.selectGroup(g, true);
-  }
-
-  private selectGroup(g: number, expanded: boolean): void {
-    this.selectedGroup = g;
-    this.state.node = null;
-    this.details.showGroup(this.scene!.layout, g, expanded);
-    this.updateHighlights();
-    this.writeHash();
-  }
-
-  private async doubleClick(sx: number, sy: number): Promise<void> {
-    const s = this.scene;
-    if (!s) return;
-    const wx = this.cam.toWorldX(sx), wy = this.cam.toWorldY(sy);
-    const i = s.itemAt(wx, wy);
-    if (i >= 0 && s.layout.itemKind[i] === ItemKind.Group) {
-      await this.expandGroup(s.layout.itemRef[i]);
-      return;
-    }
-    if (i < 0) {
-      const g = s.frameHeaderAt(wx, wy);
-      if (g >= 0) await this.collapseGroup(g);
-    }
-  }
-
-  async expandGroup(g: number): Promise<boolean> {
-    this.state.collapse = this.state.collapse.filter((x) => x !== g);
-    if (!this.state.expand.includes(g)) this.state.expand = [...this.state.expand, g];
-    return this.reload(false, g);
-  }
-
-  async collapseGroup(g: number): Promise<boolean> {
-    this.state.expand = this.state.expand.filter((x) => x !== g);
-    if (!this.state.collapse.includes(g)) this.state.collapse = [...this.state.collapse, g];
-    return this.reload(false, g);
-  }
+  /** Compatibility with the first slice: reload of the main pane. */
+  reload(fit: boolean, anchorGroup = -1): Promise<boolean> { return this.reloadMain(fit, anchorGroup); }
+  expandGroup(g: number): Promise<boolean> { return this.main.expandGroup(g); }
+  collapseGroup(g: number): Promise<boolean> { return this.main.collapseGroup(g); }
 
   async switchLevel(level: string): Promise<void> {
-    if (level === this.state.level) return;
-    this.perLevel.set(this.state.level, { expand: this.state.expand, collapse: this.state.collapse });
-    const saved = this.perLevel.get(level) ?? { expand: [], collapse: [] };
-    this.state = { ...this.state, level, expand: saved.expand, collapse: saved.collapse, node: null };
+    const p = this.main;
+    if (level === p.state.level) return;
     this.details.clear();
     this.search.clear();
-    await this.reload(true);
+    this.writeHash();
+    await p.switchLevel(level);
+    this.writeHash();
+    this.renderLevels();
+    if (this.comparing) this.relink();
   }
 
   /** Opens a node of (possibly) another level: fused_from / fused_into links. */
   async openNode(level: string, id: number): Promise<void> {
-    if (level !== this.state.level && (this.runs[this.state.run]?.levels ?? []).includes(level)) await this.switchLevel(level);
+    // In compare mode, a pane that shows that level answers.
+    if (this.comparing) {
+      const k = this.panes.findIndex((p) => p.state.level === level && p.state.run === this.pane.state.run);
+      if (k >= 0) { this.setActive(k); await this.revealAndSelect(id); return; }
+    }
+    this.setActive(0);
+    if (level !== this.main.state.level && (this.runs[this.main.state.run]?.levels ?? []).includes(level)) await this.switchLevel(level);
     await this.revealAndSelect(id);
   }
 
-  /** Expands the collapsed groups around node `id`, centres on it and selects it. */
-  async revealAndSelect(id: number): Promise<void> {
-    for (let iter = 0; iter < 32; ++iter) {
-      const it = this.itemOfNode(id);
-      const l = this.scene?.layout;
-      if (!l || it < 0) break;
-      if (l.itemKind[it] !== ItemKind.Group) {
-        const b = l.itemBox;
-        this.cam.centreOn(b[4 * it] + b[4 * it + 2] / 2, b[4 * it + 1] + b[4 * it + 3] / 2, Math.max(this.cam.scale, 1));
-        break;
-      }
-      if (!(await this.expandGroup(l.itemRef[it]))) break;
-    }
-    await this.select(id);
+  /** Expands the collapsed groups around node `id` (reveal), centres on it and selects it. */
+  async revealAndSelect(id: number, p: Pane = this.pane): Promise<void> {
+    if (await p.reveal(id)) p.centreOnNode(id);
+    await this.select(id, p);
   }
 
-  async select(id: number): Promise<void> {
-    this.state.node = id;
-    this.selectedGroup = -1;
-    this.updateHighlights();
-    this.writeHash();
-    if (this.fileMode) { this.details.clear(`node ${id} (details need the server)`); return; }
+  async select(id: number, p: Pane = this.pane): Promise<void> {
+    p.state.node = id;
+    p.selectedGroup = -1;
+    p.updateHighlights();
+    if (p === this.main) this.writeHash();
+    if (p.fileMode) { this.details.clear(`node ${id} (details need the server)`); return; }
+    const seq = ++this.detailsSeq;
     this.details.loading();
     try {
-      const d = await this.api.node(this.state.run, this.state.level, id);
-      if (this.state.node === id) this.details.showNode(d);
+      const d = await this.api.node(p.state.run, p.state.level, id);
+      if (p.state.node !== id) return;
+      this.lastDetails[this.panes.indexOf(p)] = d;
+      if (seq === this.detailsSeq) this.details.showNode(d);
+      if (this.comparing) await this.link(p, d);
     } catch (e) {
-      this.details.showError((e as Error).message);
+      if (seq === this.detailsSeq) this.details.showError((e as Error).message);
+    }
+  }
+
+  /**
+   * Compare mode: highlights in the other pane the nodes linked to `d`
+   * (compiled → its fused_from, framework → its fused_into, the same level →
+   * the same node); with sync on, reveals and centres them there.
+   */
+  private async link(p: Pane, d: NodeDetails): Promise<void> {
+    const other = this.panes[1 - this.panes.indexOf(p)];
+    if (!other) return;
+    let ids: number[] = [];
+    if (other.state.run === p.state.run) {
+      if (other.state.level === p.state.level) ids = [d.id];
+      else if (other.state.level === 'framework') ids = (d.fused_from ?? []).map((r) => r.id);
+      else if (p.state.level === 'framework' && d.fused_into) ids = [d.fused_into.id];
+    }
+    other.linkedIds = ids;
+    other.state.node = null;
+    if (this.sync && ids.length) {
+      for (const id of ids.slice(0, 16)) if (!other.nodeVisible(id)) await other.reveal(id);
+      other.centreOnNodes(ids);
+    }
+    other.updateHighlights();
+    this.linkSeq++;
+  }
+
+  private relink(): void {
+    const k = this.active;
+    const d = this.lastDetails[k];
+    if (this.comparing && d && this.panes[k].state.node === d.id) void this.link(this.panes[k], d);
+  }
+
+  /** Compare mode on / off: a second pane (the other level of the run by default). */
+  async setCompare(on: boolean): Promise<void> {
+    if (on === this.comparing) return;
+    if (on && !this.runs.length) { this.banner('compare needs the server (model-inspector open)'); return; }
+    this.comparing = on;
+    document.body.classList.toggle('comparing', on);
+    $('compare').classList.toggle('active', on);
+    $('pane1').hidden = !on;
+    $('pane0-title').hidden = !on;
+    if (!on) {
+      this.setActive(0);
+      $('pane0').classList.remove('active-pane');
+      this.main.linkedIds = [];
+      this.main.updateHighlights();
+      this.resize();
+      return;
+    }
+    const st = this.main.state;
+    const levels = this.runs[st.run]?.levels ?? [st.level];
+    const otherLevel = levels.find((l) => l !== st.level) ?? st.level;
+    let p = this.panes[1];
+    if (!p) {
+      p = new Pane($('graph2') as HTMLCanvasElement, $('minimap2') as HTMLCanvasElement, this,
+        { ...st, level: otherLevel, expand: [], collapse: [], node: null }, this.forceCanvas);
+      p.colorMode = this.main.colorMode;
+      p.lineage = this.main.lineage;
+      this.panes.push(p);
+    }
+    const sel = $('pane1-level') as HTMLSelectElement;
+    sel.textContent = '';
+    for (const r of this.runs) {
+      for (const lv of r.levels) {
+        const o = document.createElement('option');
+        o.value = `${r.id}:${lv}`;
+        o.textContent = `${r.id}: ${lv}`;
+        sel.append(o);
+      }
+    }
+    sel.value = `${p.state.run}:${p.state.level}`;
+    this.resize();
+    this.renderLevels();
+    $('pane0').classList.toggle('active-pane', this.active === 0);
+    if (!p.scene) await p.reload(true);
+    else { p.fit(); p.requestRender(); }
+    this.main.fit();
+    this.relink();
+  }
+
+  setColorMode(mode: ColorMode): void {
+    ($('color-by') as HTMLSelectElement).value = mode;
+    for (const p of this.panes) p.setColorMode(mode);
+    this.renderPanels();
+  }
+
+  setLineage(on: boolean): void {
+    ($('lineage') as HTMLInputElement).checked = on;
+    for (const p of this.panes) { p.lineage = on; p.updateHighlights(); }
+    this.renderPanels();
+  }
+
+  // ---- export ----
+  private exportName(ext: string): string {
+    const st = this.pane.state;
+    const title = (this.pane.scene?.layout.title || 'graph').replace(/[^\w.-]+/g, '_');
+    return `${title}-${st.level}.${ext}`;
+  }
+
+  /** The active pane's view as a PNG (drawn once more so the buffer is current). */
+  async exportPng(): Promise<Blob> {
+    const p = this.pane;
+    p.renderer.render(p.cam);
+    return canvasPng(p.renderer.canvas);
+  }
+
+  /** The active pane's view as SVG text. */
+  exportSvg(): string {
+    const p = this.pane;
+    if (!p.scene) return '<svg xmlns="http://www.w3.org/2000/svg"/>';
+    return sceneSvg(p.scene, p.cam, p.highlights);
+  }
+
+  async downloadModelExplorer(what: 'graph' | 'node-data'): Promise<Blob | null> {
+    const st = this.pane.state;
+    try {
+      const b = await this.api.exportModelExplorer(st.run, st.level, what);
+      download(b, this.exportName(`${what === 'graph' ? 'graph' : 'node_data'}.json`));
+      return b;
+    } catch (e) {
+      this.banner(`Model Explorer export: ${(e as Error).message}`);
+      return null;
     }
   }
 
@@ -368,10 +409,8 @@ export class App {
   async openFile(f: File): Promise<void> {
     try {
       const layout = decodeLayout(await f.arrayBuffer());
-      this.fileMode = true;
       this.banner(null);
-      this.setLayout(layout);
-      this.fit();
+      this.main.openLayout(layout);
       document.body.dataset.ready = 'file';
     } catch (e) {
       this.banner(`${f.name}: ${(e as Error).message}`);
@@ -380,26 +419,31 @@ export class App {
 
   // ---- test hooks (window.__mi) ----
   /** Screen position (CSS px, relative to the canvas) of the centre of an item. */
-  itemScreenCenter(i: number): { x: number; y: number } | null {
-    const l = this.scene?.layout;
+  itemScreenCenter(i: number, p: Pane = this.main): { x: number; y: number } | null {
+    const l = p.scene?.layout;
     if (!l || i < 0 || i >= l.itemCount) return null;
     const b = l.itemBox;
-    return { x: this.cam.toScreenX(b[4 * i] + b[4 * i + 2] / 2), y: this.cam.toScreenY(b[4 * i + 1] + b[4 * i + 3] / 2) };
+    return { x: p.cam.toScreenX(b[4 * i] + b[4 * i + 2] / 2), y: p.cam.toScreenY(b[4 * i + 1] + b[4 * i + 3] / 2) };
   }
 
   groupHeaderScreen(g: number): { x: number; y: number } | null {
-    const l = this.scene?.layout;
+    const p = this.main, l = p.scene?.layout;
     if (!l || g < 0 || g >= l.groupCount) return null;
     const b = l.groupBounds;
-    return { x: this.cam.toScreenX(b[4 * g] + Math.min(40, b[4 * g + 2] / 2)), y: this.cam.toScreenY(b[4 * g + 1] + 10) };
+    return { x: p.cam.toScreenX(b[4 * g] + Math.min(40, b[4 * g + 2] / 2)), y: p.cam.toScreenY(b[4 * g + 1] + 10) };
   }
 
-  isExpanded(g: number): boolean {
-    const l = this.scene?.layout;
-    return !!l && (l.groupFlags[g] & kGroupExpanded) !== 0;
+  /** Items of a kind in the main layout (tests). */
+  countItems(kind: ItemKind): number {
+    const l = this.main.scene?.layout;
+    let n = 0;
+    if (l) for (let i = 0; i < l.itemCount; ++i) if (l.itemKind[i] === kind) n++;
+    return n;
   }
 
-  rendererFrameMs(): number {
-    return (this.renderer as unknown as { lastFrameMs: number }).lastFrameMs;
+  expandedGroups(p: Pane = this.main): number[] {
+    const l = p.scene?.layout, out: number[] = [];
+    if (l) for (let g = 1; g < l.groupCount; ++g) if (l.groupFlags[g] & kGroupExpanded) out.push(g);
+    return out;
   }
 }

@@ -98,9 +98,17 @@ export class DetailsPanel {
     head.append(chip, el('span', 'op-type', d.op_type));
     if (d.status) head.append(el('span', `status status-${d.status.replace(/\W+/g, '_')}`, d.status));
     root.append(head, el('div', 'node-name', d.name));
+    if (d.doc && d.doc.summary) {
+      // ONNX operator documentation: collapsible, closed by default (it can be long).
+      const doc = el('details', 'doc');
+      const sum = el('summary', undefined, `${d.doc.domain || 'ai.onnx'} ${d.op_type}, since opset ${d.doc.since_version}`);
+      doc.append(sum, el('p', 'doc-summary', d.doc.summary));
+      root.append(doc);
+    }
     const info: string[][] = [['id', String(d.id)]];
     if (d.scope) info.push(['scope', d.scope]);
     if (d.domain) info.push(['domain', d.domain]);
+    if (d.task_total_ns !== undefined && d.task_count) info.push(['time', `${fmtNs(d.task_total_ns)} in ${d.task_count} task(s)`]);
     root.append(table(info));
     if (d.attributes?.length) {
       section(root, `Attributes (${d.attributes.length})`, table(d.attributes.map((a) => [a.name, fmtValue(a.value)])));

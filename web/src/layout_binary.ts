@@ -23,6 +23,17 @@ export enum GroupKind {
   Chunk = 3,
 }
 
+export enum NodeStatus {
+  None = 0,
+  Executed = 1,
+  Fused = 2,
+  NotExecuted = 3,
+  Inserted = 4,
+}
+
+/** Bands per frame in frame_profiles (section 30). */
+export const kProfileBands = 16;
+
 export const kEdgeReversed = 1;
 export const kEdgeShowLabel = 2;
 export const kGroupExpanded = 1;
@@ -85,12 +96,21 @@ export interface Layout {
   nodeModelId: Uint32Array;
   stringOffsets: Uint32Array;
   stringData: Uint8Array;
+  // Optional sections (null when the server / file predates them):
+  /** 30: per frame 16 bands × [lo, hi] across the rank axis (silhouette). */
+  frameProfiles: Float32Array | null;
+  /** 31: per layout node, NodeStatus (0 none, 1 executed, 2 fused, 3 not executed, 4 inserted). */
+  nodeStatus: Uint8Array | null;
+  /** 32: per layout node, total linked task time in µs, -1 none. */
+  nodeTimeUs: Float32Array | null;
+  /** 33: per layout node, linked task count. */
+  nodeTaskCount: Uint32Array | null;
 
   /** String `i` of the string table (memoised). */
   str(i: number): string;
 }
 
-type SectionSpec = { id: number; type: ElemType; name: keyof Layout };
+type SectionSpec = { id: number; type: ElemType; name: keyof Layout; optional?: boolean };
 
 const kSections: SectionSpec[] = [
   { id: 1, type: ElemType.F32, name: 'itemBox' },
@@ -122,6 +142,10 @@ const kSections: SectionSpec[] = [
   { id: 27, type: ElemType.U32, name: 'nodeModelId' },
   { id: 28, type: ElemType.U32, name: 'stringOffsets' },
   { id: 29, type: ElemType.U8, name: 'stringData' },
+  { id: 30, type: ElemType.F32, name: 'frameProfiles', optional: true },
+  { id: 31, type: ElemType.U8, name: 'nodeStatus', optional: true },
+  { id: 32, type: ElemType.F32, name: 'nodeTimeUs', optional: true },
+  { id: 33, type: ElemType.U32, name: 'nodeTaskCount', optional: true },
 ];
 
 const kTypeNames: Record<number, string> = { 1: 'u8', 2: 'i32', 3: 'u32', 4: 'f32' };
@@ -158,7 +182,7 @@ export function decodeLayout(buf: ArrayBuffer): Layout {
     1: 4 * I, 2: I, 3: I, 4: I, 5: I, 6: I,
     7: E, 8: E, 9: E, 10: E, 11: E, 12: E + 1, 13: 2 * P, 14: F,
     15: G, 16: G, 17: G, 18: G, 19: G, 20: G, 21: 4 * G, 22: G, 23: 3 * G, 24: 3 * G,
-    25: O, 26: N, 27: N, 28: S + 1,
+    25: O, 26: N, 27: N, 28: S + 1, 30: 32 * F, 31: N, 32: N, 33: N,
   };
   const dir = new Uint32Array(buf, 64, 4 * sectionCount);
   const byId = new Map<number, { type: number; offset: number; count: number; at: number }>();
@@ -168,6 +192,7 @@ export function decodeLayout(buf: ArrayBuffer): Layout {
   const out: Record<string, unknown> = {};
   for (const spec of kSections) {
     const s = byId.get(spec.id);
+    if (!s && spec.optional) { out[spec.name] = null; continue; }
     if (!s) fail(64, `section ${spec.id} (${spec.name}) is missing from the directory`);
     if (s.type !== spec.type) {
       fail(s.at + 4, `section ${spec.id} (${spec.name}) has element type ${s.type}; expected ${kTypeNames[spec.type]}`);

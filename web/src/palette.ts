@@ -84,3 +84,33 @@ export const kEdgeColor: Rgb = hexToRgb('#666666');
 export const kSelectColor: Rgb = hexToRgb('#ff6a00');
 export const kMatchColor: Rgb = hexToRgb('#ffd400');
 export const kBackground: Rgb = [1, 1, 1];
+
+/** Linear mix of two colours: t = 0 → a, 1 → b. */
+export function mix(a: Rgb, b: Rgb, t: number): Rgb {
+  return [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
+}
+
+// Heat map ramp (pale yellow → orange → red → dark red), chosen to be
+// distinct from the op-type hues and readable in greyscale (lightness falls).
+const kHeatStops: Rgb[] = ['#fff7bc', '#fec44f', '#fb9a29', '#e34a33', '#b30000', '#67000d'].map(hexToRgb);
+
+/** Heat map colour of t in [0, 1]. */
+export function heatColor(t: number): Rgb {
+  const x = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (kHeatStops.length - 1);
+  const k = Math.min(kHeatStops.length - 2, Math.floor(x));
+  return mix(kHeatStops[k], kHeatStops[k + 1], x - k);
+}
+
+/** CSS linear-gradient of the heat ramp, for the legend. */
+export function heatGradientCss(): string {
+  return `linear-gradient(to right, ${kHeatStops.map((c) => rgbCss(c)).join(', ')})`;
+}
+
+export const kNoDataFill: Rgb = hexToRgb('#e4e4e4');
+export const kNoDataStroke: Rgb = hexToRgb('#b4b4b4');
+export const kInsertedStroke: Rgb = hexToRgb('#7b3fe4');
+export const kFusedMark: Rgb = hexToRgb('#e08a1e');
+/** Ancestors / descendants of the selection. */
+export const kLineageColor: Rgb = hexToRgb('#2f6fde');
+/** Nodes linked to the other pane's selection (fused_from / fused_into). */
+export const kLinkedColor: Rgb = hexToRgb('#d0279a');

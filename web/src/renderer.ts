@@ -10,6 +10,23 @@ export interface Highlights {
   selected: number;
   /** Items matching the current search. */
   matches: ArrayLike<number>;
+  /** Ancestors / descendants of the selection (items) and the edges between them. */
+  lineage?: ArrayLike<number>;
+  lineageEdges?: ArrayLike<number>;
+  /** Items linked to the other pane's selection (compare mode: fused_from / fused_into). */
+  linked?: ArrayLike<number>;
+}
+
+export const kNoHighlights: Highlights = { selected: -1, matches: [] };
+
+/** Per edge, its highlight level: 1 = an edge of the selection, 2 = on the lineage. */
+export function edgeHighlights(scene: Scene, h: Highlights): Map<number, number> {
+  const m = new Map<number, number>();
+  if (h.lineageEdges) for (let k = 0; k < h.lineageEdges.length; ++k) m.set(h.lineageEdges[k], 2);
+  const own: number[] = [];
+  edgesOfItem(scene, h.selected, own);
+  for (const e of own) m.set(e, 1);
+  return m;
 }
 
 export interface Renderer {
@@ -19,6 +36,8 @@ export interface Renderer {
   /** Sizes the backing store: CSS size times devicePixelRatio. */
   resize(cssW: number, cssH: number, dpr: number): void;
   render(cam: Camera): void;
+  /** The canvas drawn into (for PNG export). */
+  readonly canvas: HTMLCanvasElement;
   dispose(): void;
 }
 

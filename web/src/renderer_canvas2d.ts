@@ -3,9 +3,9 @@
 // than WebGL for big layouts but needs nothing from the GPU.
 
 import type { Camera } from './camera';
-import { kEdgeColor, kMatchColor, kSelectColor, rgbCss } from './palette';
-import { edgesOfItem, type Highlights, type Renderer } from './renderer';
-import { kRectDashed, kRectStride, kRectTopRounded, kArrowLength, type Scene } from './scene';
+import { kEdgeColor, kLineageColor, kLinkedColor, kMatchColor, kSelectColor, rgbCss } from './palette';
+import { edgeHighlights, type Highlights, type Renderer } from './renderer';
+import { kLodNever, kPolyStride, kRectDashed, kRectStride, kRectTopRounded, kArrowLength, lodPx, type Scene } from './scene';
 import { collectText, type Align, type TextSink } from './text_runs';
 import { kFontFamily } from './glyph_atlas';
 
@@ -14,15 +14,15 @@ export class Canvas2DRenderer implements Renderer, TextSink {
   private readonly ctx: CanvasRenderingContext2D;
   private scene: Scene | null = null;
   private hl: Highlights = { selected: -1, matches: [] };
-  private hlEdges = new Set<number>();
+  private hlEdges = new Map<number, number>();
+  private lodT = 0;
   private dpr = 1;
   private stamp = new Uint32Array(0);
   private mark = 0;
-  private readonly tmp: number[] = [];
   private scale = 1;
   lastFrameMs = 0;
 
-  constructor(private readonly canvas: HTMLCanvasElement) {
+  constructor(readonly canvas: HTMLCanvasElement) {
     const ctx = canvas.getContext('2d', { alpha: false });
     if (!ctx) throw new Error('no Canvas2D context');
     this.ctx = ctx;
@@ -36,11 +36,7 @@ export class Canvas2DRenderer implements Renderer, TextSink {
 
   setHighlights(h: Highlights): void {
     this.hl = h;
-    this.hlEdges.clear();
-    if (this.scene) {
-      edgesOfItem(this.scene, h.selected, this.tmp);
-      for (const e of this.tmp) this.hlEdges.add(e);
-    }
+    this.hlEdges = this.scene ? edgeHighlights(this.scene, h) : new Map();
   }
 
   resize(cssW: number, cssH: number, dpr: number): void {
@@ -53,6 +49,7 @@ export class Canvas2DRenderer implements Renderer, TextSink {
     const o = k * kRectStride;
     const x = r[o], y = r[o + 1], w = r[o + 2], h = r[o + 3];
     if (x > x1 || y > y1 || x + w < x0 || y + h < y0) return;
+    if (r[o + 14] * this.scale < this.lodT) return; // inside a silhouette
     const ctx = this.ctx;
     const flags = r[o + 13];
     const rad = Math.min(r[o + 12], w / 2, h / 2);
@@ -96,6 +93,7 @@ export class Canvas2DRenderer implements Renderer, TextSink {
     if (!s) return;
     const l = s.layout;
     this.scale = cam.scale;
+    this.lodT = s.polyVertexCount > 0 ? lodPx(cam.scale) : 0;
     const d = this.dpr;
     ctx.setTransform(cam.scale * d, 0, 0, cam.scale * d, cam.tx * d, cam.ty * d);
     const v = cam.visibleWorld();
@@ -107,7 +105,13 @@ export class Canvas2DRenderer implements Renderer, TextSink {
     const edgeCss = rgbCss(kEdgeColor);
     for (let e = 0; e < l.edgeCount; ++e) {
       if (eb[4 * e] > x1 || eb[4 * e + 1] > y1 || eb[4 * e + 2] < x0 || eb[4 * e + 3] < y0) continue;
-      const hl = this.hlEdges.has(e);
+      if (this.lodT > 0) {
+        const f = l.edgeFrom[e], t = l.edgeTo[e];
+        const lod = Math.max(s.itemLod[f] ?? kLodNever, s.itemLod[t] ?? kLodNever);
+        if (lod * cam.scale < this.lodT) continue;
+      }
+      const hlv = this.hlEdges.get(e) ?? 0;
+      const hl = hlv > 0;
       const b = l.edgePointBegin[e], en = l.edgePointBegin[e + 1];
       if (en - b < 2) continue;
       ctx.beginPath();
@@ -117,9 +121,9 @@ export class Canvas2DRenderer implements Renderer, TextSink {
         if (lr) ctx.bezierCurveTo(xa + (xb - xa) / 2, ya, xb - (xb - xa) / 2, yb, xb, yb);
         else ctx.bezierCurveTo(xa, ya + (yb - ya) / 2, xb, yb - (yb - ya) / 2, xb, yb);
       }
-      const w = (l.edgeCountArr[e] > 1 ? 1.9 : 1.2) * (hl ? 2.2 : 1);
+      const w = (l.edgeCountArr[e] > 1 ? 1.9 : 1.2) * (hlv === 2 ? 1.8 : hl ? 2.2 : 1);
       ctx.lineWidth = Math.max(w, 0.9 / cam.scale);
-      ctx.strokeStyle = hl ? rgbCss(kSelectColor) : edgeCss;
+      ctx.strokeStyle = hlv === 2 ? rgbCss(kLineageColor) : hl ? rgbCss(kSelectColor) : edgeCss;
       ctx.setLineDash(l.edgeFlags[e] & 1 ? [5.5 / cam.scale, 3.5 / cam.scale] : []);
       ctx.stroke();
       if (cam.scale > 0.08) {
@@ -137,6 +141,25 @@ export class Canvas2DRenderer implements Renderer, TextSink {
     }
     ctx.setLineDash([]);
     for (let k = s.frameRectCount; k < s.rectCount; ++k) this.rect(s.rects, k, x0, y0, x1, y1);
+    // Silhouettes of small frames (level of detail).
+    if (this.lodT > 0) {
+      const p = s.polys, T = this.lodT;
+      for (let v = 0; v + 3 <= s.polyVertexCount; v += 3) {
+        const o = v * kPolyStride;
+        if (p[o + 6] * cam.scale < T) break; // sorted by parent lod, descending
+        if (!(p[o + 5] * cam.scale < T)) continue;
+        ctx.beginPath();
+        ctx.moveTo(p[o], p[o + 1]);
+        ctx.lineTo(p[o + kPolyStride], p[o + kPolyStride + 1]);
+        ctx.lineTo(p[o + 2 * kPolyStride], p[o + 2 * kPolyStride + 1]);
+        ctx.closePath();
+        ctx.fillStyle = `rgb(${p[o + 2] * 255 | 0},${p[o + 3] * 255 | 0},${p[o + 4] * 255 | 0})`;
+        ctx.fill();
+        ctx.strokeStyle = ctx.fillStyle;
+        ctx.lineWidth = 0.6 / cam.scale; // close the hairline seams between triangles
+        ctx.stroke();
+      }
+    }
     if (++this.mark === 0xffffffff) { this.stamp.fill(0); this.mark = 1; }
     ctx.textBaseline = 'alphabetic';
     collectText(s, x0, y0, x1, y1, cam.scale, this.stamp, this.mark, this);
@@ -150,7 +173,9 @@ export class Canvas2DRenderer implements Renderer, TextSink {
       ctx.strokeStyle = css;
       ctx.stroke();
     };
+    if (this.hl.lineage) for (let k = 0; k < this.hl.lineage.length; ++k) outline(this.hl.lineage[k], rgbCss(kLineageColor), 2.5);
     for (let k = 0; k < this.hl.matches.length; ++k) outline(this.hl.matches[k], rgbCss(kMatchColor), 3);
+    if (this.hl.linked) for (let k = 0; k < this.hl.linked.length; ++k) outline(this.hl.linked[k], rgbCss(kLinkedColor), 3.5);
     outline(this.hl.selected, rgbCss(kSelectColor), 3.5);
     this.lastFrameMs = performance.now() - t0;
   }

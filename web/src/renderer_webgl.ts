@@ -7,9 +7,12 @@
 
 import type { Camera } from './camera';
 import { GlyphAtlas } from './glyph_atlas';
-import { kBackground, kEdgeColor, kMatchColor, kSelectColor } from './palette';
-import { edgesOfItem, type Highlights, type Renderer } from './renderer';
-import { FloatBuilder, kRectStride, kSegStride, visibleRange, type CulledBatch, type Scene } from './scene';
+import { kBackground, kEdgeColor, kLineageColor, kLinkedColor, kMatchColor, kSelectColor } from './palette';
+import { edgeHighlights, type Highlights, type Renderer } from './renderer';
+import {
+  descPrefix, FloatBuilder, kLodNever, kPolyStride, kRectStride, kSegStride, lodPrefix, lodPx, visibleRange, type CulledBatch, type LodBatch,
+  type Scene,
+} from './scene';
 import { collectText, kTextMinScale, type Align, type TextSink } from './text_runs';
 
 const kRectVs = `#version 300 es
@@ -17,10 +20,12 @@ layout(location=0) in vec2 a_corner;
 layout(location=1) in vec4 a_box;
 layout(location=2) in vec4 a_fill;
 layout(location=3) in vec4 a_stroke;
-layout(location=4) in vec2 a_extra;
-uniform vec2 u_view; uniform float u_scale; uniform vec2 u_t;
+layout(location=4) in vec3 a_extra;
+uniform vec2 u_view; uniform float u_scale; uniform vec2 u_t; uniform float u_lodPx;
 out vec2 v_p; out vec2 v_half; out vec4 v_fill; out vec4 v_stroke; out float v_r; flat out float v_flags;
 void main() {
+  // Inside a frame drawn as its silhouette: skip (outside the clip volume).
+  if (a_extra.z * u_scale < u_lodPx) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
   float sw = a_stroke.w > 0.0 ? clamp(a_stroke.w * u_scale, 0.6, 3.0) : -a_stroke.w;
   float pad = (1.5 + sw) / u_scale;
   vec2 pos = a_box.xy - pad + a_corner * (a_box.zw + 2.0 * pad);
@@ -59,15 +64,17 @@ const kSegVs = `#version 300 es
 layout(location=0) in vec2 a_corner;
 layout(location=1) in vec4 a_seg;
 layout(location=2) in vec4 a_attr;
-uniform vec2 u_view; uniform float u_scale; uniform vec2 u_t;
+layout(location=3) in float a_lod;
+uniform vec2 u_view; uniform float u_scale; uniform vec2 u_t; uniform float u_lodPx;
 out float v_across; out float v_dist; flat out float v_hw; flat out float v_dashed; flat out float v_hl;
 void main() {
+  if (a_lod * u_scale < u_lodPx) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
   vec2 a = a_seg.xy * u_scale + u_t, b = a_seg.zw * u_scale + u_t;
   vec2 d = b - a; float len = length(d);
   vec2 dir = len > 1e-4 ? d / len : vec2(1.0, 0.0);
   vec2 n = vec2(-dir.y, dir.x);
   float hl = a_attr.w;
-  float hw = max(a_attr.x * u_scale, 0.9) * 0.5 * (hl > 0.0 ? 2.2 : 1.0);
+  float hw = max(a_attr.x * u_scale, 0.9) * 0.5 * (hl > 1.5 ? 1.8 : hl > 0.0 ? 2.2 : 1.0);
   float ext = hw + 1.0;
   vec2 p = mix(a, b, a_corner.x) + dir * (a_corner.x * 2.0 - 1.0) * hw * 0.5 + n * a_corner.y * ext;
   v_across = a_corner.y * ext;
@@ -79,12 +86,12 @@ void main() {
 const kSegFs = `#version 300 es
 precision highp float;
 in float v_across; in float v_dist; flat in float v_hw; flat in float v_dashed; flat in float v_hl;
-uniform vec3 u_color; uniform vec3 u_hl;
+uniform vec3 u_color; uniform vec3 u_hl; uniform vec3 u_hl2;
 out vec4 o;
 void main() {
   float a = clamp(v_hw + 0.5 - abs(v_across), 0.0, 1.0);
   if (v_dashed > 0.5 && mod(v_dist, 9.0) > 5.5) discard;
-  vec3 c = v_hl > 0.0 ? u_hl : u_color;
+  vec3 c = v_hl > 1.5 ? u_hl2 : v_hl > 0.0 ? u_hl : u_color;
   o = vec4(c * a, a);
 }`;
 
@@ -100,6 +107,26 @@ const kFlatFs = `#version 300 es
 precision highp float;
 uniform vec3 u_color; out vec4 o;
 void main() { o = vec4(u_color, 1.0); }`;
+
+// Silhouettes of frames (level of detail): drawn where the frame is small on
+// screen and the frame around it is not.
+const kPolyVs = `#version 300 es
+layout(location=0) in vec2 a_pos;
+layout(location=1) in vec3 a_color;
+layout(location=2) in vec2 a_lod;
+uniform vec2 u_view; uniform float u_scale; uniform vec2 u_t; uniform float u_lodPx;
+out vec3 v_color;
+void main() {
+  if (!(a_lod.x * u_scale < u_lodPx && a_lod.y * u_scale >= u_lodPx)) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
+  v_color = a_color;
+  vec2 s = a_pos * u_scale + u_t;
+  gl_Position = vec4(s.x / u_view.x * 2.0 - 1.0, 1.0 - s.y / u_view.y * 2.0, 0.0, 1.0);
+}`;
+
+const kPolyFs = `#version 300 es
+precision highp float;
+in vec3 v_color; out vec4 o;
+void main() { o = vec4(v_color, 1.0); }`;
 
 const kGlyphVs = `#version 300 es
 layout(location=0) in vec2 a_corner;
@@ -129,12 +156,13 @@ void main() {
 
 interface Program {
   p: WebGLProgram; view: WebGLUniformLocation | null; scale: WebGLUniformLocation | null; t: WebGLUniformLocation | null;
-  color: WebGLUniformLocation | null; hl: WebGLUniformLocation | null; tex: WebGLUniformLocation | null;
+  color: WebGLUniformLocation | null; hl: WebGLUniformLocation | null; hl2: WebGLUniformLocation | null;
+  tex: WebGLUniformLocation | null; lod: WebGLUniformLocation | null;
 }
 
 const kGlyphStride = 9; // x y w h u0 v0 u1 v1 shade
-const kRectAttrs = [[1, 4, 0], [2, 4, 16], [3, 4, 32], [4, 2, 48]] as const;
-const kSegAttrs = [[1, 4, 0], [2, 4, 16]] as const;
+const kRectAttrs = [[1, 4, 0], [2, 4, 16], [3, 4, 32], [4, 3, 48]] as const;
+const kSegAttrs = [[1, 4, 0], [2, 4, 16], [3, 1, 32]] as const;
 
 /** Creates the WebGL2 renderer, or null when WebGL2 is not available. */
 export function createWebGLRenderer(canvas: HTMLCanvasElement): WebGLRenderer | null {
@@ -153,6 +181,13 @@ export class WebGLRenderer implements Renderer, TextSink {
   private readonly rectProg: Program;
   private readonly segProg: Program;
   private readonly flatProg: Program;
+  private readonly polyProg: Program;
+  private readonly polyVao: WebGLVertexArrayObject;
+  private readonly polyBuf: WebGLBuffer;
+  private readonly frameLodBuf: WebGLBuffer;
+  private readonly frameLodVao: WebGLVertexArrayObject;
+  private readonly itemLodBuf: WebGLBuffer;
+  private readonly itemLodVao: WebGLVertexArrayObject;
   private readonly glyphProg: Program;
   private readonly rectVao: WebGLVertexArrayObject;
   private readonly overlayVao: WebGLVertexArrayObject;
@@ -178,16 +213,15 @@ export class WebGLRenderer implements Renderer, TextSink {
   private stamp = new Uint32Array(0);
   private mark = 0;
   private hlSegs: number[] = [];
-  private readonly tmpEdges: number[] = [];
-  private readonly segHl = new Float32Array(1);
   /** Time spent in the last render() call (ms), for the benchmark. */
   lastFrameMs = 0;
 
-  constructor(private readonly canvas: HTMLCanvasElement, private readonly gl: WebGL2RenderingContext) {
+  constructor(readonly canvas: HTMLCanvasElement, private readonly gl: WebGL2RenderingContext) {
     this.rectProg = this.program(kRectVs, kRectFs);
     this.segProg = this.program(kSegVs, kSegFs);
     this.flatProg = this.program(kFlatVs, kFlatFs);
     this.glyphProg = this.program(kGlyphVs, kGlyphFs);
+    this.polyProg = this.program(kPolyVs, kPolyFs);
     const quad = gl.createBuffer()!;
     gl.bindBuffer(gl.ARRAY_BUFFER, quad);
     gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([0, 0, 1, 0, 0, 1, 1, 1]), gl.STATIC_DRAW);
@@ -207,8 +241,7 @@ export class WebGLRenderer implements Renderer, TextSink {
       gl.vertexAttribPointer(0, 2, gl.FLOAT, false, 0, 0);
       gl.bindBuffer(gl.ARRAY_BUFFER, buf);
       const s = kRectStride * 4;
-      const layout: [number, number, number][] = [[1, 4, 0], [2, 4, 16], [3, 4, 32], [4, 2, 48]];
-      for (const [loc, size, off] of layout) {
+      for (const [loc, size, off] of kRectAttrs) {
         gl.enableVertexAttribArray(loc);
         gl.vertexAttribPointer(loc, size, gl.FLOAT, false, s, off);
         gl.vertexAttribDivisor(loc, 1);
@@ -220,16 +253,30 @@ export class WebGLRenderer implements Renderer, TextSink {
     rectAttrs(this.frameVao, this.frameBuf);
     this.overlayVao = gl.createVertexArray()!;
     rectAttrs(this.overlayVao, this.overlayBuf);
+    this.frameLodBuf = gl.createBuffer()!;
+    this.frameLodVao = gl.createVertexArray()!;
+    rectAttrs(this.frameLodVao, this.frameLodBuf);
+    this.itemLodBuf = gl.createBuffer()!;
+    this.itemLodVao = gl.createVertexArray()!;
+    rectAttrs(this.itemLodVao, this.itemLodBuf);
     this.segVao = gl.createVertexArray()!;
     gl.bindVertexArray(this.segVao);
     gl.bindBuffer(gl.ARRAY_BUFFER, segQuad);
     gl.enableVertexAttribArray(0);
     gl.vertexAttribPointer(0, 2, gl.FLOAT, false, 0, 0);
     gl.bindBuffer(gl.ARRAY_BUFFER, this.segBuf);
-    for (const [loc, off] of [[1, 0], [2, 16]]) {
+    for (const [loc, size, off] of kSegAttrs) {
       gl.enableVertexAttribArray(loc);
-      gl.vertexAttribPointer(loc, 4, gl.FLOAT, false, kSegStride * 4, off);
+      gl.vertexAttribPointer(loc, size, gl.FLOAT, false, kSegStride * 4, off);
       gl.vertexAttribDivisor(loc, 1);
+    }
+    this.polyBuf = gl.createBuffer()!;
+    this.polyVao = gl.createVertexArray()!;
+    gl.bindVertexArray(this.polyVao);
+    gl.bindBuffer(gl.ARRAY_BUFFER, this.polyBuf);
+    for (const [loc, size, off] of [[0, 2, 0], [1, 3, 8], [2, 2, 20]]) {
+      gl.enableVertexAttribArray(loc);
+      gl.vertexAttribPointer(loc, size, gl.FLOAT, false, kPolyStride * 4, off);
     }
     this.arrowVao = gl.createVertexArray()!;
     gl.bindVertexArray(this.arrowVao);
@@ -271,7 +318,10 @@ export class WebGLRenderer implements Renderer, TextSink {
     gl.linkProgram(p);
     if (!gl.getProgramParameter(p, gl.LINK_STATUS)) throw new Error(`program: ${gl.getProgramInfoLog(p)}`);
     const u = (n: string): WebGLUniformLocation | null => gl.getUniformLocation(p, n);
-    return { p, view: u('u_view'), scale: u('u_scale'), t: u('u_t'), color: u('u_color'), hl: u('u_hl'), tex: u('u_tex') };
+    return {
+      p, view: u('u_view'), scale: u('u_scale'), t: u('u_t'), color: u('u_color'), hl: u('u_hl'), hl2: u('u_hl2'),
+      tex: u('u_tex'), lod: u('u_lodPx'),
+    };
   }
 
   setScene(scene: Scene | null): void {
@@ -288,6 +338,12 @@ export class WebGLRenderer implements Renderer, TextSink {
     gl.bufferData(gl.ARRAY_BUFFER, scene.segBatch.data, gl.STATIC_DRAW);
     gl.bindBuffer(gl.ARRAY_BUFFER, this.arrowBuf);
     gl.bufferData(gl.ARRAY_BUFFER, scene.arrowBatch.data, gl.STATIC_DRAW);
+    gl.bindBuffer(gl.ARRAY_BUFFER, this.polyBuf);
+    gl.bufferData(gl.ARRAY_BUFFER, scene.polys, gl.STATIC_DRAW);
+    gl.bindBuffer(gl.ARRAY_BUFFER, this.frameLodBuf);
+    gl.bufferData(gl.ARRAY_BUFFER, scene.frameLodBatch.data, gl.STATIC_DRAW);
+    gl.bindBuffer(gl.ARRAY_BUFFER, this.itemLodBuf);
+    gl.bufferData(gl.ARRAY_BUFFER, scene.itemLodBatch.data, gl.STATIC_DRAW);
     if (this.stamp.length < scene.layout.itemCount) this.stamp = new Uint32Array(scene.layout.itemCount);
     this.overlayCount = 0;
   }
@@ -300,23 +356,33 @@ export class WebGLRenderer implements Renderer, TextSink {
     this.overlay.length = 0;
     const add = (i: number, c: readonly number[], px: number): void => {
       if (i < 0 || i >= s.layout.itemCount) return;
-      this.overlay.push(b[4 * i] - 2, b[4 * i + 1] - 2, b[4 * i + 2] + 4, b[4 * i + 3] + 4, 0, 0, 0, 0, c[0], c[1], c[2], -px, 8, 0);
+      this.overlay.push(b[4 * i] - 2, b[4 * i + 1] - 2, b[4 * i + 2] + 4, b[4 * i + 3] + 4, 0, 0, 0, 0, c[0], c[1], c[2], -px, 8, 0, kLodNever);
     };
+    if (h.lineage) for (let k = 0; k < h.lineage.length; ++k) add(h.lineage[k], kLineageColor, 2.5);
     for (let k = 0; k < h.matches.length; ++k) add(h.matches[k], kMatchColor, 3);
+    if (h.linked) for (let k = 0; k < h.linked.length; ++k) add(h.linked[k], kLinkedColor, 3.5);
     add(h.selected, kSelectColor, 3.5);
     this.overlayCount = this.overlay.length / kRectStride;
     gl.bindBuffer(gl.ARRAY_BUFFER, this.overlayBuf);
     gl.bufferData(gl.ARRAY_BUFFER, this.overlay.view(), gl.DYNAMIC_DRAW);
-    // Edges of the selection are drawn thicker and orange.
-    gl.bindBuffer(gl.ARRAY_BUFFER, this.segBuf);
-    for (const k of this.hlSegs) { this.segHl[0] = 0; gl.bufferSubData(gl.ARRAY_BUFFER, (k * kSegStride + 7) * 4, this.segHl); }
+    // Edges of the selection (1) and of its lineage (2): the highlight column
+    // of the segment batch is rewritten in place and uploaded.
+    const data = s.segBatch.data;
+    const changed: number[] = [];
+    for (const k of this.hlSegs) { data[k * kSegStride + 7] = 0; changed.push(k); }
     this.hlSegs = [];
-    edgesOfItem(s, h.selected, this.tmpEdges);
-    if (this.tmpEdges.length) {
-      const want = new Set(this.tmpEdges);
-      for (let k = 0; k < s.segCount; ++k) if (want.has(s.segEdge[k])) this.hlSegs.push(k);
-      this.segHl[0] = 1;
-      for (const k of this.hlSegs) gl.bufferSubData(gl.ARRAY_BUFFER, (k * kSegStride + 7) * 4, this.segHl);
+    const want = edgeHighlights(s, h);
+    if (want.size) {
+      for (let k = 0; k < s.segCount; ++k) {
+        const v = want.get(s.segEdge[k]);
+        if (v) { data[k * kSegStride + 7] = v; this.hlSegs.push(k); changed.push(k); }
+      }
+    }
+    gl.bindBuffer(gl.ARRAY_BUFFER, this.segBuf);
+    if (changed.length > 4096) {
+      gl.bufferData(gl.ARRAY_BUFFER, data, gl.STATIC_DRAW);
+    } else {
+      for (const k of changed) gl.bufferSubData(gl.ARRAY_BUFFER, (k * kSegStride + 7) * 4, data, k * kSegStride + 7, 1);
     }
   }
 
@@ -331,6 +397,7 @@ export class WebGLRenderer implements Renderer, TextSink {
     gl.uniform2f(p.view, cam.viewW, cam.viewH);
     gl.uniform1f(p.scale, cam.scale);
     gl.uniform2f(p.t, cam.tx, cam.ty);
+    if (p.lod) gl.uniform1f(p.lod, lodPx(cam.scale));
   }
 
   // TextSink: lay out one line as glyph quads.
@@ -420,12 +487,14 @@ export class WebGLRenderer implements Renderer, TextSink {
     this.uniforms(this.rectProg, cam);
     // Nodes under ~2 px tall: decimate (see drawBatch).
     const far = cam.scale * 36 < 2 ? 20000 : Infinity;
-    this.drawBatch(this.frameVao, this.frameBuf, s.frameBatch, v0, v1, kRectStride, kRectAttrs, far);
+    const lodT = s.polyVertexCount > 0 ? lodPx(cam.scale) : 0;
+    this.drawRects(this.frameVao, this.frameBuf, s.frameBatch, this.frameLodVao, s.frameLodBatch, v0, v1, far, cam.scale, lodT);
     // Level of detail: edges are noise once nodes are a few pixels tall.
     if (s.segCount > 0 && cam.scale > 0.04) {
       this.uniforms(this.segProg, cam);
       gl.uniform3f(this.segProg.color, kEdgeColor[0], kEdgeColor[1], kEdgeColor[2]);
       gl.uniform3f(this.segProg.hl, kSelectColor[0], kSelectColor[1], kSelectColor[2]);
+      gl.uniform3f(this.segProg.hl2, kLineageColor[0], kLineageColor[1], kLineageColor[2]);
       this.drawBatch(this.segVao, this.segBuf, s.segBatch, v0, v1, kSegStride, kSegAttrs);
     }
     if (s.arrowCount > 0 && cam.scale > 0.08) {
@@ -438,7 +507,14 @@ export class WebGLRenderer implements Renderer, TextSink {
       if (hi > lo) gl.drawArrays(gl.TRIANGLES, 3 * lo, 3 * (hi - lo));
     }
     this.uniforms(this.rectProg, cam);
-    this.drawBatch(this.rectVao, this.rectBuf, s.itemBatch, v0, v1, kRectStride, kRectAttrs, far);
+    this.drawRects(this.rectVao, this.rectBuf, s.itemBatch, this.itemLodVao, s.itemLodBatch, v0, v1, far, cam.scale, lodT);
+    // Silhouettes over (the skipped contents of) small frames.
+    if (s.polyVertexCount > 0 && lodPx(cam.scale) > 0) {
+      this.uniforms(this.polyProg, cam);
+      gl.bindVertexArray(this.polyVao);
+      const n = descPrefix(s.polyParentLod, s.polyVertexCount, cam.scale, lodPx(cam.scale));
+      if (n > 0) gl.drawArrays(gl.TRIANGLES, 0, n - (n % 3));
+    }
     if (this.glyphCount > 0) {
       this.uniforms(this.glyphProg, cam);
       gl.activeTexture(gl.TEXTURE0);
@@ -454,6 +530,25 @@ export class WebGLRenderer implements Renderer, TextSink {
     }
     gl.bindVertexArray(null);
     this.lastFrameMs = performance.now() - t0;
+  }
+
+  /**
+   * Draws rects by whichever submits fewer instances: the culled batch (long
+   * ones + the range on screen), or, under silhouettes (far zoom), the prefix
+   * of the lod-ordered batch that the silhouettes do not hide.
+   */
+  private drawRects(vao: WebGLVertexArrayObject, buf: WebGLBuffer, b: CulledBatch, lodVao: WebGLVertexArrayObject,
+    lb: LodBatch, v0: number, v1: number, far: number, scale: number, lodT: number): void {
+    if (lodT > 0) {
+      const n = lodPrefix(lb, scale, lodT);
+      const [lo, hi] = visibleRange(b, v0, v1);
+      if (n < b.longCount + Math.min(hi - lo, far)) {
+        this.gl.bindVertexArray(lodVao);
+        if (n > 0) this.gl.drawArraysInstanced(this.gl.TRIANGLE_STRIP, 0, 4, n);
+        return;
+      }
+    }
+    this.drawBatch(vao, buf, b, v0, v1, kRectStride, kRectAttrs, far);
   }
 
   /** Draws a culled batch: its long instances, then the visible range (attributes rebased). */

@@ -5,16 +5,57 @@
 // Everything is a flat typed array so a 100k-node layout is a few buffers.
 
 import {
-  GroupKind, ItemKind, kEdgeReversed, kGroupVisible, opName, type Layout,
+  GroupKind, ItemKind, kEdgeReversed, kGroupVisible, kNone, kProfileBands, NodeStatus, opName, type Layout,
 } from './layout_binary';
-import { darker, kGroupStyles, kIoFill, kIoStroke, opColor, type Rgb } from './palette';
+import {
+  darker, heatColor, kFusedMark, kGroupStyles, kInsertedStroke, kIoFill, kIoStroke, kNoDataFill, kNoDataStroke, mix, opColor, type Rgb,
+} from './palette';
 
-/** Floats per rect instance: x y w h | fill rgba | stroke rgb, width | radius, flags. */
-export const kRectStride = 14;
+/**
+ * Floats per rect instance: x y w h | fill rgba | stroke rgb, width | radius, flags, lod.
+ * `lod`: the smallest size (sqrt(w·h), world px) of the frames around the
+ * instance; zoomed far out, an instance whose lod × scale < kLodFramePx lies
+ * inside a frame drawn as its silhouette and is skipped (see lodPx()).
+ */
+export const kRectStride = 15;
 export const kRectDashed = 1;
 export const kRectTopRounded = 2;
-/** Floats per edge segment: x0 y0 x1 y1 | world width | distance at x0 | dashed | highlight. */
-export const kSegStride = 8;
+/** Floats per edge segment: x0 y0 x1 y1 | world width | distance at x0 | dashed | highlight | lod. */
+export const kSegStride = 9;
+/** Floats per silhouette vertex: x y | rgb | own lod, parent lod. */
+export const kPolyStride = 7;
+/** A frame smaller than this on screen (sqrt of its area, CSS px) is drawn as its silhouette... */
+export const kLodFramePx = 56;
+/** ...but only below this zoom (nodes under ~7 px tall; text is long gone). */
+export const kLodMaxScale = 0.2;
+/** "No frame around": an lod that never triggers. */
+export const kLodNever = 1e30;
+
+/** The screen-size threshold of the silhouette level of detail at `scale` (0: off). */
+export function lodPx(scale: number): number {
+  return scale < kLodMaxScale ? kLodFramePx : 0;
+}
+
+export type ColorMode = 'op' | 'time' | 'share';
+
+export interface SceneOptions {
+  /** Fill by op type (default), total linked time (log scale) or share of the total (linear). */
+  colorMode: ColorMode;
+}
+
+/** The range of the heat map (colorMode time / share), for the legend. */
+export interface HeatRange {
+  /** Whether the layout carries per-node times (section 32) at all. */
+  available: boolean;
+  /** Smallest and largest value > 0 among items (µs, or share 0..1). */
+  min: number;
+  max: number;
+  /** Sum of all node times (µs). */
+  totalUs: number;
+  /** Items with / without data. */
+  withData: number;
+  withoutData: number;
+}
 export const kHeaderHeight = 24;
 export const kArrowLength = 8.4;
 
@@ -37,16 +78,29 @@ export class FloatBuilder {
   view(): Float32Array { return this.data.subarray(0, this.length); }
 }
 
-function pushRect(b: FloatBuilder, x: number, y: number, w: number, h: number, fill: Rgb, fa: number,
-  stroke: Rgb, sw: number, radius: number, flags: number): void {
+export function pushRect(b: FloatBuilder, x: number, y: number, w: number, h: number, fill: Rgb, fa: number,
+  stroke: Rgb, sw: number, radius: number, flags: number, lod = kLodNever): void {
   b.reserve(kRectStride);
   const d = b.data;
   let i = b.length;
   d[i++] = x; d[i++] = y; d[i++] = w; d[i++] = h;
   d[i++] = fill[0]; d[i++] = fill[1]; d[i++] = fill[2]; d[i++] = fa;
   d[i++] = stroke[0]; d[i++] = stroke[1]; d[i++] = stroke[2]; d[i++] = sw;
-  d[i++] = radius; d[i++] = flags;
+  d[i++] = radius; d[i++] = flags; d[i++] = lod;
   b.length = i;
+}
+
+/** Per item, the value the heat map colours it by (µs; -1 none): a node's time, a folded group's sum. */
+export function itemTimes(l: Layout): Float32Array {
+  const out = new Float32Array(l.itemCount).fill(-1);
+  const t = l.nodeTimeUs;
+  if (!t) return out;
+  for (let n = 0; n < l.nodeCount; ++n) {
+    const it = l.nodeItem[n];
+    if (it === kNone || it >= l.itemCount || !(t[n] >= 0)) continue;
+    out[it] = out[it] < 0 ? t[n] : out[it] + t[n];
+  }
+  return out;
 }
 
 /** Instances longer than this along the main axis are always drawn. */
@@ -88,6 +142,40 @@ export function cullOrder(src: Float32Array, stride: number, count: number, star
     keys[j] = starts[i];
   }
   return { data, count, longCount: long.length, keys, perm };
+}
+
+/**
+ * An instance batch ordered by lod, largest first (stable, so cards, chips and
+ * nested frames keep their drawing order). Zoomed far out, the instances not
+ * under a silhouette (lod × scale ≥ threshold) are a prefix of it: drawn
+ * without submitting the ones the silhouettes hide.
+ */
+export interface LodBatch {
+  data: Float32Array;
+  count: number;
+  /** Per instance, its lod, descending. */
+  lods: Float32Array;
+}
+
+export function lodOrder(src: Float32Array, stride: number, count: number, lodAt: number): LodBatch {
+  const idx = Array.from({ length: count }, (_, i) => i);
+  idx.sort((a, b) => src[b * stride + lodAt] - src[a * stride + lodAt] || a - b);
+  const data = new Float32Array(count * stride);
+  const lods = new Float32Array(count);
+  idx.forEach((i, k) => { data.set(src.subarray(i * stride, (i + 1) * stride), k * stride); lods[k] = src[i * stride + lodAt]; });
+  return { data, count, lods };
+}
+
+/** Length of the prefix of descending `lods` with lod × scale ≥ t. */
+export function descPrefix(lods: Float32Array, count: number, scale: number, t: number): number {
+  let lo = 0, hi = count;
+  while (lo < hi) { const m = (lo + hi) >> 1; if (lods[m] * scale >= t) lo = m + 1; else hi = m; }
+  return lo;
+}
+
+/** Number of instances of a LodBatch not hidden at `scale` (lod × scale ≥ t). */
+export function lodPrefix(b: LodBatch, scale: number, t: number): number {
+  return descPrefix(b.lods, b.count, scale, t);
 }
 
 /** Range [lo, hi) of sorted instances that may touch [v0, v1] on the main axis (indices into the batch). */
@@ -151,6 +239,9 @@ export class Scene {
   readonly itemBatch: CulledBatch;
   readonly segBatch: CulledBatch;
   readonly arrowBatch: CulledBatch;
+  /** Frame and item rects ordered by lod (see LodBatch), for far zoom. */
+  readonly frameLodBatch: LodBatch;
+  readonly itemLodBatch: LodBatch;
   /** Per segment of segBatch, its edge. */
   readonly segEdge: Uint32Array;
   readonly grid: ItemGrid;
@@ -159,8 +250,117 @@ export class Scene {
   /** Op types shown as node items, with counts, most frequent first. */
   readonly legend: { op: string; count: number }[];
 
-  constructor(readonly layout: Layout) {
+  /** Per frame (in `frames` order): its lod (min size over it and the frames around it), and its parent frame's. */
+  readonly frameLod: Float32Array;
+  readonly frameParentLod: Float32Array;
+  /** Per item, the lod of its innermost frame (kLodNever when in none). */
+  readonly itemLod: Float32Array;
+  /** Silhouette triangles of all frames (kPolyStride floats per vertex). */
+  readonly polys: Float32Array;
+  readonly polyVertexCount: number;
+  /** Per silhouette vertex, its frame's parent lod, descending. */
+  readonly polyParentLod: Float32Array;
+  /** Per item, the value the heat map uses (µs, -1 none), and the range for the legend. */
+  readonly itemTime: Float32Array;
+  readonly heat: HeatRange;
+  /** Node items per status (only when the layout carries node_status). */
+  readonly statusCounts: number[] | null;
+
+  constructor(readonly layout: Layout, readonly options: SceneOptions = { colorMode: 'op' }) {
     const l = layout;
+    this.grid = new ItemGrid(l);
+    // Level of detail: frame sizes, nesting, and each item's innermost frame.
+    const F = l.frameCount;
+    const frameOfGroup = new Int32Array(l.groupCount).fill(-1);
+    for (let k = 0; k < F; ++k) frameOfGroup[l.frames[k]] = k;
+    this.frameLod = new Float32Array(F);
+    this.frameParentLod = new Float32Array(F);
+    for (let k = 0; k < F; ++k) {
+      const g = l.frames[k];
+      let p = l.groupParent[g];
+      while (p > 0 && frameOfGroup[p] < 0) p = l.groupParent[p];
+      const pf = p > 0 ? frameOfGroup[p] : -1;
+      // Parents come before children in `frames`, so pf < k is done.
+      this.frameParentLod[k] = pf >= 0 && pf < k ? this.frameLod[pf] : kLodNever;
+      const size = Math.sqrt(Math.max(0, l.groupBounds[4 * g + 2] * l.groupBounds[4 * g + 3]));
+      this.frameLod[k] = Math.min(size, this.frameParentLod[k]);
+    }
+    this.itemLod = new Float32Array(l.itemCount).fill(kLodNever);
+    {
+      const stamp = new Uint32Array(l.itemCount);
+      const ib = l.itemBox;
+      for (let k = 0; k < F; ++k) {
+        const g = l.frames[k];
+        const x = l.groupBounds[4 * g], y = l.groupBounds[4 * g + 1], x1 = x + l.groupBounds[4 * g + 2], y1 = y + l.groupBounds[4 * g + 3];
+        const lod = this.frameLod[k];
+        this.forItemsIn(x, y, x1, y1, stamp, k + 1, (i) => {
+          if (ib[4 * i] >= x - 0.5 && ib[4 * i + 1] >= y - 0.5 && ib[4 * i] + ib[4 * i + 2] <= x1 + 0.5 && ib[4 * i + 1] + ib[4 * i + 3] <= y1 + 0.5) {
+            this.itemLod[i] = lod; // children come later and overwrite: the innermost wins
+          }
+        });
+      }
+    }
+    // Silhouettes: one rect per non-empty band, in the kind's outline colour.
+    const lrDir = l.direction === 'lr';
+    const pb = new FloatBuilder(F * 16 * 6 * kPolyStride);
+    const prof = l.frameProfiles;
+    if (prof && prof.length >= 2 * kProfileBands * F) {
+      // Frames by parent lod, descending (stable): the silhouettes drawn at a
+      // zoom are then within a prefix (polyParentLod), the rest not submitted.
+      const order = Array.from({ length: F }, (_, k) => k).sort((a, b) => this.frameParentLod[b] - this.frameParentLod[a] || a - b);
+      for (const k of order) {
+        const g = l.frames[k];
+        const st = kGroupStyles[l.groupKind[g]] ?? kGroupStyles[0];
+        const c = mix(st.stroke, st.band, 0.25);
+        const x = l.groupBounds[4 * g], y = l.groupBounds[4 * g + 1], w = l.groupBounds[4 * g + 2], h = l.groupBounds[4 * g + 3];
+        const along0 = lrDir ? x : y, alongLen = lrDir ? w : h;
+        const own = this.frameLod[k], parent = this.frameParentLod[k];
+        const vtx = (a: number, b: number): void => {
+          // (a along the rank axis, b across it) → world x, y
+          pb.push(lrDir ? a : b, lrDir ? b : a, c[0], c[1], c[2], own, parent);
+        };
+        for (let j = 0; j < kProfileBands; ++j) {
+          const lo = prof[32 * k + 2 * j], hi = prof[32 * k + 2 * j + 1];
+          if (!(hi > lo)) continue;
+          const a0 = along0 + (alongLen * j) / kProfileBands, a1 = along0 + (alongLen * (j + 1)) / kProfileBands;
+          vtx(a0, lo); vtx(a1, lo); vtx(a0, hi);
+          vtx(a0, hi); vtx(a1, lo); vtx(a1, hi);
+        }
+      }
+    }
+    this.polys = pb.view();
+    this.polyVertexCount = pb.length / kPolyStride;
+    this.polyParentLod = new Float32Array(this.polyVertexCount);
+    for (let v = 0; v < this.polyVertexCount; ++v) this.polyParentLod[v] = this.polys[v * kPolyStride + 6];
+
+    // Heat map values and range.
+    this.itemTime = itemTimes(l);
+    let min = Infinity, max = 0, withData = 0, withoutData = 0, totalUs = 0;
+    if (l.nodeTimeUs) for (let n = 0; n < l.nodeCount; ++n) if (l.nodeTimeUs[n] > 0) totalUs += l.nodeTimeUs[n];
+    for (let i = 0; i < l.itemCount; ++i) {
+      const k = l.itemKind[i];
+      if (k !== ItemKind.Node && k !== ItemKind.Group) continue;
+      const t = this.itemTime[i];
+      if (t < 0) { withoutData++; continue; }
+      withData++;
+      if (t > 0 && t < min) min = t;
+      if (t > max) max = t;
+    }
+    const share = options.colorMode === 'share';
+    const norm = share && totalUs > 0 ? 1 / totalUs : 1;
+    this.heat = {
+      available: !!l.nodeTimeUs && withData > 0,
+      min: min === Infinity ? 0 : min * norm, max: max * norm, totalUs, withData, withoutData,
+    };
+    const heatOf = (t: number): Rgb => {
+      if (share) return heatColor(max > 0 ? t / max : 0);
+      if (!(t > 0) || !(max > min)) return heatColor(t > 0 ? 1 : 0);
+      return heatColor((Math.log(t) - Math.log(min)) / (Math.log(max) - Math.log(min)));
+    };
+    const heatMode = options.colorMode !== 'op';
+    const status = l.nodeStatus;
+    this.statusCounts = status ? [0, 0, 0, 0, 0] : null;
+
     const rb = new FloatBuilder(kRectStride * (l.itemCount * 2 + l.frameCount * 2));
     // Frames: body with the kind's outline, then the header band.
     for (let k = 0; k < l.frameCount; ++k) {
@@ -169,8 +369,9 @@ export class Scene {
       const x = l.groupBounds[4 * g], y = l.groupBounds[4 * g + 1];
       const w = l.groupBounds[4 * g + 2], h = l.groupBounds[4 * g + 3];
       const dashed = l.groupKind[g] === GroupKind.Chunk ? kRectDashed : 0;
-      pushRect(rb, x, y, w, h, st.fill, 1, st.stroke, 1, 8, dashed);
-      pushRect(rb, x + 0.5, y + 0.5, w - 1, Math.min(kHeaderHeight, h) - 0.5, st.band, 1, st.band, 0, 7.5, kRectTopRounded);
+      const lod = this.frameParentLod[k];
+      pushRect(rb, x, y, w, h, st.fill, 1, st.stroke, 1, 8, dashed, lod);
+      pushRect(rb, x + 0.5, y + 0.5, w - 1, Math.min(kHeaderHeight, h) - 0.5, st.band, 1, st.band, 0, 7.5, kRectTopRounded, lod);
     }
     this.frameRectCount = rb.length / kRectStride;
     this.itemColor = new Float32Array(3 * l.itemCount);
@@ -178,20 +379,31 @@ export class Scene {
     for (let i = 0; i < l.itemCount; ++i) {
       const x = l.itemBox[4 * i], y = l.itemBox[4 * i + 1], w = l.itemBox[4 * i + 2], h = l.itemBox[4 * i + 3];
       const kind = l.itemKind[i];
+      const lod = this.itemLod[i];
       let c: Rgb;
       if (kind === ItemKind.Node) {
         const op = l.str(l.itemTitle[i]);
         opCounts.set(op, (opCounts.get(op) ?? 0) + 1);
-        c = opColor(op);
-        pushRect(rb, x, y, w, h, c, 1, darker(c), 1, 6, 0);
+        const t = this.itemTime[i];
+        const st = status && l.itemRef[i] < status.length ? status[l.itemRef[i]] : NodeStatus.None;
+        if (this.statusCounts) this.statusCounts[st] = (this.statusCounts[st] ?? 0) + 1;
+        c = heatMode ? (t >= 0 ? heatOf(t) : kNoDataFill) : opColor(op);
+        let stroke = heatMode && t < 0 ? kNoDataStroke : darker(c);
+        let sw = 1, flags = 0;
+        if (st === NodeStatus.NotExecuted) { c = mix(c, [1, 1, 1], 0.65); stroke = mix(stroke, [1, 1, 1], 0.5); }
+        if (st === NodeStatus.Inserted) { stroke = kInsertedStroke; sw = 2; flags = kRectDashed; }
+        pushRect(rb, x, y, w, h, c, 1, stroke, sw, 6, flags, lod);
+        // Fused: a badge at the top-right corner.
+        if (st === NodeStatus.Fused && w > 16 && h > 12) pushRect(rb, x + w - 11, y + 3, 8, 8, kFusedMark, 1, darker(kFusedMark), 1, 4, 0, lod);
       } else if (kind === ItemKind.Group) {
         const g = l.itemRef[i];
         const st = kGroupStyles[l.groupKind[g]] ?? kGroupStyles[0];
         const dashed = l.groupKind[g] === GroupKind.Chunk ? kRectDashed : 0;
-        c = st.band;
+        const t = this.itemTime[i];
+        c = heatMode ? (t >= 0 ? heatOf(t) : kNoDataFill) : st.band;
         // A second card behind the box says "folded group", not "node".
-        pushRect(rb, x + 3, y + 3, w, h, st.fill, 1, st.stroke, 1, 8, dashed);
-        pushRect(rb, x, y, w, h, st.band, 1, st.stroke, 1.4, 8, dashed);
+        pushRect(rb, x + 3, y + 3, w, h, st.fill, 1, st.stroke, 1, 8, dashed, lod);
+        pushRect(rb, x, y, w, h, c, 1, st.stroke, 1.4, 8, dashed, lod);
         // Chips along the bottom: the top op types, width by count.
         let total = 0;
         for (let k = 0; k < 3; ++k) if (l.groupTopOps[3 * g + k] >= 0) total += l.groupTopOpCounts[3 * g + k];
@@ -203,13 +415,13 @@ export class Scene {
             if (op < 0) continue;
             const ww = (cw * l.groupTopOpCounts[3 * g + k]) / total;
             const oc = opColor(opName(l, op));
-            pushRect(rb, cx, y + h - 7, ww, 4, oc, 1, oc, 0, 1.5, 0);
+            pushRect(rb, cx, y + h - 7, ww, 4, oc, 1, oc, 0, 1.5, 0, lod);
             cx += ww;
           }
         }
       } else {
         c = kIoFill;
-        pushRect(rb, x, y, w, h, kIoFill, 1, kIoStroke, 1, h / 2, 0);
+        pushRect(rb, x, y, w, h, kIoFill, 1, kIoStroke, 1, h / 2, 0, lod);
       }
       this.itemColor[3 * i] = c[0]; this.itemColor[3 * i + 1] = c[1]; this.itemColor[3 * i + 2] = c[2];
     }
@@ -230,6 +442,8 @@ export class Scene {
       const b = l.edgePointBegin[e], en = l.edgePointBegin[e + 1];
       const width = l.edgeCountArr[e] > 1 ? 1.9 : 1.2;
       const dashed = (l.edgeFlags[e] & kEdgeReversed) ? 1 : 0;
+      const f = l.edgeFrom[e], t = l.edgeTo[e];
+      const lod = Math.max(f < l.itemCount ? this.itemLod[f] : kLodNever, t < l.itemCount ? this.itemLod[t] : kLodNever);
       let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
       let dist = 0;
       for (let p = b; p < en; ++p) {
@@ -263,7 +477,7 @@ export class Scene {
           const s = sb.data;
           let i = sb.length;
           s[i++] = px; s[i++] = py; s[i++] = qx; s[i++] = qy;
-          s[i++] = width; s[i++] = dist; s[i++] = dashed; s[i++] = 0;
+          s[i++] = width; s[i++] = dist; s[i++] = dashed; s[i++] = 0; s[i++] = lod;
           sb.length = i;
           dist += d;
           px = qx; py = qy;
@@ -281,7 +495,6 @@ export class Scene {
     this.segCount = sb.length / kSegStride;
     this.arrows = ab.view();
     this.arrowCount = ab.length / 6;
-    this.grid = new ItemGrid(l);
     const ax = lr ? 0 : 1;
     const R = this.rects, S = this.segs, A = this.arrows;
     const rectStart = (i: number): number => R[i * kRectStride + ax];
@@ -292,6 +505,8 @@ export class Scene {
       (i) => items[i * kRectStride + ax], (i) => items[i * kRectStride + ax] + items[i * kRectStride + 2 + ax]);
     this.segBatch = cullOrder(S, kSegStride, this.segCount,
       (i) => Math.min(S[i * kSegStride + ax], S[i * kSegStride + 2 + ax]), (i) => Math.max(S[i * kSegStride + ax], S[i * kSegStride + 2 + ax]));
+    this.frameLodBatch = lodOrder(R, kRectStride, this.frameRectCount, 14);
+    this.itemLodBatch = lodOrder(items, kRectStride, this.rectCount - this.frameRectCount, 14);
     this.arrowBatch = cullOrder(A, 6, this.arrowCount,
       (i) => Math.min(A[6 * i + ax], A[6 * i + 2 + ax], A[6 * i + 4 + ax]), (i) => Math.max(A[6 * i + ax], A[6 * i + 2 + ax], A[6 * i + 4 + ax]));
     // Segment → edge, through the culling order.
@@ -360,5 +575,59 @@ export class Scene {
   /** True when the group is drawn (as a frame or a collapsed item). */
   groupVisible(g: number): boolean {
     return (this.layout.groupFlags[g] & kGroupVisible) !== 0;
+  }
+
+  private adj: { outStart: Uint32Array; out: Uint32Array; inStart: Uint32Array; inn: Uint32Array } | null = null;
+
+  /**
+   * Ancestors and descendants of item `i` through the visible edges (BFS
+   * both ways), and the edges on those paths. Client-side: it is what the
+   * current view shows, folded groups included.
+   */
+  lineage(i: number): { items: number[]; edges: number[] } {
+    const l = this.layout, I = l.itemCount, E = l.edgeCount;
+    if (i < 0 || i >= I) return { items: [], edges: [] };
+    if (!this.adj) {
+      const outStart = new Uint32Array(I + 1), inStart = new Uint32Array(I + 1);
+      for (let e = 0; e < E; ++e) { outStart[l.edgeFrom[e] + 1]++; inStart[l.edgeTo[e] + 1]++; }
+      for (let k = 0; k < I; ++k) { outStart[k + 1] += outStart[k]; inStart[k + 1] += inStart[k]; }
+      const out = new Uint32Array(E), inn = new Uint32Array(E);
+      const fo = outStart.slice(0, I), fi = inStart.slice(0, I);
+      for (let e = 0; e < E; ++e) { out[fo[l.edgeFrom[e]]++] = e; inn[fi[l.edgeTo[e]]++] = e; }
+      this.adj = { outStart, out, inStart, inn };
+    }
+    const { outStart, out, inStart, inn } = this.adj;
+    const seen = new Uint8Array(I);
+    const items: number[] = [], edges: number[] = [];
+    for (const down of [true, false]) {
+      const queue = [i];
+      const mark = down ? 1 : 2;
+      seen[i] |= mark;
+      while (queue.length) {
+        const v = queue.pop()!;
+        const s0 = down ? outStart[v] : inStart[v], s1 = down ? outStart[v + 1] : inStart[v + 1];
+        for (let k = s0; k < s1; ++k) {
+          const e = down ? out[k] : inn[k];
+          edges.push(e);
+          const w = down ? l.edgeTo[e] : l.edgeFrom[e];
+          if (seen[w] & mark) continue;
+          if (!seen[w]) items.push(w);
+          seen[w] |= mark;
+          queue.push(w);
+        }
+      }
+    }
+    return { items, edges };
+  }
+
+  /** What the silhouette level of detail does at `scale` (for tests and the status line). */
+  lodStats(scale: number): { silhouettes: number; hiddenItems: number; frames: number } {
+    const t = lodPx(scale);
+    let silhouettes = 0, hiddenItems = 0;
+    if (t > 0 && this.polyVertexCount > 0) {
+      for (let k = 0; k < this.frameLod.length; ++k) if (this.frameLod[k] * scale < t && this.frameParentLod[k] * scale >= t) silhouettes++;
+      for (let i = 0; i < this.itemLod.length; ++i) if (this.itemLod[i] * scale < t) hiddenItems++;
+    }
+    return { silhouettes, hiddenItems, frames: this.frameLod.length };
   }
 }

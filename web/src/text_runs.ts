@@ -4,7 +4,7 @@
 // groups then get a summary label at a constant screen size instead.
 
 import { ItemKind, kEdgeShowLabel, opName, type Layout } from './layout_binary';
-import { kHeaderHeight, type Scene } from './scene';
+import { kHeaderHeight, lodPx, type Scene } from './scene';
 
 export const kTextMinScale = 0.45;
 /** Screen px of the summary labels drawn when zoomed out. */
@@ -52,11 +52,14 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
   placed.length = 0;
   const b = l.itemBox, gb = l.groupBounds;
   const detailed = scale >= kTextMinScale;
+  // Inside a silhouette (level of detail): no labels.
+  const lodT = scene.polyVertexCount > 0 ? lodPx(scale) : 0;
   // Frame headers (or, zoomed out, summaries over the frame at screen size).
   for (let k = 0; k < l.frameCount; ++k) {
     const g = l.frames[k];
     const x = gb[4 * g], y = gb[4 * g + 1], w = gb[4 * g + 2], h = gb[4 * g + 3];
     if (x > x1 || y > y1 || x + w < x0 || y + h < y0) continue;
+    if (scene.frameParentLod[k] * scale < lodT) continue;
     if (detailed) {
       const count = l.groupNodeCount[g];
       sink.text(x + 8, y + 16, 11, true, 0, w - 70, l.str(l.groupLabel[g]), 0.2);
@@ -72,6 +75,7 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
     const x = b[4 * i], y = b[4 * i + 1], w = b[4 * i + 2], h = b[4 * i + 3];
     const cx = x + w / 2, cy = y + h / 2;
     const kind = l.itemKind[i];
+    if (scene.itemLod[i] * scale < lodT) return;
     if (kind === ItemKind.Group) {
       const g = l.itemRef[i];
       if (detailed) {
@@ -86,8 +90,11 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
     }
     if (!detailed) return;
     if (kind === ItemKind.Node) {
-      sink.text(cx, cy - 2, 12, true, 1, w - 4, l.str(l.itemTitle[i]), 0.1);
-      sink.text(cx, cy + 12, 10, false, 1, w - 4, l.str(l.itemSubtitle[i]), 0.2);
+      // Light text on dark fills (the heat map's hot end).
+      const c = scene.itemColor;
+      const dark = 0.2126 * c[3 * i] + 0.7152 * c[3 * i + 1] + 0.0722 * c[3 * i + 2] < 0.42;
+      sink.text(cx, cy - 2, 12, true, 1, w - 4, l.str(l.itemTitle[i]), dark ? 0.97 : 0.1);
+      sink.text(cx, cy + 12, 10, false, 1, w - 4, l.str(l.itemSubtitle[i]), dark ? 0.88 : 0.2);
     } else {
       sink.text(cx, cy + 4, 12, false, 1, w - 4, l.str(l.itemTitle[i]), 0.1);
     }

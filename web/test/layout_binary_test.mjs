@@ -54,6 +54,24 @@ function compare(name, args) {
     if (!check(ok, `${name}: edge ${e} ${JSON.stringify(ed).slice(0, 200)}`)) break;
   }
   eq(Array.from(l.frames).join(','), j.frames.join(','), `${name}: frames`);
+  // Optional sections 30-33 (null when absent): sizes, and the silhouette bands lie across the frame.
+  if (l.frameProfiles) {
+    eq(l.frameProfiles.length, 32 * l.frameCount, `${name}: frame_profiles size`);
+    let inside = true;
+    for (let k = 0; k < l.frameCount && inside; ++k) {
+      const g = l.frames[k], lr = l.direction === 'lr';
+      const a = l.groupBounds[4 * g + (lr ? 1 : 0)], w = l.groupBounds[4 * g + (lr ? 3 : 2)];
+      for (let b = 0; b < 16; ++b) {
+        const lo = l.frameProfiles[32 * k + 2 * b], hi = l.frameProfiles[32 * k + 2 * b + 1];
+        if (!(lo <= hi && lo >= a - 0.5 && hi <= a + w + 0.5)) { inside = false; console.error(`  frame ${k} band ${b}: [${lo}, ${hi}] outside [${a}, ${a + w}]`); break; }
+      }
+    }
+    check(inside, `${name}: frame_profiles bands lie within their frames`);
+  } else console.log(`  ${name}: no frame_profiles (section 30)`);
+  for (const [key, id] of [['nodeStatus', 31], ['nodeTimeUs', 32], ['nodeTaskCount', 33]]) {
+    if (l[key]) eq(l[key].length, l.nodeCount, `${name}: section ${id} (${key}) has one entry per layout node`);
+  }
+  if (l.nodeStatus) check(Array.from(l.nodeStatus).every((v) => v <= 4), `${name}: node_status values 0..4`);
   eq(l.groupCount, j.groups.length, `${name}: groups`);
   for (let g = 0; g < j.groups.length; ++g) {
     const gr = j.groups[g];
@@ -107,12 +125,34 @@ new Uint32Array(v2, 4, 1)[0] = 2;
 expectError(v2, 'unsupported layout binary version 2', 'version 2');
 expectError(buf.slice(0, 40), 'too short', 'truncated header');
 {
+  // A binary without the optional sections 30-33 (an older server) still decodes: they come back null.
+  const u = new Uint32Array(buf, 0, 16);
+  const count = u[14];
+  const dir = new Uint32Array(buf, 64, 4 * count);
+  const keep = [];
+  for (let k = 0; k < count; ++k) if (dir[4 * k] < 30) keep.push(Array.from(dir.subarray(4 * k, 4 * k + 4)));
+  const shift = 16 * (count - keep.length);
+  const oldHeader = 64 + 16 * count, newHeader = 64 + 16 * keep.length;
+  const out = new ArrayBuffer(buf.byteLength - shift);
+  new Uint8Array(out).set(new Uint8Array(buf, 0, 64));
+  new Uint8Array(out).set(new Uint8Array(buf, oldHeader, buf.byteLength - oldHeader - shift), newHeader);
+  const h = new Uint32Array(out, 0, 16);
+  h[14] = keep.length; h[2] = newHeader;
+  const nd = new Uint32Array(out, 64, 4 * keep.length);
+  keep.forEach((e, k) => { nd.set([e[0], e[1], e[2] - shift, e[3]], 4 * k); });
+  try {
+    const l = lb.decodeLayout(out);
+    check(l.frameProfiles === null && l.nodeStatus === null && l.nodeTimeUs === null && l.nodeTaskCount === null && l.itemCount > 0,
+      'a version-1 binary without sections 30-33 decodes, optional sections null');
+  } catch (e) { check(false, `binary without sections 30-33: ${e.message}`); }
+}
+{
   // Cut the buffer one byte before the end of string_data (section 29).
   const u = new Uint32Array(buf, 0, 16);
   const dir = new Uint32Array(buf, 64, 4 * u[14]);
   let end = 0;
   for (let k = 0; k < u[14]; ++k) if (dir[4 * k] === 29) end = dir[4 * k + 2] + dir[4 * k + 3];
   expectError(buf.slice(0, end - 1), 'outside', 'truncated body');
-  console.log(`  ${u[14]} sections in the directory (${u[14] - 29} beyond version 1's 29, skipped)`);
+  console.log(`  ${u[14]} sections in the directory`);
 }
 done('layout_binary_test');

@@ -65,6 +65,33 @@ try {
     await page.keyboard.press('0');
     await page.waitForTimeout(200);
     await page.screenshot({ path: join(art, `file_${renderer}_fit.png`) });
+    // Level of detail: zoomed far out, small frames are drawn as silhouettes
+    // (frame_profiles) in the frame kind's colour instead of their contents.
+    const lod = await page.evaluate(() => {
+      const app = window.__mi, s = app.scene, l = s.layout;
+      const scale = Math.min(0.12, 0.5 * app.cam.viewH / l.height);
+      app.cam.centreOn(l.width / 2, l.height / 2, scale);
+      const st = s.lodStats(scale);
+      // The centroid of the largest drawn silhouette triangle, on screen.
+      const P = s.polys, K = 7, T = 56;
+      let best = null, bestArea = 0;
+      for (let v = 0; v + 3 <= s.polyVertexCount; v += 3) {
+        const o = v * K;
+        if (!(P[o + 5] * scale < T && P[o + 6] * scale >= T)) continue;
+        const ax = P[o], ay = P[o + 1], bx = P[o + K], by = P[o + K + 1], cx = P[o + 2 * K], cy = P[o + 2 * K + 1];
+        const area = Math.abs((bx - ax) * (cy - ay) - (cx - ax) * (by - ay)) / 2;
+        if (area > bestArea) { bestArea = area; best = { x: (ax + bx + cx) / 3, y: (ay + by + cy) / 3, rgb: [P[o + 2], P[o + 3], P[o + 4]].map((c) => Math.round(c * 255)) }; }
+      }
+      const r = app.canvas.getBoundingClientRect();
+      return { st, scale, probe: best && { x: r.left + app.cam.toScreenX(best.x), y: r.top + app.cam.toScreenY(best.y), rgb: best.rgb, areaPx: bestArea * scale * scale } };
+    });
+    check(lod.st.silhouettes > 0 && lod.st.hiddenItems > 0, `${renderer}: zoomed out to ${lod.scale.toFixed(3)}, silhouettes drawn (${JSON.stringify(lod.st)})`);
+    await page.waitForTimeout(200);
+    const farPng = await page.screenshot({ path: join(art, `file_${renderer}_lod.png`) });
+    if (check(lod.probe !== null, `${renderer}: a silhouette on screen`)) {
+      const [c] = await pixelsAt(page, farPng, [[lod.probe.x, lod.probe.y]]);
+      check(colorDistance(c, lod.probe.rgb) <= 24, `${renderer}: silhouette colour at its centre (${c} vs ${lod.probe.rgb}, ${lod.probe.areaPx.toFixed(1)} px²)`);
+    }
     eq(errors.join('; '), '', `${renderer}: page errors`);
     await page.close();
   }
