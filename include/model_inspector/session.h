@@ -150,6 +150,10 @@ struct StartOptions {
   std::string output_dir;
   bool enable_graph = false;    // save compiled graphs
   bool enable_runtime = false;  // record execution traces
+  // "onnxruntime" (ONNX Runtime and PyTorch; the default) or "cann" (GE
+  // graph dumps and msprof / torch_npu profiles). For "cann" the returned
+  // text is shell `export` lines and `#` comments, for `eval`.
+  std::string backend = "onnxruntime";
 };
 StatusOr<std::string> StartRunDirectory(const StartOptions& options);
 

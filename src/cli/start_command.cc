@@ -20,6 +20,11 @@ void RegisterStartCommand(CLI::App& app, int* exit_code) {
                 "save the compiled (optimized) graph");
   cmd->add_flag("--enable-runtime", flags->enable_runtime,
                 "record execution traces (profiles)");
+  cmd->add_option("--backend", flags->backend,
+                  "onnxruntime (ONNX Runtime and PyTorch; default) or cann "
+                  "(GE graph dumps, msprof / torch_npu; prints `export` "
+                  "lines for eval)")
+      ->check(CLI::IsMember({"onnxruntime", "cann"}));
   cmd->callback([flags, exit_code]() {
     auto text = StartRunDirectory(*flags);
     if (!text.ok()) {

@@ -91,3 +91,25 @@ def test_bad_dump_names_line_and_column(tmp_path):
     proc = run("summary", bad, check=False)
     assert proc.returncode == 4
     assert f"{bad}:5:" in proc.stderr, proc.stderr
+
+
+def test_start_cann_then_export_finds_the_dumps(tmp_path):
+    import shutil
+    import subprocess
+    run_dir = tmp_path / "run 1"
+    out = run("start", "--output-dir", run_dir, "--backend", "cann").stdout
+    # Only `export` lines and comments: the output is for `eval`.
+    for line in out.splitlines():
+        assert line.startswith("export ") or line.startswith("#") or not line, line
+    env = subprocess.run(["bash", "-c", f'eval "$1"; echo "$DUMP_GRAPH_PATH|$DUMP_GE_GRAPH"',
+                          "_", out], capture_output=True, text=True, check=True).stdout.strip()
+    assert env == f"{run_dir / 'ge'}|2"
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["backend"] == "cann"
+    # What GE would write there: pid_<pid>_deviceid_<dev>/ge_proto_*.txt
+    dump_dir = run_dir / "ge" / "pid_4242_deviceid_0"
+    shutil.copytree(GE_RUN, dump_dir, ignore=shutil.ignore_patterns("README.md"))
+    run("export", "--quiet", "--input-dir", run_dir)
+    graph = json.loads((run_dir / "model-inspector-export" / "graph.json").read_text())
+    conv = next(n for n in graph["nodes"] if n["name"] == "conv1" and n["layer_level"] == "compiled")
+    assert len(conv["fused_from"]) == 3
