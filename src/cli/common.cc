@@ -79,4 +79,17 @@ void PrintDiagnostics(const Session& session, bool verbose) {
   }
 }
 
+CLI::Validator LevelValidator() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (value == "framework" || value == "compiled" ||
+            (value.rfind("stage:", 0) == 0 && value.size() > 6)) {
+          return {};
+        }
+        return "expected framework, compiled or stage:<Stage>, found '" +
+               value + "'";
+      },
+      "LEVEL");
+}
+
 }  // namespace mi::cli

@@ -36,4 +36,7 @@ void PrintDiagnostics(const Session& session, bool verbose);
 
 int ReportError(const Status& status);
 
+// --level: framework, compiled, or a GE graph-dump stage (stage:<Stage>).
+CLI::Validator LevelValidator();
+
 }  // namespace mi::cli

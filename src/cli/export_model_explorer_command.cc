@@ -30,7 +30,7 @@ void RegisterExportModelExplorerCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--level", flags->level,
                   "graph level (default: compiled, else framework when the "
                   "run has no compiled graph)")
-      ->check(CLI::IsMember({"framework", "compiled"}));
+      ->check(LevelValidator());
   cmd->add_option("--out-graph", flags->out_graph,
                   "the graph JSON to write (open it in Model Explorer)")
       ->required();

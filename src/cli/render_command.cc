@@ -96,7 +96,7 @@ void RegisterRenderCommand(CLI::App& app, int* exit_code) {
                   ".json, .bin, else svg)")
       ->check(CLI::IsMember({"svg", "json", "binary"}));
   cmd->add_option("--level", flags->level, "graph level to draw")
-      ->check(CLI::IsMember({"framework", "compiled"}));
+      ->check(LevelValidator());
   cmd->add_option("--direction", flags->direction,
                   "tb (top to bottom) or lr (left to right)")
       ->check(CLI::IsMember({"tb", "lr"}));

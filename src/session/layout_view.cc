@@ -15,6 +15,7 @@
 #include "layout/model_layout.h"
 #include "linker/links.h"
 #include "model/model.h"
+#include "session/node_queries.h"
 #include "session/session_impl.h"
 #include "trace/trace.h"
 
@@ -232,17 +233,20 @@ void AddRunInfo(const Session::Impl& session, const layout::LayoutInput& input,
 
 StatusOr<std::unique_ptr<LayoutView>> CreateLayoutView(
     const Session::Impl& session, const LayoutViewOptions& options) {
-  GraphId graph;
-  bool framework = options.level == "framework";
-  if (framework) {
-    graph = session.framework;
-  } else if (options.level == "compiled") {
-    graph = session.compiled;
-  } else {
+  if (options.level != "framework" && options.level != "compiled" &&
+      options.level.rfind("stage:", 0) != 0) {
     return InvalidArgumentError(
-        "level: expected 'framework' or 'compiled', found '" + options.level +
-        "'");
+        "level: expected 'framework', 'compiled' or 'stage:<Stage>', found '" +
+        options.level + "'");
   }
+  auto root = LevelRoot(session, options.level);
+  if (!root.ok() && options.level.rfind("stage:", 0) == 0) {
+    return root.status();
+  }
+  GraphId graph = root.ok() ? *root : GraphId::Invalid();
+  bool framework =
+      graph.valid() ? session.model.graph(graph).level == LayerLevel::kFramework
+                    : options.level == "framework";
   layout::GroupingOptions grouping;
   if (options.grouping == "none") {
     grouping.scopes = false;

@@ -26,15 +26,54 @@
 
 namespace mi {
 
+std::vector<std::pair<std::string, GraphId>> StageLevels(
+    const Session::Impl& run) {
+  const Model& m = run.model;
+  std::vector<GraphId> stages;
+  for (LayerLevel level : {LayerLevel::kFramework, LayerLevel::kCompiled}) {
+    for (GraphId g : m.RootGraphs(level)) {
+      std::string_view producer = m.str(m.graph(g).producer);
+      if (producer.size() > 3 && producer.substr(0, 3) == "GE ") {
+        stages.push_back(g);
+      }
+    }
+  }
+  std::vector<std::pair<std::string, GraphId>> out;
+  if (stages.size() < 2) return out;
+  // Dump file names start with GE's global index: name order is dump order.
+  std::stable_sort(stages.begin(), stages.end(), [&](GraphId a, GraphId b) {
+    return m.str(m.graph(a).source_file) < m.str(m.graph(b).source_file);
+  });
+  std::vector<std::string> names;
+  for (GraphId g : stages) {
+    names.push_back("stage:" +
+                    std::string(m.str(m.graph(g).producer).substr(3)));
+  }
+  for (size_t i = 0; i < stages.size(); ++i) {
+    bool shared = std::count(names.begin(), names.end(), names[i]) > 1;
+    std::string name = names[i];
+    if (shared) name += "@" + std::string(m.str(m.graph(stages[i]).name));
+    out.emplace_back(std::move(name), stages[i]);
+  }
+  return out;
+}
+
 StatusOr<GraphId> LevelRoot(const Session::Impl& run, std::string_view level) {
   GraphId root;
   if (level == "framework") {
     root = run.framework;
   } else if (level == "compiled") {
     root = run.compiled;
+  } else if (level.substr(0, 6) == "stage:") {
+    for (const auto& [name, g] : StageLevels(run)) {
+      if (name == level) return g;
+    }
+    return NotFoundError("no GE stage level '" + std::string(level) +
+                         "' in this run");
   } else {
     return NotFoundError("no level '" + std::string(level) +
-                         "'; levels are 'framework' and 'compiled'");
+                         "'; levels are 'framework', 'compiled' and, for GE "
+                         "graph dumps, 'stage:<Stage>'");
   }
   if (!root.valid()) {
     return NotFoundError("no " + std::string(level) +
@@ -287,6 +326,7 @@ std::vector<std::string> Session::Levels() const {
   std::vector<std::string> out;
   if (impl_->framework.valid()) out.emplace_back("framework");
   if (impl_->compiled.valid()) out.emplace_back("compiled");
+  for (auto& [name, graph] : StageLevels(*impl_)) out.push_back(name);
   return out;
 }
 

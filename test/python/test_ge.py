@@ -113,3 +113,34 @@ def test_start_cann_then_export_finds_the_dumps(tmp_path):
     graph = json.loads((run_dir / "model-inspector-export" / "graph.json").read_text())
     conv = next(n for n in graph["nodes"] if n["name"] == "conv1" and n["layer_level"] == "compiled")
     assert len(conv["fused_from"]) == 3
+
+
+def test_ge_stages_are_levels_of_the_run(tmp_path):
+    """Any two stages can be compared: each is a level of its own."""
+    import http.client
+    import re as _re
+    import subprocess
+    out = tmp_path / "pre.json"
+    run("render", "--quiet", GE_RUN, "--level", "stage:PreRunBegin", "--out", out)
+    pre = json.loads(out.read_text())
+    assert {i["title"] for i in pre["items"]} >= {"BatchNorm", "Scale", "Conv2D"}
+    run("render", "--quiet", GE_RUN, "--level", "stage:Build", "--out", out)
+    build = json.loads(out.read_text())
+    assert "TransData" in {i["title"] for i in build["items"]}
+    bad = run("render", GE_RUN, "--level", "stage:Nope", "--out", out, check=False)
+    assert bad.returncode == 3 and "no GE stage level 'stage:Nope'" in bad.stderr
+    # The server lists them as levels.
+    from conftest import BINARY
+    proc = subprocess.Popen([BINARY, "open", str(GE_RUN), "--port", "0", "--no-browser"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().strip()
+        host, port = _re.match(r"http://([^:/]+):(\d+)", url).groups()
+        conn = http.client.HTTPConnection(host, int(port), timeout=30)
+        conn.request("GET", "/api/runs")
+        runs = json.loads(conn.getresponse().read())
+        assert runs["runs"][0]["levels"] == ["framework", "compiled", "stage:PreRunBegin",
+                                             "stage:Build"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
