@@ -11,6 +11,7 @@ std::vector<std::unique_ptr<Importer>> CreateBuiltinImporters() {
   std::vector<std::unique_ptr<Importer>> list;
   list.push_back(CreateOnnxImporter());
   list.push_back(CreateOnnxTextImporter());
+  list.push_back(CreateGeOnnxTextImporter());
   list.push_back(CreateChromeTraceImporter());
   list.push_back(CreateTraceEventCsvImporter());
   list.push_back(CreateAscendCsvImporter());

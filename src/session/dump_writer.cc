@@ -41,17 +41,7 @@ void WriteValueRef(JsonWriter& w, const Model& m, ValueId v) {
   } else {
     w.Null();
   }
-  // Memory layouts (Ascend: NC1HWC0, FRACTAL_Z with the framework's origin
-  // format and shape) only where the format says.
-  if (m.value_layout(v) != StringPool::kEmpty) {
-    w.Field("layout", m.str(m.value_layout(v)));
-  }
-  if (m.value_origin_layout(v) != StringPool::kEmpty) {
-    w.Field("origin_layout", m.str(m.value_origin_layout(v)));
-  }
-  if (m.value_origin_shape(v) != StringPool::kEmpty) {
-    w.Field("origin_shape", m.str(m.value_origin_shape(v)));
-  }
+  WriteValueLayoutFields(w, m, v);
   w.EndObject();
 }
 
@@ -228,6 +218,8 @@ std::string EncodeTraceJson(const Session::Impl& run) {
     t.task_correlation(id) >= 0 ? w.Int(t.task_correlation(id)) : w.Null();
     w.Key("parent_task_id");
     t.task_parent(id).valid() ? w.UInt(t.task_parent(id).value()) : w.Null();
+    w.Key("launch_task_id");
+    t.task_launch(id).valid() ? w.UInt(t.task_launch(id).value()) : w.Null();
     w.Key("bytes");
     t.task_bytes(id) >= 0 ? w.Int(t.task_bytes(id)) : w.Null();
     w.EndObject();
@@ -322,6 +314,20 @@ std::string EncodeSummaryJson(const SummaryReport& r) {
   w.EndObject();
   out.push_back('\n');
   return out;
+}
+
+void WriteValueLayoutFields(JsonWriter& w, const Model& m, ValueId v) {
+  // Memory layouts (Ascend: NC1HWC0, FRACTAL_Z with the framework's origin
+  // format and shape) only where the format says.
+  if (m.value_layout(v) != StringPool::kEmpty) {
+    w.Field("layout", m.str(m.value_layout(v)));
+  }
+  if (m.value_origin_layout(v) != StringPool::kEmpty) {
+    w.Field("origin_layout", m.str(m.value_origin_layout(v)));
+  }
+  if (m.value_origin_shape(v) != StringPool::kEmpty) {
+    w.Field("origin_shape", m.str(m.value_origin_shape(v)));
+  }
 }
 
 }  // namespace mi

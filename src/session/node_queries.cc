@@ -270,6 +270,7 @@ void WriteValue(JsonWriter& w, const Model& m, ValueId v, bool consumers) {
     w.Null();
   }
   w.Field("type", m.FormatValueType(v));
+  WriteValueLayoutFields(w, m, v);
   NodeId producer = m.value_producer(v);
   w.Key("producer");
   producer.valid() ? w.UInt(producer.value()) : w.Null();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -73,6 +74,31 @@ Status ReadManifest(const fs::path& dir, std::vector<PendingFile>* files,
 // the timeline (trace_view.json, msprof_*.json incl. msprof_slice_*) and
 // the per-task CSV (kernel_details.csv, op_summary_*.csv) are loaded, the
 // timeline first so that the CSV joins onto its tasks.
+// Digit runs compare as numbers: msprof_slice_2 before msprof_slice_10.
+bool NaturalLess(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      size_t ie = i, je = j;
+      while (ie < a.size() && digit(a[ie])) ++ie;
+      while (je < b.size() && digit(b[je])) ++je;
+      std::string_view na(a.data() + i, ie - i), nb(b.data() + j, je - j);
+      while (na.size() > 1 && na.front() == '0') na.remove_prefix(1);
+      while (nb.size() > 1 && nb.front() == '0') nb.remove_prefix(1);
+      if (na.size() != nb.size()) return na.size() < nb.size();
+      if (na != nb) return na < nb;
+      i = ie;
+      j = je;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
 void SelectAscendRunFiles(std::vector<fs::path>* found) {
   auto in_output = [](const fs::path& p) {
     std::string dir = p.parent_path().filename().string();
@@ -125,9 +151,44 @@ void SelectAscendRunFiles(std::vector<fs::path>* found) {
     rest.push_back(p);
   }
   if (!any) return;
+  // Slices in slice order: metadata is in the first one.
+  std::stable_sort(timelines.begin(), timelines.end(),
+                   [](const fs::path& a, const fs::path& b) {
+                     return NaturalLess(a.string(), b.string());
+                   });
   *found = std::move(rest);
   found->insert(found->end(), timelines.begin(), timelines.end());
   found->insert(found->end(), csvs.begin(), csvs.end());
+}
+
+// GE writes each stage twice by default (DUMP_GRAPH_FORMAT=ge_proto|onnx);
+// the ge_proto form always has _datadump_original_op_names (the ONNX form
+// only at DUMP_GE_GRAPH=1), so a ge_onnx dump whose ge_proto twin (same
+// folder, same index and stage) was found is not loaded again.
+void SkipGeOnnxTwins(std::vector<fs::path>* found) {
+  auto key = [](const fs::path& p, std::string_view prefix,
+                std::string_view ext) -> std::string {
+    std::string name = p.filename().string();
+    if (name.rfind(prefix, 0) != 0 ||
+        name.size() < prefix.size() + ext.size() ||
+        name.compare(name.size() - ext.size(), ext.size(), ext) != 0) {
+      return {};
+    }
+    std::string rest =
+        name.substr(prefix.size(), name.size() - prefix.size() - ext.size());
+    return (p.parent_path() / rest).string();
+  };
+  std::vector<std::string> protos;
+  for (const fs::path& p : *found) {
+    std::string k = key(p, "ge_proto_", ".txt");
+    if (!k.empty()) protos.push_back(std::move(k));
+  }
+  if (protos.empty()) return;
+  std::sort(protos.begin(), protos.end());
+  std::erase_if(*found, [&](const fs::path& p) {
+    std::string k = key(p, "ge_onnx_", ".pbtxt");
+    return !k.empty() && std::binary_search(protos.begin(), protos.end(), k);
+  });
 }
 
 Status ExpandPaths(const OpenOptions& options,
@@ -174,6 +235,7 @@ Status ExpandPaths(const OpenOptions& options,
     if (ec) return IoError(path + ": cannot list directory: " + ec.message());
     std::sort(found.begin(), found.end());
     SelectAscendRunFiles(&found);
+    SkipGeOnnxTwins(&found);
     for (const fs::path& p : found) {
       files->push_back({p.string(), importers::LevelHint::kAuto, false});
     }
@@ -224,9 +286,10 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
       return std::move(head).status();
     }
     const importers::Importer* importer = registry.Detect(*head, file.path);
-    if (head->empty() && file.explicit_path) {
-      // Nothing to sniff: let the importer the extension names explain what
-      // it expected; without one, say so in general terms.
+    if (head->empty() && file.explicit_path && importer == nullptr) {
+      // Nothing to sniff (and no importer claimed the file by its name):
+      // let the importer the extension names explain what it expected;
+      // without one, say so in general terms.
       importer = registry.FindByExtension(file.path);
       if (importer == nullptr) {
         return MalformedInputError(

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "base/json_writer.h"
+
 #include "base/string_pool.h"
 #include "diag/diagnostics.h"
 #include "linker/links.h"
@@ -28,6 +30,10 @@ struct Session::Impl {
 };
 
 // Dump encoders (dump_writer.cc).
+// Writes a tensor's `layout`, `origin_layout`, `origin_shape` fields (only
+// those the format gave) into the open JSON object; graph.json and node
+// details share it.
+void WriteValueLayoutFields(JsonWriter& w, const Model& m, ValueId v);
 std::string EncodeGraphJson(const Session::Impl& run);
 std::string EncodeTraceJson(const Session::Impl& run);
 std::string EncodeSummaryJson(const SummaryReport& report);

@@ -141,6 +141,47 @@ def test_ge_stages_are_levels_of_the_run(tmp_path):
         runs = json.loads(conn.getresponse().read())
         assert runs["runs"][0]["levels"] == ["framework", "compiled", "stage:PreRunBegin",
                                              "stage:Build"]
+        # Node details carry the layouts (the UI's layout column).
+        conn.request("GET", "/api/runs/0/levels/compiled/search?q=TransData&mode=op")
+        match = json.loads(conn.getresponse().read())["matches"][0]
+        conn.request("GET", f"/api/runs/0/levels/compiled/nodes/{match['id']}")
+        details = json.loads(conn.getresponse().read())
+        out = details["outputs"][0]
+        assert (out["layout"], out["origin_layout"]) == ("NC1HWC0", "NCHW")
+        assert details["status"] == "inserted"
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_ge_onnx_dump(tmp_path):
+    """GE's ONNX form: ge:<Type> ops, control edges, desc attributes."""
+    docs = export(tmp_path, FIXTURES / "ge" / "onnx_dump")
+    graph = docs["graph"]
+    assert [(g["layer_level"], g["producer"]) for g in graph["graphs"]] == [("compiled", "GE Build")]
+    nodes = {n["name"]: n for n in graph["nodes"]}
+    conv = nodes["conv1"]
+    assert (conv["op_type"], conv["domain"]) == ("Conv2D", "ge")
+    assert conv["origin_names"] == ["scale_conv1", "conv1", "bn_conv1"]
+    assert conv["attributes"]["control_inputs"] == "[data]"
+    assert len(conv["inputs"]) == 1
+    out = nodes["trans_TransData_0"]["outputs"][0]
+    assert (out["layout"], out["origin_layout"], out["origin_shape"]) == ("NC1HWC0", "NCHW", "[1,3,224,224]")
+    bad = tmp_path / "ge_onnx_00000001_graph_1_Build.pbtxt"
+    bad.write_text('ir_version: 6\ngraph {\n  node {\n    op_type: \n  }\n}\n')
+    proc = run("summary", bad, check=False)
+    assert proc.returncode == 4 and f"{bad}:5:" in proc.stderr, proc.stderr
+
+
+def test_ge_onnx_twin_of_a_ge_proto_dump_is_not_loaded_twice(tmp_path):
+    import shutil
+    for f in GE_RUN.glob("ge_proto_*.txt"):
+        shutil.copy(f, tmp_path / f.name)
+    # GE's default DUMP_GRAPH_FORMAT writes the same stage in both forms.
+    shutil.copy(FIXTURES / "ge" / "onnx_dump" / "ge_onnx_00000121_graph_1_Build.pbtxt",
+                tmp_path / "ge_onnx_00000120_graph_1_Build.pbtxt")
+    out = tmp_path / "out"
+    docs = export(out, tmp_path)
+    files = sorted(g["source_file"].rsplit("/", 1)[-1] for g in docs["graph"]["graphs"])
+    assert files == ["ge_proto_00000000_graph_1_PreRunBegin.txt",
+                     "ge_proto_00000120_graph_1_Build.txt"]

@@ -7,7 +7,11 @@ import { decodeLayout, type Layout } from './layout_binary';
 export interface RunInput { path: string; format: string; role: string }
 export interface RunInfo { id: number; name: string; inputs: RunInput[]; levels: string[]; has_trace: boolean }
 export interface Attribute { name: string; type: string; value: unknown }
-export interface ValueInfo { name: string; dtype: string; shape: string | number[] | null; producer?: unknown }
+export interface ValueInfo {
+  name: string; dtype: string; shape: string | number[] | null; producer?: unknown;
+  /** Memory layout where the format gives it (Ascend NC1HWC0, FRACTAL_Z) and the framework's format and shape. */
+  layout?: string; origin_layout?: string; origin_shape?: string;
+}
 export interface NodeRef { id: number; name: string; op_type: string }
 export interface TaskInfo { id: number; name: string; start_ns: number; duration_ns: number; track: string | number }
 export interface NodeDetails {

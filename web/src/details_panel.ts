@@ -113,8 +113,17 @@ export class DetailsPanel {
     if (d.attributes?.length) {
       section(root, `Attributes (${d.attributes.length})`, table(d.attributes.map((a) => [a.name, fmtValue(a.value)])));
     }
-    const values = (vs: ValueInfo[]): HTMLTableElement =>
-      table(vs.map((v) => [v.name, v.dtype || '', fmtShape(v.shape)]), ['name', 'dtype', 'shape']);
+    // A layout column only when some tensor has one (Ascend graphs):
+    // "NC1HWC0 (NCHW [1,3,224,224])" = the compiler's layout and the
+    // framework's format and shape.
+    const layoutOf = (v: ValueInfo): string =>
+      v.layout ? v.layout + (v.origin_layout || v.origin_shape ? ` (${[v.origin_layout, v.origin_shape].filter(Boolean).join(' ')})` : '') : '';
+    const values = (vs: ValueInfo[]): HTMLTableElement => {
+      const withLayout = vs.some((v) => v.layout);
+      return withLayout
+        ? table(vs.map((v) => [v.name, v.dtype || '', fmtShape(v.shape), layoutOf(v)]), ['name', 'dtype', 'shape', 'layout'])
+        : table(vs.map((v) => [v.name, v.dtype || '', fmtShape(v.shape)]), ['name', 'dtype', 'shape']);
+    };
     if (d.inputs?.length) section(root, `Inputs (${d.inputs.length})`, values(d.inputs));
     if (d.outputs?.length) section(root, `Outputs (${d.outputs.length})`, values(d.outputs));
     if (d.fused_from?.length) {

@@ -6,9 +6,11 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "diag/diagnostic_codes.h"
+#include "importers/common/ascend_task_type.h"
 
 namespace mi::importers {
 namespace {
@@ -81,24 +83,24 @@ std::optional<int64_t> ParseMicrosToNs(std::string_view v) {
   return us * 1000 + ns;
 }
 
-// Task Type / Accelerator Core / kernel_type -> task kind (ascend.md §1.2,
-// §1.4).
+// Task Type / Accelerator Core / kernel_type -> task kind: the mapping the
+// timeline uses too (importers/common/ascend_task_type.h). A row with no
+// type (level-0 kernel_details writes N/A) is still a kernel.
 TaskKind KindOfTaskType(std::string_view t) {
-  if (t == "AI_CORE" || t == "AI_VECTOR_CORE" || t == "MIX_AIC" ||
-      t == "MIX_AIV" || t == "AI_CPU" || t == "DSA_SQE" ||
-      StartsWith(t, "KERNEL_") || t == "HCCL" || t == "COMMUNICATION" ||
-      t == "FFTS_PLUS") {
-    return TaskKind::kCompute;
-  }
-  if (Contains(t, "MEMCPY") || Contains(t, "SDMA") || Contains(t, "DMA") ||
-      Contains(t, "MEMSET")) {
-    return TaskKind::kDataMovement;
-  }
-  if (Contains(t, "EVENT") || Contains(t, "Notify") || Contains(t, "NOTIFY") ||
-      Contains(t, "Write Value") || Contains(t, "WAIT")) {
-    return TaskKind::kSync;
-  }
-  return t.empty() ? TaskKind::kCompute : TaskKind::kOther;
+  return t.empty() ? TaskKind::kCompute : AscendTaskKind(t);
+}
+
+// Timeline and CSV start times of one task may differ by rounding (HCCL
+// ops: 1 ns); a join accepts up to this much.
+constexpr int64_t kJoinToleranceNs = 1000;
+
+bool IsAscendTableName(std::string_view path) {
+  size_t slash = path.find_last_of("/\\");
+  std::string_view name =
+      slash == std::string_view::npos ? path : path.substr(slash + 1);
+  if (name.size() < 4 || name.substr(name.size() - 4) != ".csv") return false;
+  return StartsWith(name, "op_summary") || StartsWith(name, "kernel_details") ||
+         StartsWith(name, "task_time") || StartsWith(name, "op_statistic");
 }
 
 enum class Table : uint8_t { kUnknown, kTasks, kTaskTime, kStatistic };
@@ -134,7 +136,12 @@ Columns MapHeader(const std::vector<std::string>& h) {
   c.out_shapes = Find(h, {"Output Shapes"});
   if (c.name >= 0 && c.start >= 0 && c.dur >= 0) {
     c.table = Find(h, {"kernel_name"}) >= 0 ? Table::kTaskTime : Table::kTasks;
-    if (c.table == Table::kTaskTime) c.core = c.type;
+    if (c.table == Table::kTaskTime) {
+      // kernel_type (KERNEL_AICORE, MEMCPY_ASYNC) is the task type; the op
+      // type is not in this table.
+      c.core = c.type;
+      c.type = -1;
+    }
   } else if (Find(h, {"OP Type"}) >= 0 && Find(h, {"Core Type"}) >= 0 &&
              Find(h, {"Total Time(us)"}) >= 0) {
     c.table = Table::kStatistic;
@@ -212,15 +219,16 @@ class CsvReader : public Reader {
     }
     if (!have_header_) {
       return MalformedInputError(ctx_.path +
-                                 ": empty file; expected a CANN profiler CSV "
-                                 "table (op_summary / kernel_details)");
+                                 ":1: empty file; expected a CANN profiler "
+                                 "CSV table (op_summary / kernel_details) "
+                                 "starting with its header line");
     }
-    if (joined_ + join_missed_ > 0 && join_missed_ > 0) {
+    if (join_missed_ > kMaxJoinMissLog) {
       ctx_.diagnostics->Report(
           DiagnosticCode::kCsvRowSkipped, {ctx_.path},
           std::to_string(join_missed_) +
-              " rows matched no timeline task at the same stream and start "
-              "time; their details were not joined");
+              " rows in all matched no timeline task (the first " +
+              std::to_string(kMaxJoinMissLog) + " are listed)");
     }
     if (tasks_added_ > 0 && ctx_.trace->dialect() == StringPool::kEmpty) {
       ctx_.trace->set_dialect(ctx_.trace->strings().Intern("ascend"));
@@ -281,16 +289,54 @@ class CsvReader : public Reader {
   }
 
   void PrepareJoin() {
-    // Join mode when the Trace already has Ascend timeline device tasks.
+    // Join mode when the Trace already has Ascend timeline device tasks:
+    // per task name, that name's device tasks by start time.
     Trace& trace = *ctx_.trace;
     if (trace.str(trace.dialect()) != "ascend") return;
     for (uint32_t i = 0; i < trace.task_count(); ++i) {
       TaskId t(i);
       const TrackInfo& info = trace.track(trace.task_track(t));
       if (info.kind != TrackKind::kDeviceStream) continue;
-      join_.emplace(std::pair{info.stream, trace.task_start_ns(t)}, t);
+      join_[trace.task_name(t).value()].push_back(
+          {trace.task_start_ns(t), info.stream, t});
+    }
+    for (auto& [name, list] : join_) {
+      std::stable_sort(list.begin(), list.end(),
+                       [](const JoinEntry& a, const JoinEntry& b) {
+                         return a.start_ns < b.start_ns;
+                       });
     }
     join_mode_ = !join_.empty();
+  }
+
+  // The not yet joined timeline task with this name (and stream, when the
+  // row has one; HCCL rows write N/A) whose start is nearest, within
+  // kJoinToleranceNs; Invalid when none.
+  TaskId FindJoin(std::string_view name, int64_t stream, int64_t start) {
+    const Trace& trace = *ctx_.trace;
+    StringId id = trace.strings().Find(name);
+    if (!id.valid()) return TaskId::Invalid();
+    auto it = join_.find(id.value());
+    if (it == join_.end()) return TaskId::Invalid();
+    std::vector<JoinEntry>& list = it->second;
+    auto lo = std::lower_bound(
+        list.begin(), list.end(), start - kJoinToleranceNs,
+        [](const JoinEntry& e, int64_t v) { return e.start_ns < v; });
+    JoinEntry* best = nullptr;
+    int64_t best_delta = INT64_MAX;
+    for (auto e = lo;
+         e != list.end() && e->start_ns <= start + kJoinToleranceNs; ++e) {
+      if (e->joined || (stream >= 0 && e->stream != stream)) continue;
+      int64_t delta =
+          e->start_ns > start ? e->start_ns - start : start - e->start_ns;
+      if (delta < best_delta) {
+        best = &*e;
+        best_delta = delta;
+      }
+    }
+    if (best == nullptr) return TaskId::Invalid();
+    best->joined = true;
+    return best->task;
   }
 
   Status AddRow(const std::vector<std::string>& r, uint64_t line) {
@@ -308,16 +354,25 @@ class CsvReader : public Reader {
     }
     std::string_view type = Cell(r, cols_.type);
     std::string_view core = Cell(r, cols_.core);
+    // task_time writes kernel_name N/A for non-kernel tasks (MEMCPY_ASYNC,
+    // EVENT_RECORD): they are named by their type, as on the timeline.
+    if (name.empty()) name = !core.empty() ? core : type;
     int64_t stream = ParseInt(Cell(r, cols_.stream)).value_or(-1);
     std::string_view in_shapes = StripQuotes(Cell(r, cols_.in_shapes));
     std::string_view out_shapes = StripQuotes(Cell(r, cols_.out_shapes));
     if (join_mode_) {
-      auto it = join_.find({stream, *start});
-      if (it == join_.end() || trace.str(trace.task_name(it->second)) != name) {
+      TaskId t = FindJoin(name, stream, *start);
+      if (!t.valid()) {
         ++join_missed_;
+        if (join_missed_ <= kMaxJoinMissLog) {
+          ctx_.diagnostics->Report(
+              DiagnosticCode::kCsvRowSkipped, {ctx_.path, line, 0},
+              "row matched no timeline task with the same name and stream "
+              "starting within 1 us; its details were not joined",
+              std::string(name.substr(0, 80)));
+        }
         return Status::Ok();
       }
-      TaskId t = it->second;
       ++joined_;
       if (!type.empty()) trace.SetTaskOpType(t, strings.Intern(type));
       if (!in_shapes.empty()) trace.SetTaskShapes(t, strings.Intern(in_shapes));
@@ -327,7 +382,10 @@ class CsvReader : public Reader {
       return Status::Ok();
     }
     int64_t device = ParseInt(Cell(r, cols_.device)).value_or(0);
-    auto key = std::pair{device, stream};
+    // Rows without a stream (HCCL rows write N/A; level-0 kernel_details
+    // has no Stream ID column): one track for collectives, one for the rest.
+    const bool communication = IsAscendCommunicationType(core);
+    auto key = std::tuple{device, stream, stream < 0 && communication};
     auto track_it = tracks_.find(key);
     if (track_it == tracks_.end()) {
       TrackInfo info;
@@ -337,8 +395,10 @@ class CsvReader : public Reader {
       info.stream = stream;
       info.tid = stream;
       info.process_name = strings.Intern("Ascend Hardware");
-      info.thread_name = strings.Intern(
-          stream >= 0 ? "Stream " + std::to_string(stream) : "Communication");
+      info.thread_name =
+          strings.Intern(stream >= 0     ? "Stream " + std::to_string(stream)
+                         : communication ? std::string("Communication")
+                                         : std::string("Stream N/A"));
       track_it = tracks_.emplace(key, trace.AddTrack(info)).first;
     }
     TaskRow row;
@@ -377,9 +437,16 @@ class CsvReader : public Reader {
   bool have_header_ = false;
   size_t header_size_ = 0;
   Columns cols_;
-  std::map<std::pair<int64_t, int64_t>, TrackId> tracks_;
+  std::map<std::tuple<int64_t, int64_t, bool>, TrackId> tracks_;
+  struct JoinEntry {
+    int64_t start_ns;
+    int64_t stream;
+    TaskId task;
+    bool joined = false;
+  };
+  static constexpr uint64_t kMaxJoinMissLog = 20;
   bool join_mode_ = false;
-  std::map<std::pair<int64_t, int64_t>, TaskId> join_;
+  std::unordered_map<uint32_t, std::vector<JoinEntry>> join_;  // by name
   uint64_t joined_ = 0;
   uint64_t join_missed_ = 0;
   uint64_t tasks_added_ = 0;
@@ -394,7 +461,7 @@ class AscendCsvImporter : public Importer {
         "ascend_csv", {".csv"}, 5, ContentKind::kTrace};
     return d;
   }
-  int Sniff(std::string_view head, std::string_view) const override {
+  int Sniff(std::string_view head, std::string_view path) const override {
     std::string_view first = head.substr(0, head.find('\n'));
     if (StartsWith(first, "\xEF\xBB\xBF")) first.remove_prefix(3);
     bool tasks =
@@ -403,7 +470,11 @@ class AscendCsvImporter : public Importer {
         (Contains(first, "Duration(us)") || Contains(first, "task_time"));
     bool stats = Contains(first, "OP Type,Core Type,Count,Total Time(us)");
     bool task_time = Contains(first, "kernel_name,kernel_type,stream_id");
-    return tasks || stats || task_time ? 90 : 0;
+    if (tasks || stats || task_time) return 90;
+    // A file named like a CANN table (op_summary_*.csv, kernel_details.csv,
+    // task_time_*.csv, op_statistic*.csv) whose header is not one we know,
+    // or that is empty: claim it weakly, so the error names the header.
+    return IsAscendTableName(path) ? 30 : 0;
   }
 
  protected:

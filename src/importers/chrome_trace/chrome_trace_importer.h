@@ -55,11 +55,12 @@ struct ChromeTraceStats {
   std::string dialect;  // "onnxruntime", "pytorch", "ascend" or "chrome"
   // Ascend dialect (CANN msprof / torch_npu): see README "Ascend dialect".
   bool ascend = false;
-  uint64_t ascend_device_tasks = 0;            // Ascend Hardware + HCCL tasks
-  uint64_t ascend_host_api_tasks = 0;          // CANN track (Node@launch, ...)
-  uint64_t ascend_skipped_events = 0;          // Overlap Analysis slices
-  uint64_t launch_links_by_flow = 0;           // HostToDevice s/f resolved
-  uint64_t launch_links_by_connection_id = 0;  // fallback
+  uint64_t ascend_device_tasks = 0;          // Ascend Hardware + HCCL tasks
+  uint64_t ascend_host_api_tasks = 0;        // CANN track (Node@launch, ...)
+  uint64_t ascend_skipped_events = 0;        // Overlap Analysis slices
+  uint64_t launch_links_by_node_launch = 0;  // Node@launch, same connection_id
+  uint64_t launch_links_by_flow = 0;         // HostToDevice s/f resolved
+  uint64_t launch_links_by_connection_id = 0;  // other CANN call, fallback
   uint64_t framework_links_by_flow = 0;        // async_npu cpu_op -> task
   uint64_t flows_unresolved = 0;  // s/f pairs whose ends matched no task
 };

@@ -4,6 +4,8 @@
 #include <climits>
 #include <utility>
 
+#include "importers/common/ascend_task_type.h"
+
 namespace mi::importers::chrome_trace {
 namespace {
 
@@ -231,29 +233,6 @@ AscendRole RoleOfProcess(std::string_view name) {
   return AscendRole::kNone;
 }
 
-// Ascend Hardware "Task Type" -> task kind (ascend.md §1.2).
-TaskKind AscendTaskKind(std::string_view type) {
-  if (type == "AI_CORE" || type == "AI_VECTOR_CORE" || type == "MIX_AIC" ||
-      type == "MIX_AIV" || type == "AI_CPU" || type == "DSA_SQE" ||
-      type == "FFTS_PLUS" || type == "FFTS" || StartsWith(type, "KERNEL_")) {
-    return TaskKind::kCompute;
-  }
-  if (ContainsIgnoringCase(type, "memcpy") ||
-      ContainsIgnoringCase(type, "sdma") || ContainsIgnoringCase(type, "dma") ||
-      ContainsIgnoringCase(type, "memset")) {
-    return TaskKind::kDataMovement;
-  }
-  if (ContainsIgnoringCase(type, "notify") ||
-      ContainsIgnoringCase(type, "event") ||
-      ContainsIgnoringCase(type, "write value") ||
-      ContainsIgnoringCase(type, "wait") ||
-      ContainsIgnoringCase(type, "record") ||
-      ContainsIgnoringCase(type, "barrier")) {
-    return TaskKind::kSync;
-  }
-  return TaskKind::kOther;
-}
-
 constexpr int64_t kAscendNone = 4294967295;  // UINT32_MAX: "no id"
 // External ids the Ascend dialect gives cpu_ops (async_npu flows), kept
 // apart from the ids a source writes.
@@ -301,7 +280,8 @@ TrackId TraceEventBuilder::GetOrAddTrack(const TrackKey& key,
   if (last_track_.valid() && key == last_track_key_) return last_track_;
   auto [it, inserted] = tracks_.try_emplace(key, TrackId());
   if (inserted) {
-    it->second = trace_->AddTrack(info);
+    TrackId earlier = EarlierSliceTrack(key.kind, pid, tid);
+    it->second = earlier.valid() ? earlier : trace_->AddTrack(info);
     track_thread_keys_[it->second.value()] = {pid, tid};
   }
   last_track_key_ = key;
@@ -534,6 +514,27 @@ void TraceEventBuilder::AddEvent(const ParsedEvent& event) {
   }
 }
 
+TrackId TraceEventBuilder::EarlierSliceTrack(TrackKind kind, IdKey pid,
+                                             IdKey tid) {
+  // Sliced msprof timelines (msprof_slice_N.json): only the first slice
+  // names the processes. A thread of a process this file has not named
+  // (yet: msprof writes metadata first) continues the Ascend track an
+  // earlier file of this Trace added for the same (pid, tid).
+  if (first_track_ == 0 || kind != TrackKind::kHostThread || pid.label != 0 ||
+      tid.label != 0 || process_names_.count({pid, IdKey{}}) > 0) {
+    return TrackId::Invalid();
+  }
+  for (size_t i = 0; i < first_track_; ++i) {
+    const TrackInfo& info = trace_->track(TrackId(static_cast<uint32_t>(i)));
+    if (info.pid_label == StringPool::kEmpty && info.pid == pid.number &&
+        info.tid == tid.number &&
+        RoleOfProcess(trace_->str(info.process_name)) != AscendRole::kNone) {
+      return TrackId(static_cast<uint32_t>(i));
+    }
+  }
+  return TrackId::Invalid();
+}
+
 StringId TraceEventBuilder::ProcessNameOf(IdKey pid) {
   if (auto it = process_names_.find({pid, IdKey{}});
       it != process_names_.end()) {
@@ -601,6 +602,13 @@ void TraceEventBuilder::ApplyAscend() {
   // 1. Roles of this file's tracks, from the process names.
   std::vector<AscendRole> roles(track_end, AscendRole::kNone);
   bool any_role = false;
+  // Tracks of earlier files this one continues (slices) keep their role.
+  for (size_t i = 0; i < first_track_; ++i) {
+    if (track_thread_keys_.count(static_cast<uint32_t>(i)) == 0) continue;
+    roles[i] = RoleOfProcess(trace_->str(
+        trace_->track(TrackId(static_cast<uint32_t>(i))).process_name));
+    any_role = any_role || roles[i] != AscendRole::kNone;
+  }
   std::vector<std::pair<IdKey, int32_t>> device_ordinals;
   for (size_t i = first_track_; i < track_end; ++i) {
     auto keys = track_thread_keys_.find(static_cast<uint32_t>(i));
@@ -652,6 +660,11 @@ void TraceEventBuilder::ApplyAscend() {
         // Device task -> GE node by op name (= Node@launch item_id).
         if (kind == TaskKind::kCompute) {
           trace_->SetTaskNodeName(t, trace_->task_name(t));
+        } else if (kind == TaskKind::kDataMovement || kind == TaskKind::kSync) {
+          // MEMCPY_ASYNC, SDMA, Notify Wait, EVENT_RECORD ...: the task is
+          // its own op type (as in msprof's reports), not the framework op
+          // that issued it (that one stays the task's parent).
+          trace_->SetTaskOpType(t, trace_->task_name(t));
         }
         break;
       }
@@ -737,6 +750,7 @@ void TraceEventBuilder::ApplyAscend() {
     if (slot < 0) slot = static_cast<int64_t>(i);
   }
   const StringId host_to_device = Intern("HostToDevice");
+  std::vector<std::pair<TaskId, TaskId>> flow_launch;  // (device, host)
   const StringId async_npu = Intern("async_npu");
   uint64_t unresolved = 0;
   for (uint64_t key : pair_order) {
@@ -751,11 +765,9 @@ void TraceEventBuilder::ApplyAscend() {
       continue;
     }
     if (fs.cat == host_to_device) {
-      trace_->SetTaskLaunch(to, from);
-      if (trace_->task_correlation(from) >= 0) {
-        trace_->SetTaskCorrelation(to, trace_->task_correlation(from));
-      }
-      ++stats_->launch_links_by_flow;
+      // Decided below, after the Node@launch with the task's own
+      // connection_id (the flow often starts on the AscendCL call).
+      flow_launch.emplace_back(to, from);
     } else if (fs.cat == async_npu) {
       // Framework op -> device task directly (eager single-op launches,
       // Model Id 4294967295, have no GE model in between).
@@ -780,26 +792,55 @@ void TraceEventBuilder::ApplyAscend() {
             "metadata); connection_id is used instead where present");
   }
 
-  // 4. Fallback: a device task's connection_id equals its launch's
-  // (ascend.md §1.2). Searches the whole Trace, so sliced files join.
-  std::unordered_map<int64_t, TaskId> launch_by_connection;
-  for (uint32_t i = 0; i < task_end; ++i) {
-    TaskId t(i);
-    if (trace_->task_kind(t) != TaskKind::kRuntime ||
-        trace_->task_correlation(t) < 0 ||
-        RoleOfProcess(
-            trace_->str(trace_->track(trace_->task_track(t)).process_name)) !=
-            AscendRole::kCann) {
-      continue;
+  // 4. Launches. Rule (ascend.md §1.2, §1.6): a device task's launch is
+  //   a. the CANN `Node@launch` with the task's own connection_id (msprof's
+  //      host_connect_device links exactly these; one launch may own many
+  //      tasks, e.g. an HCCL op), else
+  //   b. the start of its HostToDevice flow (AscendCL / Runtime calls:
+  //      aclrtRecordEvent, aclrtMemcpyAsync, ...), else
+  //   c. any other CANN call with the task's connection_id.
+  // The flow is not used first: in torch_npu data it mostly starts on the
+  // `AscendCL@aclnn...` call around the Node@launch. connection_ids are
+  // searched in this file first, then in the files loaded before it (the
+  // earlier slices of a sliced msprof timeline).
+  std::unordered_map<int64_t, TaskId> node_launch_by_connection;
+  std::unordered_map<int64_t, TaskId> other_launch_by_connection;
+  auto note_cann = [&](uint32_t begin, uint32_t end, bool overwrite) {
+    for (uint32_t i = begin; i < end; ++i) {
+      TaskId t(i);
+      if (trace_->task_kind(t) != TaskKind::kRuntime ||
+          trace_->task_correlation(t) < 0 ||
+          RoleOfProcess(
+              trace_->str(trace_->track(trace_->task_track(t)).process_name)) !=
+              AscendRole::kCann) {
+        continue;
+      }
+      auto& map = StartsWith(trace_->str(trace_->task_name(t)), "Node@")
+                      ? node_launch_by_connection
+                      : other_launch_by_connection;
+      if (overwrite) {
+        map[trace_->task_correlation(t)] = t;
+      } else {
+        map.try_emplace(trace_->task_correlation(t), t);
+      }
     }
-    auto [it, inserted] =
-        launch_by_connection.try_emplace(trace_->task_correlation(t), t);
-    // Prefer the Node@launch over the AscendCL call around it.
-    if (!inserted &&
-        !StartsWith(trace_->str(trace_->task_name(it->second)), "Node@") &&
-        StartsWith(trace_->str(trace_->task_name(t)), "Node@")) {
-      it->second = t;
+  };
+  note_cann(static_cast<uint32_t>(first_task_), static_cast<uint32_t>(task_end),
+            /*overwrite=*/false);
+  note_cann(0, static_cast<uint32_t>(first_task_), /*overwrite=*/false);
+  for (const auto& [device, host] : flow_launch) {
+    // Only this file's device tasks; the first flow of a task wins.
+    if (trace_->task_launch(device).valid()) continue;
+    const int64_t connection = trace_->task_correlation(device);
+    if (connection >= 0 && connection != kAscendNone &&
+        node_launch_by_connection.count(connection) > 0) {
+      continue;  // rule a below
     }
+    trace_->SetTaskLaunch(device, host);
+    if (connection < 0 && trace_->task_correlation(host) >= 0) {
+      trace_->SetTaskCorrelation(device, trace_->task_correlation(host));
+    }
+    ++stats_->launch_links_by_flow;
   }
   for (size_t i = first_task_; i < task_end; ++i) {
     TaskId t(static_cast<uint32_t>(i));
@@ -808,14 +849,20 @@ void TraceEventBuilder::ApplyAscend() {
     if (role != AscendRole::kHardware && role != AscendRole::kCommunication) {
       continue;
     }
-    if (trace_->task_launch(t).valid() || trace_->task_correlation(t) < 0 ||
-        trace_->task_correlation(t) == kAscendNone) {
+    const int64_t connection = trace_->task_correlation(t);
+    if (connection < 0 || connection == kAscendNone) continue;
+    if (auto it = node_launch_by_connection.find(connection);
+        it != node_launch_by_connection.end()) {
+      trace_->SetTaskLaunch(t, it->second);
+      ++stats_->launch_links_by_node_launch;
       continue;
     }
-    auto it = launch_by_connection.find(trace_->task_correlation(t));
-    if (it == launch_by_connection.end()) continue;
-    trace_->SetTaskLaunch(t, it->second);
-    ++stats_->launch_links_by_connection_id;
+    if (trace_->task_launch(t).valid()) continue;  // rule b
+    if (auto it = other_launch_by_connection.find(connection);
+        it != other_launch_by_connection.end()) {
+      trace_->SetTaskLaunch(t, it->second);
+      ++stats_->launch_links_by_connection_id;
+    }
   }
 }
 

@@ -82,6 +82,7 @@ class TraceEventBuilder {
   bool NoteAscendEvent(const ParsedEvent& event, TaskRow& row);
   void ApplyAscend();
   StringId ProcessNameOf(IdKey pid);
+  TrackId EarlierSliceTrack(TrackKind kind, IdKey pid, IdKey tid);
 
   IdKey MakeIdKey(const EventThreadId& id);
   TrackId HostTrack(const ParsedEvent& event);

@@ -12,39 +12,15 @@
 #include <string_view>
 
 #include <fmt/format.h>
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
 #include <nlohmann/json.hpp>
 
+#include "importers/common/protobuf_text.h"
 #include "importers/ge/ge_ir_subset.pb.h"
 #include "importers/ge/ge_model_converter.h"
 #include "io/chunk_reader.h"
 
 namespace mi::importers {
 namespace {
-
-// Keeps the parser's first error with its place; warnings (unknown fields,
-// which we skip on purpose) are counted, not reported.
-class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (!has_error) {
-      has_error = true;
-      this->line = line + 1;
-      this->column = column + 1;
-      this->message = message;
-    }
-  }
-  void AddWarning(int, google::protobuf::io::ColumnNumber,
-                  const std::string&) override {
-    ++warnings;
-  }
-  bool has_error = false;
-  int line = 0, column = 0;
-  std::string message;
-  uint64_t warnings = 0;
-};
 
 // Text nesting deeper than this is rejected before parsing (the protobuf
 // parser recurses per message level).
@@ -396,33 +372,13 @@ Status ImportGeProtoTextFromBuffer(std::string_view text, ImportContext& ctx) {
                     ctx.path, line, column, kMaxBraceDepth));
   }
   ge_ir::ModelDef model;
-  google::protobuf::TextFormat::Parser parser;
-  FirstErrorCollector errors;
-  parser.RecordErrorsTo(&errors);
-  // Fields our subset schema leaves out (attr_groups, workspace, ...) are
-  // skipped; they are not errors.
-  parser.AllowUnknownField(true);
-  parser.AllowUnknownExtension(true);
-  google::protobuf::io::ArrayInputStream input(
-      text.data(), static_cast<int>(std::min<size_t>(text.size(), INT32_MAX)));
-  if (!parser.Parse(&input, &model) || errors.has_error) {
-    std::string what = errors.message.empty() ? "syntax error" : errors.message;
-    while (!what.empty() && (what.back() == '.' || what.back() == '\n')) {
-      what.pop_back();
-    }
-    if (!what.empty()) {
-      what[0] =
-          static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
-    }
-    return MalformedInputError(
-        fmt::format("{}:{}:{}: {}; expected protobuf text of ge.proto.ModelDef",
-                    ctx.path, errors.line, errors.column, what));
-  }
-  if (errors.warnings > 0 && ctx.diagnostics != nullptr) {
+  uint64_t skipped = 0;
+  MI_RETURN_IF_ERROR(ParseProtobufText(
+      text, ctx.path, "protobuf text of ge.proto.ModelDef", &model, &skipped));
+  if (skipped > 0 && ctx.diagnostics != nullptr) {
     ctx.diagnostics->Report(
         DiagnosticCode::kUnknownFieldSkipped, {ctx.path},
-        fmt::format("{} fields not read by model-inspector skipped",
-                    errors.warnings));
+        fmt::format("{} fields not read by model-inspector skipped", skipped));
   }
   ge::DumpFileName name = ge::ParseDumpFileName(ctx.path);
   return ge::ConvertGeModel(model, name.stage, ctx);

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "importers/common/ge_dump_names.h"
 #include "importers/common/importer.h"
 #include "model_inspector/status.h"
 
@@ -19,19 +20,6 @@ class ModelDef;
 }  // namespace mi::ge_ir
 
 namespace mi::importers::ge {
-
-// What a dump's file name says (ge_proto_{idx}_[aclop_]graph_{id}_{Stage}.txt
-// and the older forms); index -1 / empty when absent.
-struct DumpFileName {
-  int64_t index = -1;
-  std::string graph_id;
-  std::string stage;
-};
-DumpFileName ParseDumpFileName(std::string_view path);
-
-// Stages after which the graph is the compiled one (GE's Build exit graph
-// and later); earlier stages are framework-level views.
-bool IsCompiledStage(std::string_view stage);
 
 Status ConvertGeModel(const ge_ir::ModelDef& model, std::string_view stage,
                       ImportContext& ctx);

@@ -15,6 +15,8 @@ namespace mi::importers {
 std::unique_ptr<Importer> CreateOnnxImporter();
 // ONNX textual syntax (onnx/defs/parser.h).
 std::unique_ptr<Importer> CreateOnnxTextImporter();
+// GE's ONNX graph dumps (ge_onnx_*.pbtxt): protobuf text, ge:<Type> ops.
+std::unique_ptr<Importer> CreateGeOnnxTextImporter();
 
 // Imports a binary ModelProto held in memory (the .onnx importer maps the
 // file and calls this; the fuzzer and tests call it directly). ctx.path
@@ -34,6 +36,7 @@ Status ImportOnnxFromBuffer(std::string_view bytes, ImportContext& ctx,
 // Imports ONNX textual syntax: a model ("<ir_version: 8, ...> graph ...")
 // or a bare graph ("name (float[N] x) => (float[N] y) { ... }").
 Status ImportOnnxTextFromBuffer(std::string_view text, ImportContext& ctx);
+Status ImportGeOnnxTextFromBuffer(std::string_view text, ImportContext& ctx);
 
 // Sniff scores (0..100) of the two importers, exposed for tests.
 int SniffOnnxBinary(std::string_view head, std::string_view path);

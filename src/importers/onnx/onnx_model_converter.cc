@@ -641,6 +641,14 @@ Status OnnxModelConverter::ConvertGraph(const GraphProto& proto, GraphId graph,
       model_.AddNodeAttribute(
           node, ConvertAttribute(attr, graph, node, name, &bodies));
     }
+    // GE's ONNX dumps (ge_onnx_*.pbtxt at DUMP_GE_GRAPH=1) carry the
+    // framework ops a node replaced; the linker turns them into fused_from.
+    for (const AttributeProto& attr : node_proto.attribute()) {
+      if (attr.name() != "_datadump_original_op_names") continue;
+      for (const std::string& origin : attr.strings()) {
+        model_.AddNodeOriginName(node, model_.strings().Intern(origin));
+      }
+    }
   }
   // mutable_graph() references may dangle after AddGraph: look it up again.
   for (const auto& output : proto.output()) {

@@ -1,0 +1,1 @@
+summary --format csv test/fixtures/ascend/PROF_000001_20250101120000000_ABCDEFGHIJKLMNOP

@@ -1,0 +1,1 @@
+summary --format csv test/fixtures/ascend/op_summary_current.csv
