@@ -185,3 +185,27 @@ def test_ge_onnx_twin_of_a_ge_proto_dump_is_not_loaded_twice(tmp_path):
     files = sorted(g["source_file"].rsplit("/", 1)[-1] for g in docs["graph"]["graphs"])
     assert files == ["ge_proto_00000000_graph_1_PreRunBegin.txt",
                      "ge_proto_00000120_graph_1_Build.txt"]
+
+
+def test_start_cann_with_dumps_and_a_torch_npu_profile(tmp_path):
+    """The whole CANN capture layout: GE dumps under D/ge, a torch_npu
+    profile directory under D/prof; export --input-dir finds both."""
+    import shutil
+    sample = SHARED_SAMPLES / "ascend" / "msinsight_pt_text_level1_rank0"
+    if not sample.exists():
+        pytest.skip("shared sample missing")
+    run_dir = tmp_path / "run"
+    run("start", "--output-dir", run_dir, "--backend", "cann")
+    shutil.copytree(sample, run_dir / "prof" / "worker_20250109_ascend_pt")
+    shutil.copytree(GE_RUN, run_dir / "ge" / "pid_7_deviceid_0",
+                    ignore=shutil.ignore_patterns("README.md"))
+    run("export", "--quiet", "--input-dir", run_dir)
+    out = run_dir / "model-inspector-export"
+    graph = json.loads((out / "graph.json").read_text())
+    trace = json.loads((out / "trace.json").read_text())
+    assert sorted(g["layer_level"] for g in graph["graphs"]) == ["compiled", "framework"]
+    kinds = [t["kind"] for t in trace["tasks"]]
+    # The level-1 sample's device work: 191 kernels (as its kernel_details.csv
+    # has rows), data movement and synchronisation.
+    assert kinds.count("compute") == 191
+    assert kinds.count("data_movement") > 0 and kinds.count("sync") > 0
