@@ -76,6 +76,11 @@ struct SummaryReport {
   uint64_t tasks = 0;   // tasks counted
   uint64_t linked_tasks = 0;
   uint64_t unlinked_tasks = 0;
+  // Why the unlinked ones are: they name no node (copies, waits,
+  // collectives), name a node the loaded graphs lack, or no graph is loaded.
+  uint64_t unlinked_without_node_name = 0;
+  uint64_t unlinked_unknown_node = 0;
+  uint64_t unlinked_no_graph = 0;
   // PyTorch host ops aligned with the nodes of an ONNX export (by op kind
   // and order; see docs/design/fusion-matching.md).
   uint64_t aligned_host_ops = 0;

@@ -49,6 +49,15 @@ void AddTables(const SummaryReport& r, const std::vector<InputFile>& inputs,
   if (r.has_graph && r.linked_tasks + r.unlinked_tasks > 0) {
     links = fmt::format(", {} linked to nodes / {} unlinked", r.linked_tasks,
                         r.unlinked_tasks);
+    // Why: the reasons that apply, in a parenthesis.
+    std::string why;
+    auto add = [&why](uint64_t n, std::string_view what) {
+      if (n == 0) return;
+      why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, what);
+    };
+    add(r.unlinked_without_node_name, "name no node");
+    add(r.unlinked_unknown_node, "name a node the graphs lack");
+    if (!why.empty()) links += " (" + why + ")";
   }
   if (r.aligned_host_ops > 0) {
     links +=

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,19 +58,15 @@ GroupTree GroupsFromScopes(const Model& model, GraphId graph,
 
 namespace {
 
-// Fusion groups: framework nodes sharing a compiled node (>= 2 of them)
-// become a kFusion group under the deepest group holding all of them.
-void AddFusionGroups(const Model& model, const LayoutInput& input,
-                     std::span<const NodeId> fused_into, GroupTree& tree) {
-  // (compiled node, layout node), sorted: groups in compiled node order.
-  std::vector<std::pair<uint32_t, uint32_t>> pairs;
-  for (size_t i = 0; i < input.nodes.size(); ++i) {
-    if (input.kinds[i] != LayoutItemKind::kNode) continue;
-    uint32_t m = input.model_nodes[i].value();
-    if (m >= fused_into.size()) continue;
-    NodeId c = fused_into[m];
-    if (!c.valid() || c.value() >= model.node_count()) continue;
-    pairs.push_back({c.value(), static_cast<uint32_t>(i)});
+// Nodes sharing a key (>= 2 of them) become a kFusion group labelled
+// labels[key], under the deepest group holding all of them. `key` is per
+// layout node (UINT32_MAX = none); groups follow key order.
+void AddGroupsByKey(std::span<const uint32_t> key,
+                    const std::vector<std::string>& labels, GroupTree& tree) {
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;  // (key, layout node)
+  for (size_t i = 0; i < key.size(); ++i) {
+    if (key[i] != UINT32_MAX)
+      pairs.push_back({key[i], static_cast<uint32_t>(i)});
   }
   std::sort(pairs.begin(), pairs.end());
   // Depths (the tree is normalised: every chain reaches the root), memoised
@@ -103,18 +100,11 @@ void AddFusionGroups(const Model& model, const LayoutInput& input,
       for (size_t k = i + 1; k < j; ++k) {
         where = lca(where, tree.node_group[pairs[k].second]);
       }
-      NodeId c(pairs[i].first);
-      std::string label(model.str(model.node_op_type(c)));
-      std::string_view name = model.str(model.node_name(c));
-      // Compiled names are mostly long paths; only short plain ones help.
-      if (!name.empty() && name.size() <= 20 &&
-          name.find('/') == std::string_view::npos && name != label) {
-        label += " ";
-        label += name;
-      }
       int32_t g = static_cast<int32_t>(tree.parent.size());
       tree.parent.push_back(where);
-      tree.label.push_back(std::move(label));
+      tree.label.push_back(pairs[i].first < labels.size()
+                               ? labels[pairs[i].first]
+                               : std::string());
       tree.kind.push_back(GroupKind::kFusion);
       tree.repeat_of.push_back(-1);
       depth.push_back(-1);
@@ -122,6 +112,66 @@ void AddFusionGroups(const Model& model, const LayoutInput& input,
     }
     i = j;
   }
+}
+
+// Fusion groups on the framework level: framework nodes sharing a compiled
+// node, labelled by it.
+void AddFusionGroups(const Model& model, const LayoutInput& input,
+                     std::span<const NodeId> fused_into, GroupTree& tree) {
+  std::vector<uint32_t> key(input.nodes.size(), UINT32_MAX);
+  std::vector<std::string> labels(model.node_count());
+  for (size_t i = 0; i < input.nodes.size(); ++i) {
+    if (input.kinds[i] != LayoutItemKind::kNode) continue;
+    uint32_t m = input.model_nodes[i].value();
+    if (m >= fused_into.size()) continue;
+    NodeId c = fused_into[m];
+    if (!c.valid() || c.value() >= model.node_count()) continue;
+    key[i] = c.value();
+    if (!labels[c.value()].empty()) continue;
+    std::string label(model.str(model.node_op_type(c)));
+    std::string_view name = model.str(model.node_name(c));
+    // Compiled names are mostly long paths; only short plain ones help.
+    if (!name.empty() && name.size() <= 20 &&
+        name.find('/') == std::string_view::npos && name != label) {
+      label += " ";
+      label += name;
+    }
+    labels[c.value()] = std::move(label);
+  }
+  AddGroupsByKey(key, labels, tree);
+}
+
+// Fusion groups on a compiled level that says what it fused together: GE's
+// UB fusion (ops sharing a `fusion_scope`, or ATC's `group_op_name`), one
+// kernel per group.
+void AddCompilerFusionGroups(const Model& model, const LayoutInput& input,
+                             GroupTree& tree) {
+  std::vector<uint32_t> key(input.nodes.size(), UINT32_MAX);
+  std::vector<std::string> labels;
+  std::map<std::string, uint32_t, std::less<>> index;
+  for (size_t i = 0; i < input.nodes.size(); ++i) {
+    if (input.kinds[i] != LayoutItemKind::kNode) continue;
+    NodeId n = input.model_nodes[i];
+    std::string id;
+    std::string pass;
+    for (const Attribute& a : model.node_attributes(n)) {
+      std::string_view name = model.str(a.name);
+      if (name == "group_op_name" && a.kind == AttributeKind::kString) {
+        id = std::string(model.str(a.text));
+      } else if (name == "fusion_scope" && a.kind == AttributeKind::kInt &&
+                 id.empty()) {
+        id = "UB fusion " + std::to_string(a.int_value);
+      } else if (name == "pass_name_ub") {
+        pass = std::string(model.str(a.text));
+      }
+    }
+    if (id.empty()) continue;
+    auto [it, inserted] =
+        index.try_emplace(id, static_cast<uint32_t>(labels.size()));
+    if (inserted) labels.push_back(pass.empty() ? id : id + " (" + pass + ")");
+    key[i] = it->second;
+  }
+  AddGroupsByKey(key, labels, tree);
 }
 
 }  // namespace
@@ -137,6 +187,7 @@ GroupTree BuildGroups(const Model& model, GraphId graph,
     tree.node_group.assign(n, 0);
   }
   NormalizeGroupTree(tree, n);
+  if (options.compiler_fusion) AddCompilerFusionGroups(model, input, tree);
   if (!options.fused_into.empty()) {
     AddFusionGroups(model, input, options.fused_into, tree);
   }

@@ -32,6 +32,9 @@ struct GroupingOptions {
   // Nodes sharing a compiled node form one kFusion group, labelled by it,
   // placed under the deepest scope holding all of them. Empty = none.
   std::vector<NodeId> fused_into;
+  // Fusion groups a compiled graph declares itself (GE: ops sharing a UB
+  // `fusion_scope` or ATC's `group_op_name` ran as one kernel).
+  bool compiler_fusion = false;
   // Repeated blocks found by structure in groups with many direct nodes
   // (graphs without scopes, compiled graphs with rewritten names).
   bool repeated_blocks = true;

@@ -89,6 +89,18 @@ bool HasOriginAttr(const Model& model, NodeId n) {
 
 // GE (and ATC JSON) compiled graphs say which framework ops each node came
 // from; then those declarations are the links, not a structural match.
+void CountUnlinked(const Trace& trace, TaskId t, bool have_graph,
+                   Links* links) {
+  ++links->unlinked_tasks;
+  if (!have_graph) {
+    ++links->unlinked_no_graph;
+  } else if (trace.task_node_name(t) == StringPool::kEmpty) {
+    ++links->unlinked_without_node_name;
+  } else {
+    ++links->unlinked_unknown_node;
+  }
+}
+
 bool DeclaresOrigins(const Model& model, GraphId compiled) {
   for (NodeId n : model.graph_nodes(compiled)) {
     if (!model.node_origin_names(n).empty()) return true;
@@ -219,7 +231,7 @@ Links Link(const Model& model, Trace* trace, const LinkInputs& inputs,
         continue;
       }
     }
-    if (execution) ++links.unlinked_tasks;
+    if (execution) CountUnlinked(*trace, t, task_graph.valid(), &links);
   }
   // A PyTorch trace names no graph node: align its ops with an ONNX export
   // of the same model when one is loaded (and nothing linked by name).
@@ -230,11 +242,17 @@ Links Link(const Model& model, Trace* trace, const LinkInputs& inputs,
     if (links.aligned_host_ops > 0) {
       links.linked_tasks = 0;
       links.unlinked_tasks = 0;
+      links.unlinked_without_node_name = 0;
+      links.unlinked_unknown_node = 0;
+      links.unlinked_no_graph = 0;
       for (uint32_t i = 0; i < trace->task_count(); ++i) {
         TaskId t(i);
         if (!IsExecutionKind(trace->task_kind(t))) continue;
-        (trace->task_node(t).valid() ? links.linked_tasks
-                                     : links.unlinked_tasks)++;
+        if (trace->task_node(t).valid()) {
+          ++links.linked_tasks;
+        } else {
+          CountUnlinked(*trace, t, true, &links);
+        }
       }
     }
   }

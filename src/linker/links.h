@@ -63,6 +63,12 @@ struct Links {
   // PyTorch host ops aligned with the nodes of an ONNX export.
   uint32_t aligned_host_ops = 0;
   uint32_t unlinked_tasks = 0;  // execution tasks without a node
+  // Why, for the unlinked execution tasks: the task names no node (copies,
+  // waits, collectives), names one the loaded graph lacks, or no graph is
+  // loaded at all.
+  uint32_t unlinked_without_node_name = 0;
+  uint32_t unlinked_unknown_node = 0;
+  uint32_t unlinked_no_graph = 0;
   bool has_compiled_link = false;
 };
 

@@ -241,6 +241,12 @@ std::string EncodeSummaryJson(const SummaryReport& r) {
   w.FieldInt("tasks", static_cast<int64_t>(r.tasks));
   w.FieldInt("linked_tasks", static_cast<int64_t>(r.linked_tasks));
   w.FieldInt("unlinked_tasks", static_cast<int64_t>(r.unlinked_tasks));
+  w.Key("unlinked_reasons").BeginObject();
+  w.FieldInt("without_node_name",
+             static_cast<int64_t>(r.unlinked_without_node_name));
+  w.FieldInt("unknown_node", static_cast<int64_t>(r.unlinked_unknown_node));
+  w.FieldInt("no_graph", static_cast<int64_t>(r.unlinked_no_graph));
+  w.EndObject();
   w.FieldInt("aligned_host_ops", static_cast<int64_t>(r.aligned_host_ops));
   const GraphCounts& g = r.graph;
   w.Key("graph").BeginObject();

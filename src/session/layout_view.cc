@@ -274,6 +274,11 @@ StatusOr<std::unique_ptr<LayoutView>> CreateLayoutView(
       if (!into.empty()) grouping.fused_into[node.value()] = into.front();
     }
   }
+  // On a compiled level, fusion groups are what the compiler declares (GE
+  // UB fusion scopes); nothing when it declares none.
+  if (options.grouping == "fusion" && !framework) {
+    grouping.compiler_fusion = true;
+  }
   layout::LayoutInput input = layout::BuildLayoutInput(model, graph);
   layout::GroupTree groups = layout::BuildGroups(model, graph, input, grouping);
   layout::LayoutOptions layout_options;

@@ -209,3 +209,60 @@ def test_start_cann_with_dumps_and_a_torch_npu_profile(tmp_path):
     # has rows), data movement and synchronisation.
     assert kinds.count("compute") == 191
     assert kinds.count("data_movement") > 0 and kinds.count("sync") > 0
+    # Every unlinked task has a reason: these GE dumps are not the profiled
+    # model, so kernels name nodes the graphs lack; copies and waits name none.
+    summary = json.loads((out / "summary.json").read_text())
+    reasons = summary["unlinked_reasons"]
+    assert sum(reasons.values()) == summary["unlinked_tasks"] > 0
+    assert reasons["without_node_name"] > 0 and reasons["unknown_node"] > 0
+
+
+def test_ub_fusion_scopes_group_the_compiled_graph(tmp_path):
+    """GE's UB fusion (ops sharing a fusion_scope ran as one kernel) shows as
+    fusion groups of the compiled level."""
+    if not GE_SAMPLE.exists():
+        pytest.skip("shared sample missing")
+    out = tmp_path / "ub.json"
+    run("render", "--quiet", GE_SAMPLE, "--level", "compiled", "--groups", "fusion",
+        "--out", out)
+    doc = json.loads(out.read_text())
+    fusion = [g for g in doc["groups"] if g["kind"] == "fusion"]
+    scopes = {}
+    for m in re.finditer(r'\n  op \{\n    name: "([^"]+)"(.*?)\n  \}', GE_SAMPLE.read_text(), re.S):
+        s = re.search(r'key: "fusion_scope"\s*value \{\s*i: (-?\d+)', m.group(2))
+        if s:
+            scopes.setdefault(s.group(1), []).append(m.group(1))
+    expected = {f"UB fusion {k}" for k, ops in scopes.items() if len(ops) >= 2}
+    assert {g["label"].split(" (")[0] for g in fusion} == expected
+    assert len(expected) > 20
+
+
+def test_atc_group_op_name_groups_and_task_counts(tmp_path):
+    """ATC JSON: ops sharing group_op_name (ATC's decoding of the model's
+    fusion_model_def) form a fusion group; task_index_op_name counts tasks."""
+    def op(name, typ, inputs, group=None):
+        attrs = [{"key": "_datadump_original_op_names",
+                  "value": {"list": {"s": [name], "val_type": "VT_LIST_STRING"}}}]
+        if group:
+            attrs.append({"key": "group_op_name", "value": {"s": group}})
+        return {"name": name, "type": typ, "input": inputs, "attr": attrs,
+                "output_desc": [{"dtype": "DT_FLOAT16", "layout": "NC1HWC0",
+                                 "shape": {"dim": [1, 1, 8, 8, 16]}}]}
+    model = {"attr": [{"key": "soc_version", "value": {"s": "Ascend310"}},
+                      {"key": "task_index_op_name",
+                       "value": {"list": {"s": ["conv", "conv", "relu"],
+                                          "val_type": "VT_LIST_STRING"}}}],
+             "graph": [{"name": "g", "op": [
+                 op("data", "Data", []),
+                 op("conv", "Conv2D", ["data:0"], "group_op_ub_1_0"),
+                 op("relu", "Relu", ["conv:0"], "group_op_ub_1_0"),
+                 op("out", "NetOutput", ["relu:0"])]}]}
+    path = tmp_path / "model.om.json"
+    path.write_text(json.dumps(model))
+    out = tmp_path / "view.json"
+    run("render", "--quiet", path, "--level", "compiled", "--groups", "fusion", "--out", out)
+    doc = json.loads(out.read_text())
+    assert [g["label"] for g in doc["groups"] if g["kind"] == "fusion"] == ["group_op_ub_1_0"]
+    docs = export(tmp_path / "dumps", path)
+    conv = next(n for n in docs["graph"]["nodes"] if n["name"] == "conv")
+    assert conv["attributes"]["om_task_count"] == 2

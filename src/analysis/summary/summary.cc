@@ -141,6 +141,9 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
   report.dialect = std::string(trace.str(trace.dialect()));
   report.linked_tasks = links.linked_tasks;
   report.unlinked_tasks = links.unlinked_tasks;
+  report.unlinked_without_node_name = links.unlinked_without_node_name;
+  report.unlinked_unknown_node = links.unlinked_unknown_node;
+  report.unlinked_no_graph = links.unlinked_no_graph;
   report.aligned_host_ops = links.aligned_host_ops;
 
   // Graph counts (top-level and nested graphs alike).

@@ -149,6 +149,8 @@ TEST(GeImporterTest, AtcJsonSample) {
   }
   EXPECT_GT(with_origins, 10u);
   EXPECT_GT(layouts, 10u);
+  // task_index_op_name: tasks per op ("trans_Cast_0" launches one).
+  EXPECT_EQ(AttrText(*r, Find(*r, "trans_Cast_0"), "om_task_count"), "1");
   EXPECT_EQ(r->model.graph(g).level, LayerLevel::kCompiled);
 }
 

@@ -261,6 +261,16 @@ class Converter {
   }
 
   Status Run() {
+    // An .om's task list (ATC JSON model attr task_index_op_name: the op of
+    // each task in TASK_INFO order; atomic-clean ops appear twice): how many
+    // device tasks each op launches, shown on the node.
+    auto tasks = def_.attr().find("task_index_op_name");
+    if (tasks != def_.attr().end() &&
+        tasks->second.value_case() == ge_ir::AttrDef::kList) {
+      for (const std::string& op : tasks->second.list().s()) {
+        ++task_count_[op];
+      }
+    }
     if (def_.graph_size() == 0) {
       return MalformedInputError(
           ctx_.path +
@@ -397,6 +407,14 @@ class Converter {
           }
         }
       }
+      if (auto it = task_count_.find(op.name()); it != task_count_.end()) {
+        Attribute a;
+        a.name = model_.strings().Intern("om_task_count");
+        a.kind = AttributeKind::kInt;
+        a.int_value = it->second;
+        a.text = model_.strings().Intern(std::to_string(it->second));
+        model_.AddNodeAttribute(node, a);
+      }
       if (op.stream_id() != 0) {
         Attribute a;
         a.name = model_.strings().Intern("stream_id");
@@ -476,6 +494,7 @@ class Converter {
   Model& model_;
   LayerLevel level_ = LayerLevel::kFramework;
   std::unordered_map<std::string_view, int> graph_index_;
+  std::unordered_map<std::string, int64_t> task_count_;
   std::vector<bool> used_;
   std::vector<int> pending_subgraphs_;
   std::vector<std::pair<NodeId, int>> deferred_;
