@@ -6,21 +6,13 @@
 #include <gtest/gtest.h>
 
 #include "importers/common/ascend_task_type.h"
+#include "importers/common/trace_fuzz_util.h"
 
 namespace mi::importers {
 namespace {
 
-struct CsvRun {
-  StringPool strings;
-  Trace trace{&strings};
-  DiagnosticSink diagnostics;
-  Status Import(std::string_view data, size_t chunk) {
-    ImportContext ctx;
-    ctx.path = "op_summary_0.csv";
-    ctx.trace = &trace;
-    ctx.diagnostics = &diagnostics;
-    return ImportAscendCsvFromBuffer(data, ctx, chunk);
-  }
+struct CsvRun : TraceImportRun<ImportAscendCsvFromBuffer> {
+  CsvRun() { path = "op_summary_0.csv"; }
   TaskId Find(std::string_view name) const {
     for (uint32_t i = 0; i < trace.task_count(); ++i) {
       if (strings.Get(trace.task_name(TaskId(i))) == name) return TaskId(i);

@@ -3,21 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "importers/chrome_trace/chrome_trace_importer.h"
+#include "importers/common/trace_fuzz_util.h"
 
 namespace mi::importers {
 namespace {
 
-struct CsvRun {
-  StringPool strings;
-  Trace trace{&strings};
-  DiagnosticSink diagnostics;
-  Status Import(std::string_view data, size_t chunk) {
-    ImportContext ctx;
-    ctx.path = "prof.csv";
-    ctx.trace = &trace;
-    ctx.diagnostics = &diagnostics;
-    return ImportTraceEventCsvFromBuffer(data, ctx, chunk);
-  }
+struct CsvRun : TraceImportRun<ImportTraceEventCsvFromBuffer> {
+  CsvRun() { path = "prof.csv"; }
 };
 
 constexpr std::string_view kProfile =
