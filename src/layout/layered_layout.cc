@@ -595,6 +595,52 @@ class Coordinates {
     return leaf_source || leaf_sink ? 0.25f : 1.0f;
   }
 
+  struct PavScratch {
+    std::vector<float> prefix;
+    std::vector<double> sum, weight;
+    std::vector<uint32_t> count;
+  };
+
+  // Puts a layer's nodes as close to `desired` as their order and
+  // separations allow, in weighted least squares (no weights: all 1): pool
+  // adjacent violators on desired - prefix separation, which is linear.
+  void PlaceLayer(std::span<const uint32_t> layer,
+                  std::span<const float> desired,
+                  std::span<const double> weights, PavScratch& s,
+                  std::vector<float>& x) const {
+    size_t len = layer.size();
+    s.prefix.assign(len, 0);
+    for (size_t i = 1; i < len; ++i) {
+      s.prefix[i] = s.prefix[i - 1] + Separation(layer[i - 1], layer[i]);
+    }
+    s.sum.clear();
+    s.weight.clear();
+    s.count.clear();
+    for (size_t i = 0; i < len; ++i) {
+      double w = weights.empty() ? 1.0 : weights[i];
+      s.sum.push_back(w * (desired[i] - s.prefix[i]));
+      s.weight.push_back(w);
+      s.count.push_back(1);
+      while (s.sum.size() >= 2) {
+        size_t t = s.sum.size() - 1;
+        if (s.sum[t - 1] * s.weight[t] <= s.sum[t] * s.weight[t - 1]) break;
+        s.sum[t - 1] += s.sum[t];
+        s.weight[t - 1] += s.weight[t];
+        s.count[t - 1] += s.count[t];
+        s.sum.pop_back();
+        s.weight.pop_back();
+        s.count.pop_back();
+      }
+    }
+    size_t i = 0;
+    for (size_t b = 0; b < s.sum.size(); ++b) {
+      float y = static_cast<float>(s.sum[b] / s.weight[b]);
+      for (uint32_t k = 0; k < s.count[b]; ++k, ++i) {
+        x[layer[i]] = y + s.prefix[i];
+      }
+    }
+  }
+
   // Local improvement of total horizontal edge length (what dot's network
   // simplex minimises): each layer in turn moves its nodes towards the
   // weighted median of their neighbours on both sides (dot's weights: 1
@@ -604,9 +650,9 @@ class Coordinates {
   // longer than dot, mostly in sideways jogs of skip edges.
   void Polish(std::vector<float>& x) const {
     if (g_.count == 0) return;
-    std::vector<float> desired, prefix;
-    std::vector<double> block_sum, block_weight;
-    std::vector<uint32_t> block_count;
+    std::vector<float> desired;
+    std::vector<double> weights;
+    PavScratch scratch;
     std::vector<std::pair<float, float>> nbr;
     auto weight = [&](uint32_t a, uint32_t b) {
       int dummies = g_.IsDummy(a) + g_.IsDummy(b);
@@ -623,13 +669,7 @@ class Coordinates {
         auto layer = g_.Layer(r);
         size_t len = layer.size();
         desired.resize(len);
-        prefix.assign(len, 0);
-        for (size_t i = 1; i < len; ++i) {
-          prefix[i] = prefix[i - 1] + Separation(layer[i - 1], layer[i]);
-        }
-        block_sum.clear();
-        block_weight.clear();
-        block_count.clear();
+        weights.resize(len);
         for (size_t i = 0; i < len; ++i) {
           uint32_t v = layer[i];
           nbr.clear();
@@ -658,33 +698,11 @@ class Coordinates {
               }
             }
           }
-          // Weighted pool-adjacent-violators on target - prefix: nodes
-          // with more (and straighter) edges pull harder.
-          double wt = std::max(0.1f, total);
-          block_sum.push_back(wt * (target - prefix[i]));
-          block_weight.push_back(wt);
-          block_count.push_back(1);
-          while (block_sum.size() >= 2) {
-            size_t t = block_sum.size() - 1;
-            if (block_sum[t - 1] * block_weight[t] <=
-                block_sum[t] * block_weight[t - 1]) {
-              break;
-            }
-            block_sum[t - 1] += block_sum[t];
-            block_weight[t - 1] += block_weight[t];
-            block_count[t - 1] += block_count[t];
-            block_sum.pop_back();
-            block_weight.pop_back();
-            block_count.pop_back();
-          }
+          desired[i] = target;
+          // Nodes with more (and straighter) edges pull harder.
+          weights[i] = std::max(0.1f, total);
         }
-        size_t i = 0;
-        for (size_t b = 0; b < block_sum.size(); ++b) {
-          float y = static_cast<float>(block_sum[b] / block_weight[b]);
-          for (uint32_t k = 0; k < block_count[b]; ++k, ++i) {
-            trial[layer[i]] = y + prefix[i];
-          }
-        }
+        PlaceLayer(layer, desired, weights, scratch, trial);
       }
       double length = DrawnLength(trial);
       if (length >= best * 0.999) break;
@@ -699,9 +717,8 @@ class Coordinates {
   // which is linear. Ends with a pass that looks at both sides.
   std::vector<float> MedianPlacement() {
     std::vector<float> x(g_.count, 0);
-    std::vector<float> desired, prefix;
-    std::vector<double> block_sum;
-    std::vector<uint32_t> block_count;
+    std::vector<float> desired;
+    PavScratch scratch;
     std::vector<float> nbr_x;
     auto median_of = [&](std::span<const uint32_t> nb, float fallback) {
       if (nb.empty()) return fallback;
@@ -712,36 +729,7 @@ class Coordinates {
       return k % 2 ? nbr_x[k / 2] : (nbr_x[k / 2 - 1] + nbr_x[k / 2]) / 2;
     };
     auto place = [&](uint32_t r) {
-      auto layer = g_.Layer(r);
-      size_t len = layer.size();
-      prefix.assign(len, 0);
-      for (size_t i = 1; i < len; ++i) {
-        prefix[i] = prefix[i - 1] + Separation(layer[i - 1], layer[i]);
-      }
-      block_sum.clear();
-      block_count.clear();
-      for (size_t i = 0; i < len; ++i) {
-        block_sum.push_back(desired[i] - prefix[i]);
-        block_count.push_back(1);
-        while (block_sum.size() >= 2) {
-          size_t t = block_sum.size() - 1;
-          if (block_sum[t - 1] * block_count[t] <=
-              block_sum[t] * block_count[t - 1]) {
-            break;
-          }
-          block_sum[t - 1] += block_sum[t];
-          block_count[t - 1] += block_count[t];
-          block_sum.pop_back();
-          block_count.pop_back();
-        }
-      }
-      size_t i = 0;
-      for (size_t b = 0; b < block_sum.size(); ++b) {
-        float y = static_cast<float>(block_sum[b] / block_count[b]);
-        for (uint32_t k = 0; k < block_count[b]; ++k, ++i) {
-          x[layer[i]] = y + prefix[i];
-        }
-      }
+      PlaceLayer(g_.Layer(r), desired, {}, scratch, x);
     };
     // Start: every layer packed and centred on 0.
     for (uint32_t r = 0; r < g_.rank_count; ++r) {
