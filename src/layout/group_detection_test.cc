@@ -17,6 +17,7 @@
 #include "layout/hierarchical_layout.h"
 #include "layout/hierarchical_layout_model.h"
 #include "layout/hierarchical_layout_test_graphs.h"
+#include "layout/hierarchical_layout_test_util.h"
 #include "layout/layout_test_graphs.h"
 #include "layout/model_layout.h"
 #include "model/model.h"
@@ -87,30 +88,8 @@ std::vector<uint32_t> SubtreeNodes(const GroupTree& t) {
   return count;
 }
 
-bool Inside(const Box& inner, const Box& outer) {
-  constexpr float kEps = 0.01f;
-  return inner.x >= outer.x - kEps && inner.y >= outer.y - kEps &&
-         inner.x + inner.w <= outer.x + outer.w + kEps &&
-         inner.y + inner.h <= outer.y + outer.h + kEps;
-}
-
-// As in hierarchical_layout_test.cc: every item inside the frame of its
-// innermost expanded group, every frame inside its parent's.
-void ExpectNested(const HierarchicalResult& r, const GroupTree& groups) {
-  for (const VisibleItem& item : r.items) {
-    int32_t g = item.node >= 0 ? groups.node_group[item.node]
-                               : groups.parent[item.group];
-    while (g > 0 && !r.groups[g].expanded) g = groups.parent[g];
-    if (g <= 0) continue;
-    EXPECT_TRUE(Inside(item.box, r.groups[g].bounds));
-  }
-  for (int32_t f : r.frames) {
-    int32_t p = groups.parent[f];
-    if (p > 0) {
-      EXPECT_TRUE(Inside(r.groups[f].bounds, r.groups[p].bounds));
-    }
-  }
-}
+using test_util::ExpectNested;
+using test_util::Inside;
 
 TEST(GroupDetectionTest, TopologicalRankPullsInputsBeforeConsumers) {
   // 0 <- 3 (a graph input numbered last), 0 -> 1 -> 2, 4 -> 1, cycle 2 -> 1.

@@ -60,6 +60,21 @@ std::string GraphIdOf(const Model& m, GraphId root, std::string_view level) {
   return std::string(name.empty() ? level : name);
 }
 
+// Opens the node object of a graph input or output ("in_<ValueId>" /
+// "out_<ValueId>") up to its attrs; the caller writes the edges and closes.
+void BeginTerminalNode(JsonWriter& w, const Model& m, ValueId v,
+                       std::string_view prefix, std::string_view label,
+                       std::string_view op_type) {
+  w.BeginObject();
+  w.Field("id", fmt::format("{}_{}", prefix, v.value()));
+  w.Field("label", label);
+  w.Field("namespace", "");
+  w.Key("attrs").BeginArray();
+  KeyValue(w, "name", m.str(m.value_name(v)));
+  KeyValue(w, "op_type", op_type);
+  w.EndArray();
+}
+
 void WriteTensorMetadata(JsonWriter& w, const Model& m, ValueId v,
                          size_t index) {
   w.BeginObject();
@@ -116,14 +131,7 @@ StatusOr<std::string> Session::ModelExplorerGraphJson(
   // Graph inputs (not initializers).
   for (ValueId v : graph.inputs) {
     if ((m.value_flags(v) & kValueInitializer) != 0) continue;
-    w.BeginObject();
-    w.Field("id", fmt::format("in_{}", v.value()));
-    w.Field("label", "Input");
-    w.Field("namespace", "");
-    w.Key("attrs").BeginArray();
-    KeyValue(w, "name", m.str(m.value_name(v)));
-    KeyValue(w, "op_type", "GraphInput");
-    w.EndArray();
+    BeginTerminalNode(w, m, v, "in", "Input", "GraphInput");
     w.Key("incomingEdges").BeginArray().EndArray();
     w.Key("outputsMetadata").BeginArray();
     WriteTensorMetadata(w, m, v, 0);
@@ -194,14 +202,7 @@ StatusOr<std::string> Session::ModelExplorerGraphJson(
   }
   // Graph outputs.
   for (ValueId v : graph.outputs) {
-    w.BeginObject();
-    w.Field("id", fmt::format("out_{}", v.value()));
-    w.Field("label", "Output");
-    w.Field("namespace", "");
-    w.Key("attrs").BeginArray();
-    KeyValue(w, "name", m.str(m.value_name(v)));
-    KeyValue(w, "op_type", "GraphOutput");
-    w.EndArray();
+    BeginTerminalNode(w, m, v, "out", "Output", "GraphOutput");
     w.Key("incomingEdges").BeginArray();
     std::string source;
     size_t output = 0;
