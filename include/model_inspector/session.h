@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model_inspector/diagnosis.h"
 #include "model_inspector/status.h"
 #include "model_inspector/summary.h"
 
@@ -27,6 +28,11 @@ struct OpenOptions {
   // Error-severity diagnostics (dangling inputs, cycles) normally fail
   // Open(); with keep_going they are reported and loading continues.
   bool keep_going = false;
+  // Clock calibration (E4, src/analysis/timing/calibration.h): after
+  // linking, each device's clock offset is estimated from ordering anchors
+  // and set on its tracks (calibrated time = raw + offset). Off: offsets
+  // stay 0 and no calibration report is made.
+  bool calibrate_clocks = true;
   // (file, bytes done, bytes total) during long reads.
   std::function<void(const std::string&, uint64_t, uint64_t)> progress;
 };
@@ -80,6 +86,49 @@ class LayoutView {
   virtual std::string Svg() = 0;
 };
 
+struct TimelineRequest {
+  TraceClock clock = TraceClock::kRaw;
+};
+
+// The most pixel columns a window request may ask for.
+inline constexpr uint32_t kMaxTimelinePixels = 20000;
+
+struct TimelineWindowRequest {
+  int64_t start_ns = 0;  // window [start_ns, end_ns), in `clock`
+  int64_t end_ns = 0;
+  uint32_t pixels = 1000;  // width of the view in pixel columns
+  TraceClock clock = TraceClock::kRaw;
+  // Filters (empty = all): track ids, labels (op type, else task name;
+  // exact), a case-insensitive substring of the task name, task kinds by
+  // name ("compute", "data_movement", ...).
+  std::vector<uint32_t> tracks;
+  std::vector<std::string> labels;
+  std::string name_contains;
+  std::vector<std::string> kinds;
+  bool json = false;  // JSON instead of the MITW binary
+};
+
+struct MappingRequest {
+  size_t offset = 0;
+  size_t limit = 200;
+  // "total_ns" | "task_count" | "name" | "op_type" | "status" | "streams"
+  std::string sort = "total_ns";
+  bool descending = true;
+  std::string query;  // case-insensitive substring of name, op type, kernels
+  // Statuses kept (empty = all): "executed", "fused", "not_executed",
+  // "inserted", "unknown", "unlinked".
+  std::vector<std::string> statuses;
+};
+
+// Timing analyses (src/analysis/timing): which run and clock they read.
+struct TimingRequest {
+  int run = -1;  // a run / iteration index of the trace, -1 = whole trace
+  TraceClock clock = TraceClock::kCalibrated;
+  // Idle gaps of at least this long are listed (idle/overlap).
+  int64_t gap_threshold_ns = 100'000;
+  size_t max_gaps = 100;
+};
+
 class Session {
  public:
   static StatusOr<std::unique_ptr<Session>> Open(const OpenOptions& options);
@@ -90,8 +139,8 @@ class Session {
   const std::vector<InputFile>& inputs() const;
   SummaryReport Summary(const SummaryOptions& options) const;
   std::string SummaryJson(const SummaryOptions& options) const;
-  // Writes graph.json, trace.json and summary.json into `out_dir`
-  // (created if needed), each atomically.
+  // Writes graph.json, trace.json, summary.json and analyses.json into
+  // `out_dir` (created if needed), each atomically.
   Status ExportDumps(const std::string& out_dir) const;
   std::vector<DiagnosticInfo> Diagnostics() const;
 
@@ -136,6 +185,90 @@ class Session {
   // Node ids are the same in both. NotFound for an absent level.
   StatusOr<std::string> ModelExplorerGraphJson(std::string_view level) const;
   StatusOr<std::string> ModelExplorerNodeDataJson(std::string_view level) const;
+
+  // Timeline queries for the UI server (src/session/timeline_queries.cc;
+  // docs/reference/http-api.md "timeline"). The index behind them (tracks
+  // in display order, nesting rows, per-row start order) is built on the
+  // first call and shared by all threads.
+  //
+  // Tracks, rows, extents, runs and op types as JSON.
+  StatusOr<std::string> TimelineJson(const TimelineRequest& request) const;
+  // One window at a level of detail: tasks at least one pixel wide alone,
+  // narrower ones merged per pixel column. Binary (MITW,
+  // docs/reference/timeline-binary.md) or JSON. InvalidArgument for an
+  // empty window, a pixel count out of 1..kMaxTimelinePixels, or a filter
+  // naming an unknown track.
+  StatusOr<std::string> TimelineWindow(
+      const TimelineWindowRequest& request) const;
+  // One task with its node, launch and flows; NotFound for no such task.
+  StatusOr<std::string> TaskDetailsJson(uint32_t task,
+                                        const TimelineRequest& request) const;
+  // The tasks of a node (a framework node fused into a compiled node: the
+  // compiled node's tasks) and their extent; NotFound for no such node.
+  StatusOr<std::string> NodeTasksJson(uint32_t node,
+                                      const TimelineRequest& request) const;
+  // The mapping table (src/session/mapping_queries.cc): one row per
+  // compiled node (framework nodes without a compiled graph) plus one per
+  // distinct unlinked task name, filtered, sorted and paged.
+  // InvalidArgument for an unknown sort key or status.
+  StatusOr<std::string> MappingJson(const MappingRequest& request) const;
+
+  // Memory of one level (E8, src/analysis/memory): tensor lifetimes in
+  // execution order, the peak and the tensors alive at it, per-node and
+  // per-scope footprints, and the trace's allocator figures against the
+  // estimate, as JSON (docs/reference/schemas/memory.schema.json).
+  // NotFound for an absent level.
+  StatusOr<std::string> MemoryJson(std::string_view level) const;
+  // Validation findings (S5, src/analysis/validation) of every graph level
+  // as JSON (docs/reference/schemas/check.schema.json); `*errors` (when
+  // given) receives the number of error findings.
+  std::string ValidationJson(uint64_t* errors = nullptr) const;
+
+  // Timing analyses (src/session/timing_queries.cc; JSON shapes in
+  // docs/reference/http-api.md "Analyses" and
+  // docs/reference/schemas/analyses.schema.json).
+  // The clock calibration applied at Open ({"computed": false} when
+  // OpenOptions::calibrate_clocks was off).
+  std::string CalibrationJson() const;
+  // The critical path of a run (E7). InvalidArgument for a run the trace
+  // does not have.
+  StatusOr<std::string> CriticalPathJson(const TimingRequest& request) const;
+  // Per-stream busy/idle with the idle breakdown, long gaps, copy/compute
+  // overlap per device and host synchronize waits.
+  StatusOr<std::string> IdleOverlapJson(const TimingRequest& request) const;
+  // A node's ancestors and descendants in its graph and their tasks.
+  // NotFound for an absent level or a node not on it.
+  StatusOr<std::string> NodePathsJson(std::string_view level,
+                                      uint32_t node) const;
+  // The id of the node named `name` on a level (exact name); NotFound
+  // otherwise.
+  StatusOr<uint32_t> FindNodeId(std::string_view level,
+                                std::string_view name) const;
+  // Everything analysed for the whole trace: {"calibration",
+  // "critical_path", "idle_overlap"} (sections present when there is a
+  // trace), as written to analyses.json by ExportDumps.
+  std::string AnalysesJson() const;
+
+  // Diagnosis, frequent sequences and per-block time
+  // (src/session/diagnosis_queries.cc; docs/reference/diagnosis-rules.md,
+  // docs/reference/schemas/findings.schema.json).
+  // Findings of every enabled rule (diagnosis and timing rules), sorted by
+  // severity, then time at stake. InvalidArgument for an unknown rule id or
+  // a threshold out of range.
+  StatusOr<std::vector<FindingInfo>> Findings(
+      const DiagnoseOptions& options) const;
+  // The findings as a JSON array.
+  StatusOr<std::string> FindingsJson(const DiagnoseOptions& options) const;
+  // The most time-consuming recurring task sequences per stream.
+  // InvalidArgument for `by` other than op_type / name, lengths outside
+  // 2 <= min <= max <= 32, or top outside 1..10000.
+  StatusOr<std::vector<SequenceInfo>> Sequences(
+      const SequenceOptions& options) const;
+  StatusOr<std::string> SequencesJson(const SequenceOptions& options) const;
+  // Families of repeated blocks with per-instance time (framework level
+  // when loaded, else compiled), by total time; empty without a graph.
+  std::vector<BlockFamilyInfo> Blocks() const;
+  std::string BlocksJson() const;
 
   struct Impl;
 

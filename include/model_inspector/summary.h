@@ -4,14 +4,34 @@
 // and summary.json. Plain data: no ids or internal types leak out.
 
 #include <cstdint>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "model_inspector/diagnosis.h"
+
 namespace mi {
+
+// Which clock task times are read in: the trace's own (raw), or raw + the
+// track's clock offset (calibrated; the same as raw until calibration ran).
+enum class TraceClock : uint8_t { kRaw, kCalibrated };
 
 struct SummaryOptions {
   int top_nodes = 20;  // rows of the per-node table
   int run = -1;        // only this run (index into runs), -1 = all runs
+  // Only the time range [from_ns, to_ns) in `clock`: a task counts when it
+  // overlaps the range, with the part of it inside the range (stream busy
+  // and span are clipped too; the linked / unlinked counts stay those of
+  // the whole trace, as the linker found them). The default is the whole
+  // trace.
+  int64_t from_ns = std::numeric_limits<int64_t>::min();
+  int64_t to_ns = std::numeric_limits<int64_t>::max();
+  TraceClock clock = TraceClock::kRaw;
+  bool has_window() const {
+    return from_ns != std::numeric_limits<int64_t>::min() ||
+           to_ns != std::numeric_limits<int64_t>::max();
+  }
 };
 
 struct OpTypeRow {
@@ -33,6 +53,14 @@ struct StreamRow {
   double busy_us = 0;      // union of task intervals (overlaps counted once)
   double span_us = 0;      // first start to last end
   double utilisation = 0;  // busy / span
+  // Device streams, whole-trace summaries: idle time (span - busy) by what
+  // the stream waited for (src/analysis/timing/idle_overlap.h): a late host
+  // launch, another stream (an event wait), or neither. Negative = not
+  // computed (host threads, time-range summaries).
+  double idle_us = -1;
+  double idle_waiting_host_us = -1;
+  double idle_waiting_other_stream_us = -1;
+  double idle_other_us = -1;
 };
 
 struct NodeRow {
@@ -67,6 +95,42 @@ struct GraphCounts {
   uint64_t not_executed_nodes = 0;
 };
 
+// The longest dependency chain of the run (E7), on calibrated times.
+struct CriticalPathSummary {
+  double length_us = 0;  // first start to last end of the path
+  double wall_us = 0;    // first task start to last task end
+  double share = 0;      // length / wall
+  uint64_t tasks = 0;
+  // Time on the path per op type, largest first (at most 5).
+  std::vector<std::pair<std::string, double>> top_op_types_us;
+};
+
+// Data movement that ran while compute ran, per device.
+struct OverlapRow {
+  std::string device;  // "device 0"
+  double compute_us = 0;
+  double data_movement_us = 0;
+  double overlap_us = 0;
+  double overlap_share = 0;  // overlap / data movement
+};
+
+// Host calls that blocked on the device (cudaStreamSynchronize, ...).
+struct HostSyncSummary {
+  uint64_t calls = 0;
+  double total_us = 0;
+  double device_idle_us = 0;  // device idle while the host waited
+};
+
+// The estimated memory peak of the executed level (E8).
+struct MemorySummary {
+  std::string level;  // "compiled" | "framework"
+  std::string order;  // "trace" | "topological"
+  uint64_t peak_activation_bytes = 0;
+  uint64_t weight_bytes = 0;
+  // The allocator's own peak when the trace reports one, else -1.
+  int64_t reported_peak_bytes = -1;
+};
+
 struct SummaryReport {
   // What the time figures are made of: "execution tasks" (kernels, copies,
   // syncs), or "host ops (self time)" for CPU-only traces.
@@ -91,6 +155,17 @@ struct SummaryReport {
   GraphCounts graph;
   bool has_trace = false;
   bool has_graph = false;
+  // Whole-trace analyses (issue 7), left out of time-range summaries:
+  // has_analyses says whether they were computed.
+  bool has_analyses = false;
+  bool has_critical_path = false;
+  CriticalPathSummary critical_path;
+  std::vector<OverlapRow> overlap;
+  HostSyncSummary host_sync;
+  bool has_memory = false;
+  MemorySummary memory;
+  // Diagnosis findings with default thresholds (E9), most severe first.
+  std::vector<FindingInfo> findings;
 };
 
 }  // namespace mi

@@ -22,6 +22,9 @@ void AddInputFlags(CLI::App* command, InputFlags* flags, bool paths_required) {
   command->add_flag("--keep-going", flags->keep_going,
                     "load inputs with error diagnostics (dangling inputs, "
                     "cycles) instead of failing");
+  command->add_flag("--no-calibrate", flags->no_calibrate,
+                    "keep the trace's raw clocks (no clock offsets are "
+                    "estimated; calibrated times equal raw times)");
   command->add_flag("-v,--verbose", flags->verbose,
                     "also print info diagnostics");
   command->add_flag("-q,--quiet", flags->quiet, "no progress output");
@@ -39,6 +42,7 @@ std::unique_ptr<Session> OpenOrReport(const InputFlags& flags, int* exit_code) {
   options.framework_model = flags.framework_model;
   options.compiled_model = flags.compiled_model;
   options.keep_going = flags.keep_going;
+  options.calibrate_clocks = !flags.no_calibrate;
   // Progress only for people: on a terminal, never in pipes or CI.
   bool show_progress = !flags.quiet && ::isatty(STDERR_FILENO) == 1;
   auto last = std::chrono::steady_clock::now();

@@ -17,6 +17,7 @@ struct InputFlags {
   std::string framework_model;
   std::string compiled_model;
   bool keep_going = false;
+  bool no_calibrate = false;
   bool verbose = false;
   bool quiet = false;
 

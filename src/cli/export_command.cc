@@ -22,7 +22,8 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<ExportFlags>();
   CLI::App* cmd = app.add_subcommand(
       "export",
-      "write graph.json, trace.json and summary.json (schemas in "
+      "write graph.json, trace.json, summary.json and analyses.json "
+      "(schemas in "
       "docs/reference/schemas)");
   AddInputFlags(cmd, &flags->input, /*paths_required=*/false);
   cmd->add_option("--input-dir", flags->input_dir,
@@ -57,7 +58,9 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
       *exit_code = ReportError(s);
       return;
     }
-    std::printf("wrote %s/graph.json, trace.json, summary.json\n", out.c_str());
+    std::printf(
+        "wrote %s/graph.json, trace.json, summary.json, analyses.json\n",
+        out.c_str());
   });
 }
 

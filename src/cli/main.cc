@@ -5,10 +5,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/check_command.h"
+#include "cli/diagnose_command.h"
 #include "cli/export_command.h"
 #include "cli/export_model_explorer_command.h"
 #include "cli/list_diagnostics_command.h"
 #include "cli/open_command.h"
+#include "cli/path_command.h"
 #include "cli/render_command.h"
 #include "cli/start_command.h"
 #include "cli/summary_command.h"
@@ -29,6 +32,9 @@ int main(int argc, char** argv) {
   mi::cli::RegisterRenderCommand(app, &exit_code);
   mi::cli::RegisterListDiagnosticsCommand(app, &exit_code);
   mi::cli::RegisterOpenCommand(app, &exit_code);
+  mi::cli::RegisterDiagnoseCommand(app, &exit_code);
+  mi::cli::RegisterPathCommand(app, &exit_code);
+  mi::cli::RegisterCheckCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -38,6 +38,7 @@ struct OpenFlags {
   std::string token;
   bool no_browser = false;
   bool keep_going = false;
+  bool no_calibrate = false;
   bool verbose = false;
   bool quiet = false;
 };
@@ -118,6 +119,7 @@ int Run(const OpenFlags& flags) {
     InputFlags input;
     input.paths = paths;
     input.keep_going = flags.keep_going;
+    input.no_calibrate = flags.no_calibrate;
     input.verbose = flags.verbose;
     input.quiet = flags.quiet;
     int exit_code = 0;
@@ -196,6 +198,8 @@ void RegisterOpenCommand(CLI::App& app, int* exit_code) {
                 "do not open a browser, only print the URL");
   cmd->add_flag("--keep-going", flags->keep_going,
                 "load inputs with error diagnostics instead of failing");
+  cmd->add_flag("--no-calibrate", flags->no_calibrate,
+                "keep the traces' raw clocks (no clock offsets estimated)");
   cmd->add_flag("-v,--verbose", flags->verbose, "also print info diagnostics");
   cmd->add_flag("-q,--quiet", flags->quiet, "no progress output");
   cmd->callback([flags, exit_code]() { *exit_code = Run(*flags); });

@@ -50,7 +50,10 @@ std::string Shorten(const std::string& s) {
 std::string RenderText(const Table& input) {
   Table table = input;
   for (auto& row : table.rows) {
-    for (auto& cell : row) cell = Shorten(cell);
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (table.full_last_column && c + 1 == row.size()) continue;
+      row[c] = Shorten(row[c]);
+    }
   }
   size_t cols = table.header.size();
   std::vector<size_t> width(cols, 0);

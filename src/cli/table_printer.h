@@ -12,6 +12,9 @@ struct Table {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
   std::vector<bool> numeric;  // right-align these columns in text output
+  // Text output shortens long cells (kernel names) to head...tail; prose
+  // in the last column (finding messages) is kept whole instead.
+  bool full_last_column = false;
 };
 
 std::string RenderText(const Table& table);

@@ -156,6 +156,96 @@ Status ParseGroupList(const HttpRequest& r, std::string_view key,
   return Status::Ok();
 }
 
+// `clock=raw|calibrated` (default raw).
+Status ParseClock(const HttpRequest& r, TraceClock* clock) {
+  bool found = false;
+  std::string_view text = Param(r, "clock", &found);
+  if (!found || text == "raw") {
+    *clock = TraceClock::kRaw;
+  } else if (text == "calibrated") {
+    *clock = TraceClock::kCalibrated;
+  } else {
+    return InvalidArgumentError(
+        fmt::format("clock: expected raw or calibrated, found '{}'", text));
+  }
+  return Status::Ok();
+}
+
+// A time in integer nanoseconds; `found` says whether it was given.
+Status ParseNs(const HttpRequest& r, std::string_view key, int64_t* out,
+               bool* found) {
+  std::string_view text = Param(r, key, found);
+  if (*found && !ParseInt(text, out)) {
+    return InvalidArgumentError(
+        fmt::format("{}: expected integer nanoseconds, found '{}'", key, text));
+  }
+  return Status::Ok();
+}
+
+// The comma-separated values of a (repeatable) parameter, empty ones
+// dropped.
+std::vector<std::string> ParamList(const HttpRequest& r, std::string_view key) {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : r.params) {
+    if (k != key) continue;
+    for (std::string_view item : Split(v, ',')) {
+      if (!item.empty()) out.emplace_back(item);
+    }
+  }
+  return out;
+}
+
+// Timing analyses (src/session/timing_queries.cc): `clock` as above,
+// `iteration` (a run index of the trace; default the whole trace) and, for
+// idle/overlap, `gap_threshold_ns`.
+Status ParseTimingRequest(const HttpRequest& r, TimingRequest* out) {
+  MI_RETURN_IF_ERROR(ParseClock(r, &out->clock));
+  bool found = false;
+  std::string_view iteration = Param(r, "iteration", &found);
+  uint64_t v = 0;
+  if (found) {
+    if (!ParseUint(iteration, INT32_MAX, &v)) {
+      return InvalidArgumentError(fmt::format(
+          "iteration: expected a run index of the trace, found '{}'",
+          iteration));
+    }
+    out->run = static_cast<int>(v);
+  }
+  std::string_view threshold = Param(r, "gap_threshold_ns", &found);
+  if (found) {
+    if (!ParseUint(threshold, INT64_MAX, &v)) {
+      return InvalidArgumentError(fmt::format(
+          "gap_threshold_ns: expected integer nanoseconds >= 0, found '{}'",
+          threshold));
+    }
+    out->gap_threshold_ns = static_cast<int64_t>(v);
+  }
+  return Status::Ok();
+}
+
+HttpResponse TimingAnalysis(const Session& session, const HttpRequest& r,
+                            std::string_view what) {
+  TimingRequest request;
+  Status parsed = ParseTimingRequest(r, &request);
+  if (!parsed.ok()) return FromStatus(parsed);
+  auto json = what == "critical-path" ? session.CriticalPathJson(request)
+                                      : session.IdleOverlapJson(request);
+  if (!json.ok()) return FromStatus(json.status());
+  return Json(std::move(json).value());
+}
+
+HttpResponse NodePaths(const Session& session, std::string_view level,
+                       std::string_view node) {
+  uint64_t id = 0;
+  if (!ParseUint(node, UINT32_MAX, &id)) {
+    return FromStatus(InvalidArgumentError(
+        fmt::format("node: expected a node id, found '{}'", node)));
+  }
+  auto json = session.NodePathsJson(level, static_cast<uint32_t>(id));
+  if (!json.ok()) return FromStatus(json.status());
+  return Json(std::move(json).value());
+}
+
 }  // namespace
 
 std::string_view HttpResponse::header(std::string_view name) const {
@@ -190,6 +280,17 @@ bool ParseUint(std::string_view text, uint64_t max, uint64_t* out) {
     return false;
   }
   *out = v;
+  return true;
+}
+
+bool ParseInt(std::string_view text, int64_t* out) {
+  bool negative = !text.empty() && text.front() == '-';
+  if (negative) text.remove_prefix(1);
+  uint64_t magnitude = 0;
+  uint64_t limit = negative ? uint64_t(INT64_MAX) + 1 : uint64_t(INT64_MAX);
+  if (!ParseUint(text, limit, &magnitude)) return false;
+  *out = negative ? static_cast<int64_t>(0 - magnitude)
+                  : static_cast<int64_t>(magnitude);
   return true;
 }
 
@@ -369,6 +470,20 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
   }
   RunState& run = *runs_[run_id];
   if (seg.size() == 4 && seg[3] == "summary") return Summary(run, request);
+  if (seg.size() == 4 && seg[3] == "timeline") return Timeline(run, request);
+  if (seg.size() == 5 && seg[3] == "timeline" && seg[4] == "window") {
+    return TimelineWindow(run, request);
+  }
+  if (seg.size() == 4 && seg[3] == "tasks") return NodeTasks(run, request);
+  if (seg.size() == 5 && seg[3] == "tasks") return Task(run, seg[4], request);
+  if (seg.size() == 4 && seg[3] == "mapping") return Mapping(run, request);
+  if (seg.size() == 4 &&
+      (seg[3] == "critical-path" || seg[3] == "idle-overlap")) {
+    return TimingAnalysis(*run.run.session, request, seg[3]);
+  }
+  if (seg.size() == 4 && seg[3] == "analyses") {
+    return Json(run.run.session->AnalysesJson());
+  }
   if (seg.size() >= 6 && seg[3] == "levels") {
     std::string_view level = seg[4];
     if (std::find(run.levels.begin(), run.levels.end(), level) ==
@@ -387,11 +502,19 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
     if (seg.size() == 7 && seg[5] == "nodes") {
       return Node(run, level, seg[6]);
     }
+    if (seg.size() == 8 && seg[5] == "nodes" && seg[7] == "paths") {
+      return NodePaths(*run.run.session, level, seg[6]);
+    }
     if (seg.size() == 6 && seg[5] == "search") {
       return Search(run, level, request);
     }
     if (seg.size() == 7 && seg[5] == "export") {
       return Export(run, level, seg[6]);
+    }
+    if (seg.size() == 6 && seg[5] == "memory") {
+      auto json = run.run.session->MemoryJson(level);
+      if (!json.ok()) return FromStatus(json.status());
+      return Json(std::move(json).value());
     }
   }
   return Error(404,
@@ -465,7 +588,18 @@ HttpResponse Api::Summary(RunState& run, const HttpRequest& request) {
     }
     options.run = static_cast<int>(v);
   }
-  if (has_top || has_iteration) {
+  bool has_from = false;
+  bool has_to = false;
+  Status parsed = ParseNs(request, "from_ns", &options.from_ns, &has_from);
+  if (parsed.ok()) parsed = ParseNs(request, "to_ns", &options.to_ns, &has_to);
+  if (parsed.ok()) parsed = ParseClock(request, &options.clock);
+  if (!parsed.ok()) return FromStatus(parsed);
+  if (has_from && has_to && options.from_ns >= options.to_ns) {
+    return Error(400, fmt::format("from_ns ({}) must be before to_ns ({})",
+                                  options.from_ns, options.to_ns));
+  }
+  if (has_top || has_iteration || options.has_window() ||
+      options.clock != TraceClock::kRaw) {
     return Json(run.run.session->SummaryJson(options));
   }
   std::lock_guard<std::mutex> lock(run.summary_mutex);
@@ -645,6 +779,144 @@ HttpResponse Api::Search(RunState& run, std::string_view level,
                                   kMaxSearchResults, limit_text));
   }
   auto json = run.run.session->SearchJson(level, q, mode, limit);
+  if (!json.ok()) return FromStatus(json.status());
+  return Json(std::move(json).value());
+}
+
+HttpResponse Api::Timeline(RunState& run, const HttpRequest& request) {
+  TimelineRequest options;
+  Status parsed = ParseClock(request, &options.clock);
+  if (!parsed.ok()) return FromStatus(parsed);
+  auto json = run.run.session->TimelineJson(options);
+  if (!json.ok()) return FromStatus(json.status());
+  return Json(std::move(json).value());
+}
+
+HttpResponse Api::TimelineWindow(RunState& run, const HttpRequest& request) {
+  TimelineWindowRequest options;
+  bool has_start = false;
+  bool has_end = false;
+  Status parsed = ParseNs(request, "start_ns", &options.start_ns, &has_start);
+  if (parsed.ok()) {
+    parsed = ParseNs(request, "end_ns", &options.end_ns, &has_end);
+  }
+  if (parsed.ok()) parsed = ParseClock(request, &options.clock);
+  if (!parsed.ok()) return FromStatus(parsed);
+  if (!has_start || !has_end) {
+    return Error(400, "start_ns and end_ns: give the window in nanoseconds");
+  }
+  if (options.start_ns >= options.end_ns) {
+    return Error(400, fmt::format("start_ns ({}) must be before end_ns ({})",
+                                  options.start_ns, options.end_ns));
+  }
+  bool found = false;
+  std::string_view px = Param(request, "px", &found);
+  uint64_t pixels = options.pixels;
+  if (found && (!ParseUint(px, kMaxTimelinePixels, &pixels) || pixels == 0)) {
+    return Error(400, fmt::format("px: expected 1..{}, found '{}'",
+                                  kMaxTimelinePixels, px));
+  }
+  options.pixels = static_cast<uint32_t>(pixels);
+  for (const std::string& t : ParamList(request, "tracks")) {
+    uint64_t id = 0;
+    if (!ParseUint(t, UINT32_MAX, &id)) {
+      return Error(400, fmt::format("tracks: expected track ids separated by "
+                                    "commas, found '{}'",
+                                    t));
+    }
+    options.tracks.push_back(static_cast<uint32_t>(id));
+  }
+  options.labels = ParamList(request, "op");
+  options.kinds = ParamList(request, "kind");
+  options.name_contains = std::string(Param(request, "name"));
+  std::string_view format = Param(request, "format", &found);
+  if (found && format != "binary" && format != "json") {
+    return Error(400, fmt::format("format: expected binary or json, found "
+                                  "'{}'",
+                                  format));
+  }
+  options.json = format == "json";
+  auto body = run.run.session->TimelineWindow(options);
+  if (!body.ok()) return FromStatus(body.status());
+  if (options.json) return Json(std::move(body).value());
+  HttpResponse r;
+  r.content_type = std::string(kBinary);
+  r.body = std::move(body).value();
+  AddSecurityHeaders(&r, /*cacheable=*/false);
+  return r;
+}
+
+HttpResponse Api::Task(RunState& run, std::string_view task,
+                       const HttpRequest& request) {
+  uint64_t id = 0;
+  if (!ParseUint(task, UINT32_MAX, &id)) {
+    return Error(400,
+                 fmt::format("task: expected a task id, found '{}'", task));
+  }
+  TimelineRequest options;
+  Status parsed = ParseClock(request, &options.clock);
+  if (!parsed.ok()) return FromStatus(parsed);
+  auto json =
+      run.run.session->TaskDetailsJson(static_cast<uint32_t>(id), options);
+  if (!json.ok()) return FromStatus(json.status());
+  return Json(std::move(json).value());
+}
+
+HttpResponse Api::NodeTasks(RunState& run, const HttpRequest& request) {
+  bool found = false;
+  std::string_view node = Param(request, "node", &found);
+  if (!found) return Error(400, "node: give the node whose tasks to list");
+  uint64_t id = 0;
+  if (!ParseUint(node, UINT32_MAX, &id)) {
+    return Error(400,
+                 fmt::format("node: expected a node id, found '{}'", node));
+  }
+  TimelineRequest options;
+  Status parsed = ParseClock(request, &options.clock);
+  if (!parsed.ok()) return FromStatus(parsed);
+  auto json =
+      run.run.session->NodeTasksJson(static_cast<uint32_t>(id), options);
+  if (!json.ok()) return FromStatus(json.status());
+  return Json(std::move(json).value());
+}
+
+HttpResponse Api::Mapping(RunState& run, const HttpRequest& request) {
+  MappingRequest options;
+  bool found = false;
+  uint64_t v = 0;
+  std::string_view offset = Param(request, "offset", &found);
+  if (found) {
+    if (!ParseUint(offset, UINT32_MAX, &v)) {
+      return Error(
+          400, fmt::format("offset: expected a row index, found '{}'", offset));
+    }
+    options.offset = v;
+  }
+  std::string_view limit = Param(request, "limit", &found);
+  if (found) {
+    if (!ParseUint(limit, kMaxMappingRows, &v)) {
+      return Error(400, fmt::format("limit: expected 0..{}, found '{}'",
+                                    kMaxMappingRows, limit));
+    }
+    options.limit = v;
+  }
+  std::string_view sort = Param(request, "sort", &found);
+  if (found) options.sort = std::string(sort);
+  std::string_view desc = Param(request, "desc", &found);
+  if (found) {
+    if (desc != "0" && desc != "1") {
+      return Error(400, fmt::format("desc: expected 0 or 1, found '{}'", desc));
+    }
+    options.descending = desc == "1";
+  } else {
+    // Numbers largest first, text A to Z.
+    options.descending = options.sort == "total_ns" ||
+                         options.sort == "task_count" ||
+                         options.sort == "streams";
+  }
+  options.query = std::string(Param(request, "q"));
+  options.statuses = ParamList(request, "status");
+  auto json = run.run.session->MappingJson(options);
   if (!json.ok()) return FromStatus(json.status());
   return Json(std::move(json).value());
 }

@@ -77,6 +77,7 @@ inline constexpr size_t kMaxUrlBytes = 8192;      // 414 above (httplib)
 inline constexpr size_t kMaxConcurrentRequests = 8;
 inline constexpr size_t kMaxSearchResults = 1000;
 inline constexpr size_t kMaxLayoutItems = 1000000;
+inline constexpr size_t kMaxMappingRows = 10000;  // per /mapping page
 
 class Api {
  public:
@@ -113,6 +114,12 @@ class Api {
                       const HttpRequest& request);
   HttpResponse Export(RunState& run, std::string_view level,
                       std::string_view what);
+  HttpResponse Timeline(RunState& run, const HttpRequest& request);
+  HttpResponse TimelineWindow(RunState& run, const HttpRequest& request);
+  HttpResponse Task(RunState& run, std::string_view task,
+                    const HttpRequest& request);
+  HttpResponse NodeTasks(RunState& run, const HttpRequest& request);
+  HttpResponse Mapping(RunState& run, const HttpRequest& request);
   bool Authorised(const HttpRequest& request, bool* token_in_query) const;
   bool HostAllowed(const HttpRequest& request) const;
 
@@ -131,6 +138,8 @@ class Api {
 bool ConstantTimeEquals(std::string_view a, std::string_view b);
 // Decimal digits only, no sign, no spaces, at most `max`.
 bool ParseUint(std::string_view text, uint64_t max, uint64_t* out);
+// An optional '-' then decimal digits, within int64.
+bool ParseInt(std::string_view text, int64_t* out);
 // The group-expanded bits (bit 0 of group_flags) of a layout binary
 // (docs/reference/layout-binary.md); false if the buffer is not one.
 bool DecodeExpandedGroups(std::string_view binary,

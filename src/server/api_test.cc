@@ -215,6 +215,139 @@ uint32_t FirstMatch(Api* api, const std::string& level, const std::string& q,
   return j["matches"][0]["id"].get<uint32_t>();
 }
 
+TEST_F(ApiTest, MemoryOfEachLevel) {
+  // The compiled level ran (ORT profile): ordered by the trace, compared
+  // with ORT's per-node sizes and arena peak.
+  HttpResponse c = api_->Handle(Get("/api/runs/0/levels/compiled/memory"));
+  ASSERT_EQ(c.status, 200) << c.content();
+  nlohmann::json j = ParseJson(c);
+  EXPECT_EQ(j["level"], "compiled");
+  EXPECT_EQ(j["order"], "trace");
+  EXPECT_GT(j["peak"]["activation_bytes"].get<uint64_t>(), 0u);
+  EXPECT_GT(j["weights"]["bytes"].get<uint64_t>(), 0u);
+  EXPECT_EQ(j["nodes"].size(), j["node_count"].get<size_t>());
+  ASSERT_TRUE(j["allocator"].is_object());
+  EXPECT_EQ(j["allocator"]["source"], "onnxruntime");
+  EXPECT_GT(j["allocator"]["nodes"]["compared"].get<int>(), 0);
+  // The framework level did not run itself (its nodes are fused into
+  // compiled ones): ordered by the compiled nodes' tasks.
+  HttpResponse f = api_->Handle(Get("/api/runs/0/levels/framework/memory"));
+  ASSERT_EQ(f.status, 200) << f.content();
+  EXPECT_FALSE(ParseJson(f)["scopes"].empty());
+  ExpectJsonError(api_->Handle(Get("/api/runs/0/levels/nope/memory")), 404);
+  ExpectJsonError(api_->Handle(Get("/api/runs/0/levels/compiled/memory/x")),
+                  404);
+}
+
+TEST_F(ApiTest, CriticalPathAndIdleOverlap) {
+  HttpResponse r =
+      api_->Handle(Get("/api/runs/0/critical-path", {{"clock", "calibrated"}}));
+  ASSERT_EQ(r.status, 200) << r.content();
+  nlohmann::json j = ParseJson(r);
+  EXPECT_EQ(j["clock"], "calibrated");
+  ASSERT_FALSE(j["tasks"].empty());
+  EXPECT_EQ(j["steps"].size(), j["tasks"].size());
+  EXPECT_FALSE(j["nodes"].empty());
+  // One ORT thread runs every node: the path spans the run, and its time
+  // per track and per op type each add up to the time its tasks ran.
+  EXPECT_EQ(j["length_ns"], j["wall_ns"]);
+  EXPECT_DOUBLE_EQ(j["share"].get<double>(), 1.0);
+  int64_t by_track = 0, by_op = 0;
+  for (const auto& t : j["by_track"]) by_track += t["ns"].get<int64_t>();
+  for (const auto& o : j["by_op_type"]) by_op += o["ns"].get<int64_t>();
+  EXPECT_EQ(by_track, j["busy_ns"].get<int64_t>());
+  EXPECT_EQ(by_op, j["busy_ns"].get<int64_t>());
+  EXPECT_GT(j["graph"]["edges_by_kind"]["data"].get<int>(), 0);
+  EXPECT_EQ(api_->Handle(Get("/api/runs/0/critical-path",
+                             {{"iteration", "0"}, {"clock", "raw"}}))
+                .status,
+            200);
+  ExpectJsonError(
+      api_->Handle(Get("/api/runs/0/critical-path", {{"iteration", "99"}})),
+      400);
+  ExpectJsonError(
+      api_->Handle(Get("/api/runs/0/critical-path", {{"clock", "tsc"}})), 400);
+
+  HttpResponse idle = api_->Handle(
+      Get("/api/runs/0/idle-overlap", {{"gap_threshold_ns", "1000"}}));
+  ASSERT_EQ(idle.status, 200) << idle.content();
+  nlohmann::json i = ParseJson(idle);
+  ASSERT_FALSE(i["streams"].empty());
+  const auto& s = i["streams"][0];
+  EXPECT_EQ(s["busy_ns"].get<int64_t>() + s["idle_ns"].get<int64_t>(),
+            s["end_ns"].get<int64_t>() - s["start_ns"].get<int64_t>());
+  for (const auto& g : i["gaps"]) {
+    EXPECT_GE(g["duration_ns"].get<int64_t>(), 1000);
+  }
+  ExpectJsonError(api_->Handle(Get("/api/runs/0/idle-overlap",
+                                   {{"gap_threshold_ns", "-1"}})),
+                  400);
+
+  HttpResponse all = api_->Handle(Get("/api/runs/0/analyses"));
+  ASSERT_EQ(all.status, 200) << all.content();
+  nlohmann::json a = ParseJson(all);
+  EXPECT_TRUE(a["calibration"]["computed"].get<bool>());
+  EXPECT_EQ(a["calibration"]["residual_violations"]["count"], 0);
+  EXPECT_TRUE(a.contains("critical_path"));
+  EXPECT_TRUE(a.contains("idle_overlap"));
+}
+
+TEST_F(ApiTest, AnalysesCarryFindingsSequencesAndBlocks) {
+  HttpResponse r = api_->Handle(Get("/api/runs/0/analyses"));
+  ASSERT_EQ(r.status, 200) << r.content();
+  nlohmann::json a = ParseJson(r);
+  ASSERT_TRUE(a["findings"].is_array());
+  // resnet18 ort_all: ONNX Runtime's NCHWc reorders are layout conversions.
+  std::set<std::string> rules;
+  for (const auto& f : a["findings"]) {
+    rules.insert(f["rule"].get<std::string>());
+    EXPECT_FALSE(f["message"].get<std::string>().empty());
+    EXPECT_FALSE(f["suggestion"].get<std::string>().empty());
+  }
+  EXPECT_TRUE(rules.count("layout_conversion_share")) << a["findings"];
+  // The three inference runs repeat one kernel sequence on one thread.
+  ASSERT_FALSE(a["sequences"].empty());
+  for (const auto& s : a["sequences"]) {
+    EXPECT_GE(s["count"].get<int>(), 2);
+    EXPECT_EQ(s["symbols"].size(), s["length"].get<size_t>());
+  }
+  // ResNet-18's residual blocks: families of equal structure.
+  ASSERT_FALSE(a["blocks"].empty());
+  for (const auto& b : a["blocks"]) {
+    EXPECT_GE(b["instances"].size(), 2u);
+    int64_t sum = 0;
+    for (const auto& i : b["instances"]) sum += i["total_ns"].get<int64_t>();
+    EXPECT_EQ(sum, b["total_ns"].get<int64_t>());
+  }
+}
+
+TEST_F(ApiTest, NodePaths) {
+  for (const std::string level : {"framework", "compiled"}) {
+    uint32_t conv = FirstMatch(api_, level, "conv", "op");
+    HttpResponse r =
+        api_->Handle(Get("/api/runs/0/levels/" + level + "/nodes/" +
+                         std::to_string(conv) + "/paths"));
+    ASSERT_EQ(r.status, 200) << r.content();
+    nlohmann::json j = ParseJson(r);
+    EXPECT_EQ(j["node"], conv);
+    // A convolution of resnet18 leads to the output: it has descendants,
+    // and they ran (framework nodes through the compiled nodes).
+    EXPECT_FALSE(j["descendants"].empty()) << level;
+    EXPECT_FALSE(j["descendant_tasks"].empty()) << level;
+    EXPECT_FALSE(j["node_tasks"].empty()) << level;
+    std::set<uint32_t> up, down;
+    for (const auto& n : j["ancestors"]) up.insert(n.get<uint32_t>());
+    for (const auto& n : j["descendants"]) down.insert(n.get<uint32_t>());
+    EXPECT_EQ(up.count(conv) + down.count(conv), 0u);
+    for (uint32_t n : up) EXPECT_EQ(down.count(n), 0u) << "cycle at " << n;
+  }
+  ExpectJsonError(
+      api_->Handle(Get("/api/runs/0/levels/framework/nodes/x/paths")), 400);
+  ExpectJsonError(
+      api_->Handle(Get("/api/runs/0/levels/framework/nodes/4000000000/paths")),
+      404);
+}
+
 TEST_F(ApiTest, NodeDetailsOfAConv) {
   uint32_t conv = FirstMatch(api_, "framework", "conv", "op");
   HttpResponse r = api_->Handle(
@@ -511,6 +644,163 @@ TEST_F(ApiTest, SearchModes) {
       200);
 }
 
+TEST_F(ApiTest, TimelineTracksAndWindow) {
+  nlohmann::json t = ParseJson(api_->Handle(Get("/api/runs/0/timeline")));
+  EXPECT_EQ(t["clock"], "raw");
+  ASSERT_FALSE(t["tracks"].empty());
+  EXPECT_GT(t["task_count"].get<int>(), 100);
+  EXPECT_LT(t["start_ns"].get<int64_t>(), t["end_ns"].get<int64_t>());
+  EXPECT_FALSE(t["runs"].empty());
+  EXPECT_NE(std::find(t["op_types"].begin(), t["op_types"].end(), "Conv"),
+            t["op_types"].end());
+  std::string start = std::to_string(t["start_ns"].get<int64_t>());
+  std::string end = std::to_string(t["end_ns"].get<int64_t>());
+  const std::string path = "/api/runs/0/timeline/window";
+  HttpResponse j = api_->Handle(
+      Get(path, {{"start_ns", start}, {"end_ns", end}, {"format", "json"}}));
+  ASSERT_EQ(j.status, 200) << j.content();
+  nlohmann::json w = ParseJson(j);
+  EXPECT_EQ(w["total_tasks_in_window"], t["task_count"]);
+  HttpResponse b =
+      api_->Handle(Get(path, {{"start_ns", start}, {"end_ns", end}}));
+  ASSERT_EQ(b.status, 200);
+  EXPECT_EQ(b.content_type, "application/octet-stream");
+  EXPECT_EQ(b.content().substr(0, 4), "MITW");
+  // Filters: only Conv, only annotations.
+  nlohmann::json conv =
+      ParseJson(api_->Handle(Get(path, {{"start_ns", start},
+                                        {"end_ns", end},
+                                        {"px", "20000"},
+                                        {"op", "Conv,Gemm"},
+                                        {"format", "json"}})));
+  ASSERT_FALSE(conv["items"].empty());
+  for (const auto& item : conv["items"]) {
+    EXPECT_TRUE(item["label"] == "Conv" || item["label"] == "Gemm");
+  }
+  nlohmann::json ann = ParseJson(api_->Handle(Get(path, {{"start_ns", start},
+                                                         {"end_ns", end},
+                                                         {"kind", "annotation"},
+                                                         {"format", "json"}})));
+  for (const auto& item : ann["items"]) EXPECT_EQ(item["kind"], "annotation");
+  EXPECT_LT(ann["total_tasks_in_window"], w["total_tasks_in_window"]);
+}
+
+TEST_F(ApiTest, TimelineParameterErrors) {
+  const std::string path = "/api/runs/0/timeline/window";
+  using Params = std::vector<std::pair<std::string, std::string>>;
+  for (const Params& bad : std::vector<Params>{
+           {},                                     // no window
+           {{"start_ns", "0"}},                    // no end
+           {{"start_ns", "x"}, {"end_ns", "10"}},  // not a number
+           {{"start_ns", "1.5"}, {"end_ns", "10"}},
+           {{"start_ns", "10"}, {"end_ns", "10"}},  // empty window
+           {{"start_ns", "20"}, {"end_ns", "10"}},
+           {{"start_ns", "0"}, {"end_ns", "10"}, {"px", "0"}},
+           {{"start_ns", "0"}, {"end_ns", "10"}, {"px", "20001"}},
+           {{"start_ns", "0"}, {"end_ns", "10"}, {"px", "-5"}},
+           {{"start_ns", "0"}, {"end_ns", "10"}, {"clock", "utc"}},
+           {{"start_ns", "0"}, {"end_ns", "10"}, {"kind", "kernel"}},
+           {{"start_ns", "0"}, {"end_ns", "10"}, {"tracks", "a"}},
+           {{"start_ns", "0"}, {"end_ns", "10"}, {"tracks", "999"}},
+           {{"start_ns", "0"}, {"end_ns", "10"}, {"format", "xml"}},
+           {{"start_ns", "99999999999999999999"}, {"end_ns", "10"}}}) {
+    ExpectJsonError(api_->Handle(Get(path, bad)), 400);
+  }
+  EXPECT_EQ(api_->Handle(Get(path, {{"start_ns", "-100"},
+                                    {"end_ns", "10"},
+                                    {"px", "1"},
+                                    {"clock", "calibrated"}}))
+                .status,
+            200);
+  ExpectJsonError(api_->Handle(Get("/api/runs/0/timeline", {{"clock", "x"}})),
+                  400);
+  ExpectJsonError(api_->Handle(Get("/api/runs/0/timeline/x")), 404);
+}
+
+TEST_F(ApiTest, TaskDetailsAndNodeTasks) {
+  uint32_t conv = FirstMatch(api_, "compiled", "conv", "op");
+  nlohmann::json nt = ParseJson(
+      api_->Handle(Get("/api/runs/0/tasks", {{"node", std::to_string(conv)}})));
+  ASSERT_FALSE(nt["tasks"].empty());
+  uint32_t task = nt["tasks"][0].get<uint32_t>();
+  nlohmann::json d =
+      ParseJson(api_->Handle(Get("/api/runs/0/tasks/" + std::to_string(task))));
+  EXPECT_EQ(d["id"], task);
+  EXPECT_EQ(d["node"]["id"], conv);
+  EXPECT_EQ(d["node"]["level"], "compiled");
+  EXPECT_LE(nt["start_ns"].get<int64_t>(), d["start_ns"].get<int64_t>());
+  EXPECT_EQ(d["duration_ns"].get<int64_t>(),
+            d["end_ns"].get<int64_t>() - d["start_ns"].get<int64_t>());
+  EXPECT_TRUE(d["flows"].is_array());
+  // A framework Conv fused into that compiled node shows the same tasks.
+  ASSERT_FALSE(d["fused_from"].empty());
+  nlohmann::json fw = ParseJson(api_->Handle(Get(
+      "/api/runs/0/tasks",
+      {{"node", std::to_string(d["fused_from"][0]["id"].get<uint32_t>())}})));
+  EXPECT_EQ(fw["tasks"], nt["tasks"]);
+  ExpectJsonError(api_->Handle(Get("/api/runs/0/tasks/4000000")), 404);
+  ExpectJsonError(api_->Handle(Get("/api/runs/0/tasks/x")), 400);
+  ExpectJsonError(api_->Handle(Get("/api/runs/0/tasks/-1")), 400);
+  ExpectJsonError(api_->Handle(Get("/api/runs/0/tasks/1", {{"clock", "y"}})),
+                  400);
+  ExpectJsonError(api_->Handle(Get("/api/runs/0/tasks")), 400);
+  ExpectJsonError(api_->Handle(Get("/api/runs/0/tasks", {{"node", "x"}})), 400);
+  ExpectJsonError(
+      api_->Handle(Get("/api/runs/0/tasks", {{"node", "4000000000"}})), 404);
+}
+
+TEST_F(ApiTest, MappingPagesSortsAndFilters) {
+  const std::string path = "/api/runs/0/mapping";
+  nlohmann::json all = ParseJson(api_->Handle(Get(path)));
+  EXPECT_EQ(all["level"], "compiled");
+  int total = all["total"].get<int>();
+  ASSERT_GT(total, 10);
+  for (size_t i = 1; i < all["rows"].size(); ++i) {
+    EXPECT_GE(all["rows"][i - 1]["total_ns"].get<int64_t>(),
+              all["rows"][i]["total_ns"].get<int64_t>());
+  }
+  nlohmann::json page = ParseJson(api_->Handle(
+      Get(path, {{"offset", "5"}, {"limit", "3"}, {"sort", "name"}})));
+  EXPECT_EQ(page["total"], total);
+  ASSERT_EQ(page["rows"].size(), 3u);
+  EXPECT_LE(page["rows"][0]["name"].get<std::string>(),
+            page["rows"][1]["name"].get<std::string>());
+  nlohmann::json inserted =
+      ParseJson(api_->Handle(Get(path, {{"status", "inserted"}})));
+  EXPECT_GT(inserted["total"].get<int>(), 0);
+  for (const auto& row : inserted["rows"]) EXPECT_EQ(row["status"], "inserted");
+  nlohmann::json q = ParseJson(api_->Handle(Get(path, {{"q", "layer4"}})));
+  EXPECT_GT(q["total"].get<int>(), 0);
+  EXPECT_LT(q["total"].get<int>(), total);
+  ExpectJsonError(api_->Handle(Get(path, {{"sort", "speed"}})), 400);
+  ExpectJsonError(api_->Handle(Get(path, {{"status", "done"}})), 400);
+  ExpectJsonError(api_->Handle(Get(path, {{"limit", "10001"}})), 400);
+  ExpectJsonError(api_->Handle(Get(path, {{"offset", "-1"}})), 400);
+  ExpectJsonError(api_->Handle(Get(path, {{"desc", "yes"}})), 400);
+}
+
+TEST_F(ApiTest, SummaryOverATimeRange) {
+  const std::string path = "/api/runs/0/summary";
+  nlohmann::json whole = ParseJson(api_->Handle(Get(path)));
+  ASSERT_GE(whole["runs"].size(), 2u);
+  // The first model_run only: its tasks, clipped.
+  const auto& run = whole["runs"][1];
+  int64_t from = static_cast<int64_t>(run["start_us"].get<double>() * 1000);
+  int64_t to =
+      from + static_cast<int64_t>(run["duration_us"].get<double>() * 1000);
+  nlohmann::json part =
+      ParseJson(api_->Handle(Get(path, {{"from_ns", std::to_string(from)},
+                                        {"to_ns", std::to_string(to)}})));
+  EXPECT_LT(part["tasks"].get<int>(), whole["tasks"].get<int>());
+  EXPECT_GT(part["tasks"].get<int>(), 0);
+  EXPECT_LT(part["total_us"].get<double>(), whole["total_us"].get<double>());
+  ExpectJsonError(api_->Handle(Get(path, {{"from_ns", "x"}})), 400);
+  ExpectJsonError(api_->Handle(Get(path, {{"from_ns", "10"}, {"to_ns", "10"}})),
+                  400);
+  ExpectJsonError(api_->Handle(Get(path, {{"clock", "wall"}})), 400);
+  EXPECT_EQ(api_->Handle(Get(path, {{"clock", "calibrated"}})).status, 200);
+}
+
 TEST_F(ApiTest, Assets) {
   HttpResponse index = api_->Handle(Get("/"));
   ASSERT_EQ(index.status, 200);
@@ -598,16 +888,54 @@ TEST(ApiHostTest, LoopbackServerChecksTheHostHeader) {
 // Odd input never crashes: random paths and parameters get some response.
 TEST_F(ApiTest, RandomRequestsNeverCrash) {
   std::mt19937 rng(42);
-  std::vector<std::string> parts = {
-      "api",      "runs",       "0",        "1",      "levels",  "framework",
-      "compiled", "layout",     "nodes",    "search", "summary", "..",
-      ".",        "%",          "\\",       "",       "assets",  "index.html",
-      "-1",       "4294967296", "\xff\xfe", "a b"};
+  std::vector<std::string> parts = {"api",
+                                    "runs",
+                                    "0",
+                                    "1",
+                                    "levels",
+                                    "framework",
+                                    "compiled",
+                                    "layout",
+                                    "nodes",
+                                    "search",
+                                    "summary",
+                                    "..",
+                                    ".",
+                                    "%",
+                                    "\\",
+                                    "",
+                                    "assets",
+                                    "index.html",
+                                    "-1",
+                                    "4294967296",
+                                    "\xff\xfe",
+                                    "a b",
+                                    "memory",
+                                    "critical-path",
+                                    "idle-overlap",
+                                    "analyses",
+                                    "paths",
+                                    "timeline",
+                                    "window",
+                                    "tasks",
+                                    "mapping"};
   parts.insert(parts.end(),
                {"export", "model-explorer-graph", "model-explorer-node-data"});
-  const std::vector<std::string> keys = {
-      "q",        "mode",      "limit", "expand",    "collapse", "max_items",
-      "grouping", "direction", "top",   "iteration", "token",    "reveal"};
+  const std::vector<std::string> keys = {"q",        "mode",
+                                         "limit",    "expand",
+                                         "collapse", "max_items",
+                                         "grouping", "direction",
+                                         "top",      "iteration",
+                                         "token",    "reveal",
+                                         "clock",    "gap_threshold_ns",
+                                         "start_ns", "end_ns",
+                                         "px",       "op",
+                                         "kind",     "name",
+                                         "tracks",   "format",
+                                         "node",     "offset",
+                                         "sort",     "desc",
+                                         "status",   "from_ns",
+                                         "to_ns"};
   const std::vector<std::string> values = {
       "",      "0",    "1",    "-1",     "1,2,3",    ",,,",
       "regex", "glob", "op",   "text",   "attr",     "(",

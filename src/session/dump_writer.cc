@@ -230,6 +230,62 @@ std::string EncodeTraceJson(const Session::Impl& run) {
   return out;
 }
 
+namespace {
+
+// The whole-trace analyses of a summary (summary_analyses.cc).
+void WriteSummaryAnalyses(JsonWriter& w, const SummaryReport& r) {
+  w.Key("critical_path");
+  if (r.has_critical_path) {
+    const CriticalPathSummary& c = r.critical_path;
+    w.BeginObject();
+    w.FieldDouble("length_us", c.length_us).FieldDouble("wall_us", c.wall_us);
+    w.FieldDouble("share", c.share);
+    w.FieldInt("tasks", static_cast<int64_t>(c.tasks));
+    w.Key("top_op_types").BeginArray();
+    for (const auto& [op, us] : c.top_op_types_us) {
+      w.BeginObject().Field("op_type", op).FieldDouble("us", us).EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  } else {
+    w.Null();
+  }
+  w.Key("overlap").BeginArray();
+  for (const OverlapRow& o : r.overlap) {
+    w.BeginObject()
+        .Field("device", o.device)
+        .FieldDouble("compute_us", o.compute_us)
+        .FieldDouble("data_movement_us", o.data_movement_us)
+        .FieldDouble("overlap_us", o.overlap_us)
+        .FieldDouble("overlap_share", o.overlap_share)
+        .EndObject();
+  }
+  w.EndArray();
+  w.Key("host_sync").BeginObject();
+  w.FieldInt("calls", static_cast<int64_t>(r.host_sync.calls));
+  w.FieldDouble("total_us", r.host_sync.total_us);
+  w.FieldDouble("device_idle_us", r.host_sync.device_idle_us);
+  w.EndObject();
+  w.Key("memory");
+  if (r.has_memory) {
+    const MemorySummary& m = r.memory;
+    w.BeginObject().Field("level", m.level).Field("order", m.order);
+    w.FieldInt("peak_activation_bytes",
+               static_cast<int64_t>(m.peak_activation_bytes));
+    w.FieldInt("weight_bytes", static_cast<int64_t>(m.weight_bytes));
+    w.Key("reported_peak_bytes");
+    m.reported_peak_bytes >= 0 ? w.Int(m.reported_peak_bytes) : w.Null();
+    w.EndObject();
+  } else {
+    w.Null();
+  }
+  w.Key("findings").BeginArray();
+  for (const FindingInfo& f : r.findings) WriteFindingJson(w, f);
+  w.EndArray();
+}
+
+}  // namespace
+
 std::string EncodeSummaryJson(const SummaryReport& r) {
   std::string out;
   JsonWriter w(&out, /*pretty=*/true);
@@ -288,8 +344,17 @@ std::string EncodeSummaryJson(const SummaryReport& r) {
         .FieldDouble("total_us", row.total_us)
         .FieldDouble("busy_us", row.busy_us)
         .FieldDouble("span_us", row.span_us)
-        .FieldDouble("utilisation", row.utilisation)
-        .EndObject();
+        .FieldDouble("utilisation", row.utilisation);
+    if (row.idle_us >= 0) {
+      w.Key("idle").BeginObject();
+      w.FieldDouble("total_us", row.idle_us);
+      w.FieldDouble("waiting_host_us", row.idle_waiting_host_us);
+      w.FieldDouble("waiting_other_stream_us",
+                    row.idle_waiting_other_stream_us);
+      w.FieldDouble("other_us", row.idle_other_us);
+      w.EndObject();
+    }
+    w.EndObject();
   }
   w.EndArray();
   w.Key("top_nodes").BeginArray();
@@ -317,6 +382,7 @@ std::string EncodeSummaryJson(const SummaryReport& r) {
         .EndObject();
   }
   w.EndArray();
+  if (r.has_analyses) WriteSummaryAnalyses(w, r);
   w.EndObject();
   out.push_back('\n');
   return out;

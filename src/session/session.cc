@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/summary/summary.h"
+#include "analysis/timing/calibration.h"
 #include "base/atomic_file.h"
 #include "base/mapped_file.h"
 #include "importers/builtin_importers.h"
@@ -72,8 +73,9 @@ Status ReadManifest(const fs::path& dir, std::vector<PendingFile>* files,
 // PROF_* msprof tree inside it, which holds the same data); from a msprof
 // `PROF_*` folder load mindstudio_profiler_output/. Of those folders only
 // the timeline (trace_view.json, msprof_*.json incl. msprof_slice_*) and
-// the per-task CSV (kernel_details.csv, op_summary_*.csv) are loaded, the
-// timeline first so that the CSV joins onto its tasks.
+// the per-task CSV (kernel_details.csv, op_summary_*.csv) and the allocator
+// totals (memory_record*.csv) are loaded, the timeline first so that the CSV
+// joins onto its tasks.
 // Digit runs compare as numbers: msprof_slice_2 before msprof_slice_10.
 bool NaturalLess(const std::string& a, const std::string& b) {
   size_t i = 0, j = 0;
@@ -116,8 +118,10 @@ void SelectAscendRunFiles(std::vector<fs::path>* found) {
            (n.rfind("msprof_", 0) == 0 && n.rfind("msprof_tx", 0) != 0 &&
             n.size() > 5 && n.substr(n.size() - 5) == ".json");
   };
+  // memory_record: allocator totals, for the memory analysis.
   auto is_task_csv = [](const std::string& n) {
-    return n == "kernel_details.csv" || n.rfind("op_summary_", 0) == 0;
+    return n == "kernel_details.csv" || n.rfind("op_summary_", 0) == 0 ||
+           n.rfind("memory_record", 0) == 0;
   };
   bool any = false;
   std::vector<fs::path> timelines, csvs, rest;
@@ -377,6 +381,11 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
   // Shapes the compiled file lacks (contrib ops have no schema for
   // inference) come from the framework graph and from what the runtime saw.
   linker::CompleteShapes(&model, impl->trace, impl->framework, impl->compiled);
+  if (options.calibrate_clocks && impl->trace.task_count() > 0) {
+    impl->calibration =
+        analysis::Calibrate(model, impl->trace, impl->links, {});
+    analysis::ApplyCalibration(impl->calibration, &impl->trace);
+  }
 
   if (!options.keep_going &&
       impl->diagnostics.CountWithSeverity(Severity::kError) > 0) {
@@ -399,7 +408,12 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
 const std::vector<InputFile>& Session::inputs() const { return impl_->inputs; }
 
 SummaryReport Session::Summary(const SummaryOptions& options) const {
-  return analysis::Summarize(impl_->model, impl_->trace, impl_->links, options);
+  SummaryReport report =
+      analysis::Summarize(impl_->model, impl_->trace, impl_->links, options);
+  if (!options.has_window()) {
+    AddWholeTraceAnalyses(*this, *impl_, options, &report);
+  }
+  return report;
 }
 
 std::string Session::SummaryJson(const SummaryOptions& options) const {
@@ -417,12 +431,15 @@ Status Session::ExportDumps(const std::string& out_dir) const {
   SummaryOptions options;
   options.top_nodes = 50;
   std::string summary = SummaryJson(options);
+  std::string analyses = AnalysesJson();
   MI_RETURN_IF_ERROR(
       WriteFileAtomically((fs::path(out_dir) / "graph.json").string(), graph));
   MI_RETURN_IF_ERROR(
       WriteFileAtomically((fs::path(out_dir) / "trace.json").string(), trace));
-  return WriteFileAtomically((fs::path(out_dir) / "summary.json").string(),
-                             summary);
+  MI_RETURN_IF_ERROR(WriteFileAtomically(
+      (fs::path(out_dir) / "summary.json").string(), summary));
+  return WriteFileAtomically((fs::path(out_dir) / "analyses.json").string(),
+                             analyses);
 }
 
 StatusOr<std::string> Session::RenderSvg(const RenderOptions& options) const {

@@ -4,11 +4,13 @@
 // diagnostics. Internal; front ends see include/model_inspector/session.h.
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "base/json_writer.h"
 
+#include "analysis/timing/calibration.h"
 #include "base/string_pool.h"
 #include "diag/diagnostics.h"
 #include "linker/links.h"
@@ -17,6 +19,8 @@
 #include "trace/trace.h"
 
 namespace mi {
+
+struct TimelineIndex;
 
 struct Session::Impl {
   StringPool strings;
@@ -27,7 +31,22 @@ struct Session::Impl {
   std::vector<InputFile> inputs;
   GraphId framework;
   GraphId compiled;
+  // Clock calibration applied at Open (computed = false when disabled).
+  analysis::CalibrationReport calibration;
+  // Built on the first timeline query (timeline_queries.cc), then shared
+  // read-only by the server's threads.
+  mutable std::once_flag timeline_once;
+  mutable std::shared_ptr<const TimelineIndex> timeline;
 };
+
+// Adds the whole-trace analyses (critical path, idle/overlap, memory,
+// findings) to a summary (summary_analyses.cc).
+void AddWholeTraceAnalyses(const Session& session, const Session::Impl& run,
+                           const SummaryOptions& options,
+                           SummaryReport* report);
+
+// One finding as JSON (findings.schema.json "finding"; diagnosis_queries.cc).
+void WriteFindingJson(JsonWriter& w, const FindingInfo& f);
 
 // Dump encoders (dump_writer.cc).
 // Writes a tensor's `layout`, `origin_layout`, `origin_shape` fields (only
@@ -37,5 +56,10 @@ void WriteValueLayoutFields(JsonWriter& w, const Model& m, ValueId v);
 std::string EncodeGraphJson(const Session::Impl& run);
 std::string EncodeTraceJson(const Session::Impl& run);
 std::string EncodeSummaryJson(const SummaryReport& report);
+
+// Writes the "findings", "sequences" and "blocks" keys (default options)
+// into the open JSON object: the diagnosis sections of analyses.json and
+// GET /api/runs/{run}/analyses (diagnosis_queries.cc).
+void WriteDiagnosisSections(const Session& session, JsonWriter& w);
 
 }  // namespace mi

@@ -99,7 +99,9 @@ size_t Trace::MemoryUsage() const {
                               sizeof(uint32_t) + sizeof(TaskId) * 2;
   return start_ns_.capacity() * kPerTask +
          tracks_.capacity() * sizeof(TrackInfo) +
-         runs_.capacity() * sizeof(RunInfo);
+         runs_.capacity() * sizeof(RunInfo) +
+         task_memory_.capacity() * sizeof(TaskMemoryRecord) +
+         allocator_samples_.capacity() * sizeof(AllocatorSample);
 }
 
 }  // namespace mi

@@ -13,6 +13,7 @@
 
 #include "base/ids.h"
 #include "base/string_pool.h"
+#include "trace/allocator_records.h"
 
 namespace mi {
 
@@ -67,6 +68,18 @@ struct TaskRow {
   StringId node_name = StringPool::kEmpty;
   int64_t correlation = -1;
   int64_t external_id = -1;
+  // Cross-track event dependencies, ids local to the Trace (-1: none).
+  // event_after: the task records event N when it ends (the last device
+  // task enqueued on its stream before a cudaEventRecord). event_before:
+  // the task cannot start before the latest earlier record of event N
+  // ended (the first device task enqueued on a stream after a
+  // cudaStreamWaitEvent). One id may be recorded many times (reused events)
+  // and waited on by many tasks; consumers pair a wait with the latest
+  // record of its id that started before it. Host-blocking waits
+  // (cudaEventSynchronize) are not expressed here: the task whose start
+  // depends on the record is what event_before names, never a call that
+  // only ends after it. Filled by importers/chrome_trace from Kineto's
+  // cuda_sync "Stream Wait Event" events (see its README).
   int32_t event_before = -1;  // event waited on before the task
   int32_t event_after = -1;   // event recorded after the task
   int64_t bytes = -1;         // copies: bytes moved
@@ -151,6 +164,10 @@ class Trace {
   void SetTaskCategory(TaskId t, StringId s) { category_[t.value()] = s; }
   void SetTaskNodeName(TaskId t, StringId s) { node_name_[t.value()] = s; }
   void SetTaskCorrelation(TaskId t, int64_t c) { correlation_[t.value()] = c; }
+  // Event links are known only once both ends of a wait were read (Kineto
+  // writes device activities after host ones, in buffer order).
+  void SetTaskEventBefore(TaskId t, int32_t e) { event_before_[t.value()] = e; }
+  void SetTaskEventAfter(TaskId t, int32_t e) { event_after_[t.value()] = e; }
   void SetTaskExternalId(TaskId t, int64_t e) { external_id_[t.value()] = e; }
   void SetTaskShapes(TaskId t, StringId s) { shapes_[t.value()] = s; }
   void SetTaskOutputShapes(TaskId t, StringId s) {
@@ -163,6 +180,18 @@ class Trace {
   // Where the trace came from, e.g. "onnxruntime", "pytorch", "chrome".
   StringId dialect() const { return dialect_; }
   void set_dialect(StringId d) { dialect_ = d; }
+
+  // Allocator data (allocator_records.h), for the memory analysis.
+  void AddTaskMemory(const TaskMemoryRecord& r) { task_memory_.push_back(r); }
+  const std::vector<TaskMemoryRecord>& task_memory() const {
+    return task_memory_;
+  }
+  void AddAllocatorSample(const AllocatorSample& s) {
+    allocator_samples_.push_back(s);
+  }
+  const std::vector<AllocatorSample>& allocator_samples() const {
+    return allocator_samples_;
+  }
 
   size_t MemoryUsage() const;
 
@@ -191,6 +220,8 @@ class Trace {
   std::vector<uint32_t> run_;
   std::vector<TaskId> parent_;
   std::vector<TaskId> launch_;
+  std::vector<TaskMemoryRecord> task_memory_;
+  std::vector<AllocatorSample> allocator_samples_;
 };
 
 }  // namespace mi

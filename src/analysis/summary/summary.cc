@@ -67,19 +67,19 @@ std::string AscendCategory(std::string_view category, std::string_view op_type,
   return std::string(TaskKindName(kind));
 }
 
-}  // namespace
-
-int64_t UnionDuration(const Trace& trace, std::vector<TaskId> tasks) {
-  std::sort(tasks.begin(), tasks.end(), [&](TaskId a, TaskId b) {
-    return trace.task_start_ns(a) < trace.task_start_ns(b);
-  });
+// Union length of [starts[i], ends[i]) over `indices`.
+int64_t UnionOfIntervals(const std::vector<int64_t>& starts,
+                         const std::vector<int64_t>& ends,
+                         std::vector<size_t> indices) {
+  std::sort(indices.begin(), indices.end(),
+            [&](size_t a, size_t b) { return starts[a] < starts[b]; });
   int64_t total = 0;
   int64_t cur_start = 0;
   int64_t cur_end = 0;
   bool open = false;
-  for (TaskId t : tasks) {
-    int64_t s = trace.task_start_ns(t);
-    int64_t e = trace.task_end_ns(t);
+  for (size_t i : indices) {
+    int64_t s = starts[i];
+    int64_t e = ends[i];
     if (!open || s > cur_end) {
       if (open) total += cur_end - cur_start;
       cur_start = s;
@@ -93,37 +93,37 @@ int64_t UnionDuration(const Trace& trace, std::vector<TaskId> tasks) {
   return total;
 }
 
-std::vector<int64_t> ComputeSelfTimes(const Trace& trace,
-                                      const std::vector<TaskId>& tasks) {
-  std::vector<int64_t> self(tasks.size());
-  // Per track, walk tasks by start (longer first on ties) keeping a stack of
-  // open ancestors; each task's duration is subtracted from its parent.
+// Exclusive time of each interval [starts[i], ends[i]) on tracks[i]: its
+// length minus the parts covered by intervals nested inside it. Ties in
+// start put the longer first, then the longer original task (`order_hint`,
+// so that a parent and a child clipped to the same range keep their roles).
+std::vector<int64_t> SelfTimesOfIntervals(
+    const std::vector<uint32_t>& tracks, const std::vector<int64_t>& starts,
+    const std::vector<int64_t>& ends, const std::vector<int64_t>& order_hint) {
+  std::vector<int64_t> self(starts.size());
+  // Per track, walk intervals by start keeping a stack of open ancestors;
+  // each interval's length is subtracted from its parent.
   std::map<uint32_t, std::vector<uint32_t>> by_track;
-  for (uint32_t i = 0; i < tasks.size(); ++i) {
-    self[i] = trace.task_duration_ns(tasks[i]);
-    by_track[trace.task_track(tasks[i]).value()].push_back(i);
+  for (uint32_t i = 0; i < starts.size(); ++i) {
+    self[i] = ends[i] - starts[i];
+    by_track[tracks[i]].push_back(i);
   }
   for (auto& [track, indices] : by_track) {
     std::stable_sort(indices.begin(), indices.end(),
                      [&](uint32_t a, uint32_t b) {
-                       int64_t sa = trace.task_start_ns(tasks[a]);
-                       int64_t sb = trace.task_start_ns(tasks[b]);
-                       if (sa != sb) return sa < sb;
-                       return trace.task_duration_ns(tasks[a]) >
-                              trace.task_duration_ns(tasks[b]);
+                       if (starts[a] != starts[b]) return starts[a] < starts[b];
+                       int64_t la = ends[a] - starts[a];
+                       int64_t lb = ends[b] - starts[b];
+                       if (la != lb) return la > lb;
+                       return order_hint[a] > order_hint[b];
                      });
     std::vector<uint32_t> stack;
     for (uint32_t i : indices) {
-      int64_t start = trace.task_start_ns(tasks[i]);
-      while (!stack.empty() &&
-             trace.task_end_ns(tasks[stack.back()]) <= start) {
-        stack.pop_back();
-      }
+      int64_t start = starts[i];
+      while (!stack.empty() && ends[stack.back()] <= start) stack.pop_back();
       if (!stack.empty()) {
         // Only the part of the child inside the parent is the parent's.
-        int64_t inside = std::min(trace.task_end_ns(tasks[i]),
-                                  trace.task_end_ns(tasks[stack.back()])) -
-                         start;
+        int64_t inside = std::min(ends[i], ends[stack.back()]) - start;
         self[stack.back()] -= std::max<int64_t>(0, inside);
       }
       stack.push_back(i);
@@ -131,6 +131,32 @@ std::vector<int64_t> ComputeSelfTimes(const Trace& trace,
   }
   for (int64_t& s : self) s = std::max<int64_t>(0, s);
   return self;
+}
+
+}  // namespace
+
+int64_t UnionDuration(const Trace& trace, std::vector<TaskId> tasks) {
+  std::vector<int64_t> starts, ends;
+  std::vector<size_t> indices;
+  for (TaskId t : tasks) {
+    indices.push_back(starts.size());
+    starts.push_back(trace.task_start_ns(t));
+    ends.push_back(trace.task_end_ns(t));
+  }
+  return UnionOfIntervals(starts, ends, std::move(indices));
+}
+
+std::vector<int64_t> ComputeSelfTimes(const Trace& trace,
+                                      const std::vector<TaskId>& tasks) {
+  std::vector<uint32_t> tracks;
+  std::vector<int64_t> starts, ends, durations;
+  for (TaskId t : tasks) {
+    tracks.push_back(trace.task_track(t).value());
+    starts.push_back(trace.task_start_ns(t));
+    ends.push_back(trace.task_end_ns(t));
+    durations.push_back(trace.task_duration_ns(t));
+  }
+  return SelfTimesOfIntervals(tracks, starts, ends, durations);
 }
 
 SummaryReport Summarize(const Model& model, const Trace& trace,
@@ -163,6 +189,15 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
   g.eliminated_framework_nodes = links.eliminated.size();
   g.unexplained_compiled_nodes = links.unexplained_compiled_nodes;
 
+  // Task times in the requested clock; with a window, each task is clipped
+  // to it.
+  const bool calibrated = options.clock == TraceClock::kCalibrated;
+  const bool windowed = options.has_window();
+  auto start_of = [&](TaskId t) {
+    return calibrated ? trace.task_calibrated_start_ns(t)
+                      : trace.task_start_ns(t);
+  };
+
   // Choose the basis: execution tasks, else host ops, else anything.
   std::vector<TaskId> tasks;
   auto select = [&](auto predicate) {
@@ -173,7 +208,16 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
           trace.task_run(t) != static_cast<uint32_t>(options.run)) {
         continue;
       }
-      if (predicate(trace.task_kind(t))) tasks.push_back(t);
+      if (!predicate(trace.task_kind(t))) continue;
+      if (windowed) {
+        // Overlap with [from, to); a zero-length task inside it counts.
+        int64_t s = start_of(t);
+        int64_t e = s + trace.task_duration_ns(t);
+        bool overlaps = s == e ? s >= options.from_ns && s < options.to_ns
+                               : s < options.to_ns && e > options.from_ns;
+        if (!overlaps) continue;
+      }
+      tasks.push_back(t);
     }
   };
   bool use_self_time = false;
@@ -189,12 +233,28 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
     report.basis = "trace events (self time)";
   }
   if (tasks.empty()) report.basis = "none";
+  std::vector<int64_t> begin_ns(tasks.size());
+  std::vector<int64_t> end_ns(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    begin_ns[i] = start_of(tasks[i]);
+    end_ns[i] = begin_ns[i] + trace.task_duration_ns(tasks[i]);
+    if (windowed) {
+      begin_ns[i] = std::clamp(begin_ns[i], options.from_ns, options.to_ns);
+      end_ns[i] = std::clamp(end_ns[i], options.from_ns, options.to_ns);
+    }
+  }
   std::vector<int64_t> time(tasks.size());
   if (use_self_time || report.basis == "trace events (self time)") {
-    time = ComputeSelfTimes(trace, tasks);
+    std::vector<uint32_t> tracks(tasks.size());
+    std::vector<int64_t> durations(tasks.size());
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      tracks[i] = trace.task_track(tasks[i]).value();
+      durations[i] = trace.task_duration_ns(tasks[i]);
+    }
+    time = SelfTimesOfIntervals(tracks, begin_ns, end_ns, durations);
   } else {
     for (size_t i = 0; i < tasks.size(); ++i) {
-      time[i] = trace.task_duration_ns(tasks[i]);
+      time[i] = end_ns[i] - begin_ns[i];
     }
   }
   report.tasks = tasks.size();
@@ -330,18 +390,16 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
     row.name = TrackLabel(trace, TrackId(track));
     row.kind = std::string(TrackKindName(trace.track(TrackId(track)).kind));
     row.tasks = indices.size();
-    std::vector<TaskId> track_tasks;
     int64_t first = INT64_MAX;
     int64_t last = INT64_MIN;
     int64_t sum = 0;
     for (size_t i : indices) {
-      track_tasks.push_back(tasks[i]);
       sum += time[i];
-      first = std::min(first, trace.task_start_ns(tasks[i]));
-      last = std::max(last, trace.task_end_ns(tasks[i]));
+      first = std::min(first, begin_ns[i]);
+      last = std::max(last, end_ns[i]);
     }
     row.total_us = sum / kNsPerUs;
-    row.busy_us = UnionDuration(trace, std::move(track_tasks)) / kNsPerUs;
+    row.busy_us = UnionOfIntervals(begin_ns, end_ns, indices) / kNsPerUs;
     row.span_us = (last - first) / kNsPerUs;
     row.utilisation = row.span_us > 0 ? row.busy_us / row.span_us : 0;
     report.streams.push_back(std::move(row));
@@ -359,6 +417,8 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
   }
   for (uint32_t r = 0; r < trace.runs().size(); ++r) {
     if (options.run >= 0 && r != static_cast<uint32_t>(options.run)) continue;
+    // A time range lists the runs it reaches into.
+    if (windowed && run_tasks[r] == 0) continue;
     const RunInfo& info = trace.runs()[r];
     RunRow row;
     row.index = r;

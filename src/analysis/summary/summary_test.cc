@@ -87,5 +87,83 @@ TEST(SummaryTest, HostOnlyTracesUseSelfTime) {
   EXPECT_DOUBLE_EQ(totals["aten::relu"], 20);
 }
 
+SummaryOptions Window(int64_t from_us, int64_t to_us,
+                      TraceClock clock = TraceClock::kRaw) {
+  SummaryOptions o;
+  o.from_ns = from_us * 1000;
+  o.to_ns = to_us * 1000;
+  o.clock = clock;
+  return o;
+}
+
+TEST(SummaryTest, TimeRangeClipsEachTaskToItsOverlap) {
+  Fixture f;
+  f.Add(TaskKind::kCompute, "conv_kernel", "Conv", 0, 30, f.stream);    // 20
+  f.Add(TaskKind::kCompute, "conv_kernel", "Conv", 40, 30, f.stream);   // 30
+  f.Add(TaskKind::kCompute, "relu_kernel", "Relu", 80, 10, f.stream);   // 5
+  f.Add(TaskKind::kCompute, "relu_kernel", "Relu", 200, 10, f.stream);  // out
+  // Ends exactly where the range starts: [from, to) does not reach it.
+  f.Add(TaskKind::kCompute, "gemm_kernel", "Gemm", 0, 10, f.stream);
+  SummaryReport r = Summarize(f.model, f.trace, f.links, Window(10, 85));
+  EXPECT_EQ(r.tasks, 3u);  // tasks overlapping the range
+  EXPECT_DOUBLE_EQ(r.total_us, 55);
+  ASSERT_EQ(r.op_types.size(), 2u);
+  EXPECT_EQ(r.op_types[0].op_type, "Conv");
+  EXPECT_EQ(r.op_types[0].calls, 2u);
+  EXPECT_DOUBLE_EQ(r.op_types[0].total_us, 50);
+  EXPECT_DOUBLE_EQ(r.op_types[0].average_us, 25);
+  EXPECT_EQ(r.op_types[1].calls, 1u);
+  EXPECT_DOUBLE_EQ(r.op_types[1].total_us, 5);
+  ASSERT_EQ(r.streams.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.streams[0].busy_us, 55);
+  EXPECT_DOUBLE_EQ(r.streams[0].span_us, 75);  // clipped: 10 .. 85
+  EXPECT_EQ(r.streams[0].tasks, 3u);
+  ASSERT_EQ(r.runs.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.runs[0].task_time_us, 55);
+  // A range with nothing in it.
+  r = Summarize(f.model, f.trace, f.links, Window(100, 150));
+  EXPECT_EQ(r.tasks, 0u);
+  EXPECT_TRUE(r.streams.empty());
+  EXPECT_TRUE(r.runs.empty());
+}
+
+TEST(SummaryTest, TimeRangeInCalibratedTime) {
+  Fixture f;
+  f.Add(TaskKind::kCompute, "conv_kernel", "Conv", 0, 30, f.stream);
+  f.trace.mutable_track(f.stream).clock_offset_ns = 100 * 1000;  // +100 us
+  SummaryReport raw = Summarize(f.model, f.trace, f.links, Window(110, 200));
+  EXPECT_EQ(raw.tasks, 0u);
+  SummaryReport cal = Summarize(f.model, f.trace, f.links,
+                                Window(110, 200, TraceClock::kCalibrated));
+  EXPECT_EQ(cal.tasks, 1u);
+  EXPECT_DOUBLE_EQ(cal.total_us, 20);  // 110 .. 130
+}
+
+TEST(SummaryTest, TimeRangeKeepsSelfTimeExclusive) {
+  Fixture f;
+  f.Add(TaskKind::kHostOp, "aten::conv2d", "", 0, 100, f.thread);
+  f.Add(TaskKind::kHostOp, "aten::convolution", "", 10, 80, f.thread);
+  f.Add(TaskKind::kHostOp, "aten::relu", "", 100, 20, f.thread);
+  // [50, 110): conv2d is all convolution there (50..90) but 90..100 of its
+  // own; relu 100..110.
+  SummaryReport r = Summarize(f.model, f.trace, f.links, Window(50, 110));
+  EXPECT_DOUBLE_EQ(r.total_us, 60);
+  std::map<std::string, double> totals;
+  for (const auto& row : r.op_types) totals[row.op_type] = row.total_us;
+  EXPECT_DOUBLE_EQ(totals["aten::conv2d"], 10);
+  EXPECT_DOUBLE_EQ(totals["aten::convolution"], 40);
+  EXPECT_DOUBLE_EQ(totals["aten::relu"], 10);
+  // Parent and child clipped to the same range keep their roles, whatever
+  // order the trace lists them in.
+  Fixture g;
+  g.Add(TaskKind::kHostOp, "aten::convolution", "", 10, 80, g.thread);
+  g.Add(TaskKind::kHostOp, "aten::conv2d", "", 0, 100, g.thread);
+  r = Summarize(g.model, g.trace, g.links, Window(20, 30));
+  totals.clear();
+  for (const auto& row : r.op_types) totals[row.op_type] = row.total_us;
+  EXPECT_DOUBLE_EQ(totals["aten::convolution"], 10);
+  EXPECT_DOUBLE_EQ(totals["aten::conv2d"], 0);
+}
+
 }  // namespace
 }  // namespace mi::analysis

@@ -1,6 +1,7 @@
 #include "importers/ascend_csv/ascend_csv_importer.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -100,15 +101,27 @@ bool IsAscendTableName(std::string_view path) {
       slash == std::string_view::npos ? path : path.substr(slash + 1);
   if (name.size() < 4 || name.substr(name.size() - 4) != ".csv") return false;
   return StartsWith(name, "op_summary") || StartsWith(name, "kernel_details") ||
-         StartsWith(name, "task_time") || StartsWith(name, "op_statistic");
+         StartsWith(name, "task_time") || StartsWith(name, "op_statistic") ||
+         StartsWith(name, "memory_record");
 }
 
-enum class Table : uint8_t { kUnknown, kTasks, kTaskTime, kStatistic };
+// kMemoryRecord: memory_record.csv, the allocator's totals over time per
+// component (APP, PTA, GE, PTA+GE), kept as Trace allocator samples.
+enum class Table : uint8_t {
+  kUnknown,
+  kTasks,
+  kTaskTime,
+  kStatistic,
+  kMemoryRecord
+};
 
 struct Columns {
   Table table = Table::kUnknown;
   int name = -1, type = -1, core = -1, start = -1, dur = -1, stream = -1,
       task = -1, device = -1, in_shapes = -1, out_shapes = -1;
+  // memory_record: sizes in MB (torch_npu) or KB (msprof), by the header.
+  int component = -1, timestamp = -1, allocated = -1, reserved = -1;
+  int64_t allocated_unit = 0, reserved_unit = 0;
 };
 
 int Find(const std::vector<std::string>& header,
@@ -119,6 +132,33 @@ int Find(const std::vector<std::string>& header,
     }
   }
   return -1;
+}
+
+// The column named `prefix` + "(MB)" or "(KB)", with its unit in bytes.
+int FindSized(const std::vector<std::string>& header, std::string_view prefix,
+              int64_t* unit) {
+  std::string mb = std::string(prefix) + "(MB)";
+  std::string kb = std::string(prefix) + "(KB)";
+  int col = Find(header, {mb});
+  *unit = int64_t{1} << 20;
+  if (col < 0) {
+    col = Find(header, {kb});
+    *unit = int64_t{1} << 10;
+  }
+  return col;
+}
+
+// "954.3701171875" (a decimal size in some unit) -> bytes; nullopt when
+// empty, not a number, negative or out of range.
+std::optional<int64_t> ParseSize(std::string_view v, int64_t unit) {
+  if (v.empty()) return std::nullopt;
+  double value = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), value);
+  if (ec != std::errc() || end != v.data() + v.size() || !(value >= 0) ||
+      value * static_cast<double>(unit) > 9.0e18) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(value * static_cast<double>(unit) + 0.5);
 }
 
 Columns MapHeader(const std::vector<std::string>& h) {
@@ -147,6 +187,14 @@ Columns MapHeader(const std::vector<std::string>& h) {
     c.table = Table::kStatistic;
   } else if (Find(h, {"Op Name"}) >= 0 && Find(h, {"Waiting(us)"}) >= 0) {
     c.table = Table::kStatistic;  // old runtime.db task_time: aggregates
+  } else if (Find(h, {"Component"}) >= 0 && Find(h, {"Timestamp(us)"}) >= 0 &&
+             FindSized(h, "Total Allocated", &c.allocated_unit) >= 0) {
+    c.table = Table::kMemoryRecord;
+    c.component = Find(h, {"Component"});
+    c.timestamp = Find(h, {"Timestamp(us)"});
+    c.allocated = FindSized(h, "Total Allocated", &c.allocated_unit);
+    c.reserved = FindSized(h, "Total Reserved", &c.reserved_unit);
+    c.device = Find(h, {"Device Type", "Device"});
   }
   return c;
 }
@@ -262,8 +310,8 @@ class CsvReader : public Reader {
             Where(line) +
             "header names no task columns; expected op_summary (Op Name, "
             "Task Start Time(us), Task Duration(us)), kernel_details (Name, "
-            "Start Time(us), Duration(us)), task_time or op_statistic "
-            "columns, found '" +
+            "Start Time(us), Duration(us)), task_time, op_statistic or "
+            "memory_record columns, found '" +
             (record.empty() ? std::string() : record[0].substr(0, 40)) + "'");
       }
       PrepareJoin();
@@ -278,6 +326,7 @@ class CsvReader : public Reader {
           " fields; expected " + std::to_string(header_size_) +
           " as in the header (an unquoted ',' inside a value?)");
     }
+    if (cols_.table == Table::kMemoryRecord) return AddMemoryRow(record);
     if (cols_.table != Table::kTasks && cols_.table != Table::kTaskTime) {
       return Status::Ok();  // statistics: recognised, no tasks
     }
@@ -337,6 +386,31 @@ class CsvReader : public Reader {
     if (best == nullptr) return TaskId::Invalid();
     best->joined = true;
     return best->task;
+  }
+
+  // One allocator sample per row with a time and a Total Allocated (APP
+  // rows carry only Total Reserved: kept with allocated unknown). Device
+  // "NPU:3" -> 3; the component is kept so each allocator is its own curve.
+  Status AddMemoryRow(const std::vector<std::string>& r) {
+    std::optional<int64_t> time = ParseMicrosToNs(Cell(r, cols_.timestamp));
+    std::optional<int64_t> allocated =
+        ParseSize(Cell(r, cols_.allocated), cols_.allocated_unit);
+    std::optional<int64_t> reserved =
+        ParseSize(Cell(r, cols_.reserved), cols_.reserved_unit);
+    if (!time || (!allocated && !reserved)) return Status::Ok();
+    AllocatorSample sample;
+    sample.time_ns = *time;
+    sample.total_allocated_bytes = allocated.value_or(-1);
+    sample.total_reserved_bytes = reserved.value_or(-1);
+    std::string_view device = Cell(r, cols_.device);
+    size_t colon = device.find(':');
+    if (colon != std::string_view::npos) {
+      sample.device = static_cast<int32_t>(std::clamp<int64_t>(
+          ParseInt(device.substr(colon + 1)).value_or(-1), -1, 1 << 20));
+    }
+    sample.component = ctx_.trace->strings().Intern(Cell(r, cols_.component));
+    ctx_.trace->AddAllocatorSample(sample);
+    return Status::Ok();
   }
 
   Status AddRow(const std::vector<std::string>& r, uint64_t line) {
@@ -470,7 +544,8 @@ class AscendCsvImporter : public Importer {
         (Contains(first, "Duration(us)") || Contains(first, "task_time"));
     bool stats = Contains(first, "OP Type,Core Type,Count,Total Time(us)");
     bool task_time = Contains(first, "kernel_name,kernel_type,stream_id");
-    if (tasks || stats || task_time) return 90;
+    bool memory = Contains(first, "Component,Timestamp(us),Total Allocated(");
+    if (tasks || stats || task_time || memory) return 90;
     // A file named like a CANN table (op_summary_*.csv, kernel_details.csv,
     // task_time_*.csv, op_statistic*.csv) whose header is not one we know,
     // or that is empty: claim it weakly, so the error names the header.

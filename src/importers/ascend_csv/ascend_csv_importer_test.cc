@@ -55,6 +55,38 @@ TEST(AscendCsvTest, RowsBecomeTasksAtEveryChunking) {
   }
 }
 
+// memory_record.csv (torch_npu, MB; rows as in the msinsight sample): one
+// allocator sample per row, per component, for the memory analysis.
+TEST(AscendCsvTest, MemoryRecordRowsBecomeAllocatorSamples) {
+  constexpr std::string_view kMemoryRecord =
+      "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),"
+      "Total Active(MB),Stream Ptr,Device Type\r\n"
+      "APP,1736408883573957.920\t,,2109.6015625,,,NPU:0\r\n"
+      "PTA,1736408883694624.810\t,954.3701171875,1452.0,954.3701171875,"
+      "897357296,NPU:0\r\n"
+      "PTA+GE,1736408883694625.000,0.5,2.0,,,NPU:3\r\n";
+  for (size_t chunk : {size_t{1}, size_t{7}, kMemoryRecord.size()}) {
+    CsvRun r;
+    r.path = "memory_record.csv";
+    ASSERT_TRUE(r.Import(kMemoryRecord, chunk).ok()) << chunk;
+    EXPECT_EQ(r.trace.task_count(), 0u);
+    const auto& samples = r.trace.allocator_samples();
+    ASSERT_EQ(samples.size(), 3u) << chunk;
+    EXPECT_EQ(r.strings.Get(samples[0].component), "APP");
+    EXPECT_EQ(samples[0].total_allocated_bytes, -1);
+    EXPECT_EQ(samples[0].total_reserved_bytes,
+              static_cast<int64_t>(2109.6015625 * 1048576));
+    EXPECT_EQ(samples[1].time_ns, 1736408883694624810);
+    EXPECT_EQ(samples[1].total_allocated_bytes,
+              static_cast<int64_t>(954.3701171875 * 1048576));
+    EXPECT_EQ(samples[1].device, 0);
+    EXPECT_EQ(samples[2].device, 3);
+    EXPECT_EQ(r.strings.Get(samples[2].component), "PTA+GE");
+  }
+  EXPECT_EQ(
+      CreateAscendCsvImporter()->Sniff(kMemoryRecord, "memory_record.csv"), 90);
+}
+
 TEST(AscendCsvTest, ErrorsNameTheLine) {
   CsvRun r;
   Status s = r.Import(

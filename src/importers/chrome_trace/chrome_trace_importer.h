@@ -63,6 +63,15 @@ struct ChromeTraceStats {
   uint64_t launch_links_by_connection_id = 0;  // other CANN call, fallback
   uint64_t framework_links_by_flow = 0;        // async_npu cpu_op -> task
   uint64_t flows_unresolved = 0;  // s/f pairs whose ends matched no task
+  // Kineto cuda_sync "Stream Wait Event"s (README "Event dependencies").
+  uint64_t stream_wait_events = 0;
+  uint64_t event_links = 0;  // waiting tasks given event_before (+ recorder)
+  // Waits on an event another wait already linked the same task to: the
+  // task keeps the record that ended last (one event_before per task).
+  uint64_t event_waits_merged = 0;
+  // Waits without a record (Kineto wrote -1, the recording stream has no
+  // task launched before the record, or none is launched after the wait).
+  uint64_t event_waits_unresolved = 0;
 };
 
 // The streaming reader Import() uses, with the stats exposed (benchmarks,

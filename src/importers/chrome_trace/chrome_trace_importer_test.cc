@@ -100,6 +100,39 @@ TEST(ChromeTraceImporterTest, OnnxRuntimeProfile) {
   EXPECT_EQ(r->diagnostics.CountWithSeverity(Severity::kError), 0u);
 }
 
+// Allocator args land in the trace's side tables (trace/allocator_records.h)
+// for the memory analysis: ORT per-node sizes and Kineto [memory] events.
+TEST(ChromeTraceImporterTest, AllocatorArgsAreKept) {
+  auto ort = Import(R"json([
+{"cat" : "Node","pid" :7,"tid" :7,"dur" :10,"ts" :5,"ph" : "X","name" :"c_kernel_time","args" : {"op_name" : "Conv","provider" : "CPUExecutionProvider","activation_size" : "602112","parameter_size" : "9472","output_size" : "802816","mem_bytes_in_use" : "1307264","mem_in_use_peak" : "1400000"}},
+{"cat" : "Node","pid" :7,"tid" :7,"dur" :10,"ts" :20,"ph" : "X","name" :"r_kernel_time","args" : {"op_name" : "Relu","provider" : "CPUExecutionProvider"}}
+])json");
+  ASSERT_TRUE(ort->status.ok()) << ort->status.ToString();
+  ASSERT_EQ(ort->trace.task_memory().size(), 1u);
+  const TaskMemoryRecord& r = ort->trace.task_memory()[0];
+  EXPECT_EQ(r.task, ort->Find("c_kernel_time"));
+  EXPECT_EQ(r.activation_bytes, 602112);
+  EXPECT_EQ(r.parameter_bytes, 9472);
+  EXPECT_EQ(r.output_bytes, 802816);
+  EXPECT_EQ(r.in_use_bytes, 1307264);
+  EXPECT_EQ(r.in_use_peak_bytes, 1400000);
+
+  auto kineto = Import(R"json({"traceEvents": [
+  {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 10.5, "args": {"Addr": 140, "Bytes": 4096, "Total Allocated": 8192, "Total Reserved": 20971520, "Device Type": 1, "Device Id": 0}},
+  {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 11, "args": {"Addr": 140, "Bytes": -4096, "Total Allocated": 4096, "Total Reserved": 20971520, "Device Type": 0, "Device Id": -1}}
+]})json");
+  ASSERT_TRUE(kineto->status.ok()) << kineto->status.ToString();
+  const auto& samples = kineto->trace.allocator_samples();
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].time_ns, 10500);
+  EXPECT_EQ(samples[0].delta_bytes, 4096);
+  EXPECT_EQ(samples[0].total_allocated_bytes, 8192);
+  EXPECT_EQ(samples[0].total_reserved_bytes, 20971520);
+  EXPECT_EQ(samples[0].device, 0);
+  EXPECT_EQ(samples[1].delta_bytes, -4096);
+  EXPECT_EQ(samples[1].device, -1);  // Device Type 0: host memory
+}
+
 TEST(ChromeTraceImporterTest, UnescapedOrtNamesAreRepairedAndCounted) {
   std::string text =
       "[\n{\"cat\" : \"Node\",\"pid\" :1,\"tid\" :1,\"dur\" :1,\"ts\" :1,"
@@ -221,6 +254,85 @@ TEST(ChromeTraceImporterTest, KinetoTraceAtEveryChunkSize) {
                 whole->str(whole->trace.task_name(t)));
     }
   }
+}
+
+// A Kineto trace recorded with enable_cuda_sync_events: stream 20 waits on
+// an event recorded on stream 7 (cudaEventRecord correlation 11). The
+// shapes are Kineto's (CuptiActivity.cpp CudaSyncActivity::metadataJson).
+// The record follows the last kernel launched on stream 7 before it (corr
+// 10, not 12); the wait holds back the first task launched on stream 20
+// after the cudaStreamWaitEvent (corr 14, not the earlier corr 9).
+constexpr std::string_view kKinetoStreamWait =
+    R"json({"schemaVersion": 1, "traceEvents": [
+  {"ph": "X", "cat": "kernel", "name": "producer", "pid": 0, "tid": 7, "ts": 100, "dur": 50, "args": {"device": 0, "stream": 7, "correlation": 10}},
+  {"ph": "X", "cat": "kernel", "name": "after_record", "pid": 0, "tid": 7, "ts": 150, "dur": 50, "args": {"device": 0, "stream": 7, "correlation": 12}},
+  {"ph": "X", "cat": "kernel", "name": "before_wait", "pid": 0, "tid": 20, "ts": 20, "dur": 5, "args": {"device": 0, "stream": 20, "correlation": 9}},
+  {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 20, "ts": 31, "dur": 1, "args": {"cuda_sync_kind": "Stream Wait Event", "wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": 11, "wait_on_cuda_event_id": 3, "stream": 20, "correlation": 13, "device": 0, "context": 1}},
+  {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pinned)", "pid": 0, "tid": 20, "ts": 151, "dur": 9, "args": {"device": 0, "stream": 20, "correlation": 14, "bytes": 64}},
+  {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 20, "ts": 40, "dur": 1, "args": {"cuda_sync_kind": "Stream Wait Event", "wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": -1, "wait_on_cuda_event_id": 4, "stream": 20, "correlation": 15, "device": 0, "context": 1}},
+  {"ph": "X", "cat": "cuda_sync", "name": "Event Sync", "pid": 0, "tid": 7, "ts": 42, "dur": 160, "args": {"cuda_sync_kind": "Event Sync", "wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": 11, "wait_on_cuda_event_id": 3, "stream": -1, "correlation": 16, "device": 0, "context": 1}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 4, "args": {"cbid": 211, "correlation": 10}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaEventRecord", "pid": 1, "tid": 1, "ts": 15, "dur": 2, "args": {"cbid": 135, "correlation": 11}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 18, "dur": 4, "args": {"cbid": 211, "correlation": 12}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamWaitEvent", "pid": 1, "tid": 1, "ts": 30, "dur": 2, "args": {"cbid": 147, "correlation": 13}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": 1, "ts": 33, "dur": 4, "args": {"cbid": 41, "correlation": 14}}
+]})json";
+
+TEST(ChromeTraceImporterTest, KinetoStreamWaitEventLinksRecorderAndWaiter) {
+  auto r = Import(kKinetoStreamWait);
+  ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+  TaskId producer = r->Find("producer");
+  TaskId copy = r->Find("Memcpy DtoH (Device -> Pinned)");
+  EXPECT_GE(r->trace.task_event_after(producer), 0);
+  EXPECT_EQ(r->trace.task_event_before(copy),
+            r->trace.task_event_after(producer));
+  // Nothing else takes part: the wait task itself (host API time), the
+  // kernel after the record, the task before the wait, the runtime calls.
+  for (size_t i = 0; i < r->trace.task_count(); ++i) {
+    TaskId t(static_cast<uint32_t>(i));
+    if (t != producer) {
+      EXPECT_EQ(r->trace.task_event_after(t), -1) << i;
+    }
+    if (t != copy) {
+      EXPECT_EQ(r->trace.task_event_before(t), -1) << i;
+    }
+  }
+  EXPECT_EQ(r->stats.stream_wait_events, 2u);
+  EXPECT_EQ(r->stats.event_links, 1u);
+  EXPECT_EQ(r->stats.event_waits_unresolved, 1u);  // record corr id -1
+  EXPECT_EQ(r->stats.event_waits_merged, 0u);
+}
+
+// Two waits before one task: it keeps the record that ended last; a second
+// file in the same Trace continues the event ids.
+TEST(ChromeTraceImporterTest, KinetoTaskAfterTwoWaitsKeepsTheLaterRecord) {
+  constexpr std::string_view kTrace = R"json({"traceEvents": [
+  {"ph": "X", "cat": "kernel", "name": "short", "pid": 0, "tid": 7, "ts": 100, "dur": 10, "args": {"device": 0, "stream": 7, "correlation": 1}},
+  {"ph": "X", "cat": "kernel", "name": "long", "pid": 0, "tid": 13, "ts": 100, "dur": 90, "args": {"device": 0, "stream": 13, "correlation": 2}},
+  {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 20, "ts": 31, "dur": 1, "args": {"cuda_sync_kind": "Stream Wait Event", "wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": 3, "wait_on_cuda_event_id": 1, "stream": 20, "correlation": 5, "device": 0, "context": 1}},
+  {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 20, "ts": 33, "dur": 1, "args": {"cuda_sync_kind": "Stream Wait Event", "wait_on_stream": 13, "wait_on_cuda_event_record_corr_id": 4, "wait_on_cuda_event_id": 2, "stream": 20, "correlation": 6, "device": 0, "context": 1}},
+  {"ph": "X", "cat": "kernel", "name": "consumer", "pid": 0, "tid": 20, "ts": 200, "dur": 10, "args": {"device": 0, "stream": 20, "correlation": 7}}
+]})json";
+  StringPool strings;
+  Trace trace(&strings);
+  DiagnosticSink diagnostics;
+  ImportContext ctx;
+  ctx.trace = &trace;
+  ctx.diagnostics = &diagnostics;
+  ChromeTraceStats first;
+  ASSERT_TRUE(ImportChromeTraceFromBuffer(kTrace, ctx, &first).ok());
+  EXPECT_EQ(first.event_links, 1u);
+  EXPECT_EQ(first.event_waits_merged, 1u);
+  EXPECT_EQ(trace.task_event_before(TaskId(4)),
+            trace.task_event_after(TaskId(1)));
+  EXPECT_EQ(trace.task_event_after(TaskId(0)), -1);  // "short" ended first
+  ChromeTraceStats second;
+  ASSERT_TRUE(ImportChromeTraceFromBuffer(kTrace, ctx, &second).ok());
+  EXPECT_EQ(second.event_links, 1u);
+  EXPECT_EQ(trace.task_event_after(TaskId(6)),
+            trace.task_event_after(TaskId(1)) + 1);
+  EXPECT_EQ(trace.task_event_before(TaskId(9)),
+            trace.task_event_after(TaskId(6)));
 }
 
 TEST(ChromeTraceImporterTest, Kineto2021Names) {

@@ -332,7 +332,16 @@ simdjson::error_code JsonTraceParser::Impl::ReadArgs(od::value& value,
         }
         break;
       case 5:
-        if (key == "bytes") ReadLooseInt(arg, &event->bytes);
+        if (key == "bytes") {
+          ReadLooseInt(arg, &event->bytes);
+        } else if (key == "Bytes") {
+          int64_t bytes = INT64_MIN;
+          ReadLooseInt(arg, &bytes);
+          if (bytes != INT64_MIN) {
+            event->has_memory_bytes = true;
+            event->memory_bytes = bytes;
+          }
+        }
         break;
       case 6:
         if (key == "device") {
@@ -372,6 +381,8 @@ simdjson::error_code JsonTraceParser::Impl::ReadArgs(od::value& value,
           }
         } else if (key == "Stream Id" || key == "stream id") {
           ReadLooseInt(arg, &event->stream_id);
+        } else if (key == "Device Id") {
+          ReadLooseInt(arg, &event->device_id);
         }
         break;
       case 10:
@@ -386,14 +397,38 @@ simdjson::error_code JsonTraceParser::Impl::ReadArgs(od::value& value,
             key == "external id") {
           ReadLooseInt(arg, key == "correlation" ? &event->correlation
                                                  : &event->external_id);
+        } else if (key == "output_size") {
+          ReadLooseInt(arg, &event->output_size);
+        } else if (key == "Device Type") {
+          ReadLooseInt(arg, &event->device_type);
         }
         break;
       case 13:
         if (key == "connection_id") ReadLooseInt(arg, &event->connection_id);
         break;
+      case 14:
+        if (key == "parameter_size") {
+          ReadLooseInt(arg, &event->parameter_size);
+        } else if (key == "Total Reserved") {
+          ReadLooseInt(arg, &event->total_reserved);
+        } else if (key == "wait_on_stream") {
+          ReadLooseInt(arg, &event->wait_on_stream);
+        }
+        break;
+      case 15:
+        if (key == "activation_size") {
+          ReadLooseInt(arg, &event->activation_size);
+        } else if (key == "mem_in_use_peak") {
+          ReadLooseInt(arg, &event->mem_in_use_peak);
+        } else if (key == "Total Allocated") {
+          ReadLooseInt(arg, &event->total_allocated);
+        }
+        break;
       case 16:
         if (key == "Physic Stream Id") {
           ReadLooseInt(arg, &event->stream_id);
+        } else if (key == "mem_bytes_in_use") {
+          ReadLooseInt(arg, &event->mem_bytes_in_use);
         } else if (key == "input_type_shape") {
           if (auto error = ReadRawOrString(arg, &event->shapes)) return error;
         }
@@ -403,6 +438,11 @@ simdjson::error_code JsonTraceParser::Impl::ReadArgs(od::value& value,
           if (auto error = ReadRawOrString(arg, &event->output_shapes)) {
             return error;
           }
+        }
+        break;
+      case 33:
+        if (key == "wait_on_cuda_event_record_corr_id") {
+          ReadLooseInt(arg, &event->wait_on_record_correlation);
         }
         break;
       default:

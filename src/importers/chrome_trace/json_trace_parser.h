@@ -63,6 +63,27 @@ struct ParsedEvent {
   int64_t model_id = -1;       // "Model Id" / HCCL "model id"
   int64_t connection_id = -1;  // "connection_id"
   std::string_view item_id;    // CANN "item_id" (Node@launch: GE op name)
+  // Allocator args, -1 when absent (trace/allocator_records.h).
+  // ORT node events: activation_size, parameter_size, output_size,
+  // mem_bytes_in_use, mem_in_use_peak.
+  int64_t activation_size = -1;
+  int64_t parameter_size = -1;
+  int64_t output_size = -1;
+  int64_t mem_bytes_in_use = -1;
+  int64_t mem_in_use_peak = -1;
+  // Kineto [memory] instants: Bytes (negative = free), Total Allocated,
+  // Total Reserved, Device Type (0 = CPU), Device Id.
+  bool has_memory_bytes = false;
+  int64_t memory_bytes = 0;
+  int64_t total_allocated = -1;
+  int64_t total_reserved = -1;
+  int64_t device_type = -1;
+  int64_t device_id = -1;
+  // Kineto cuda_sync "Stream Wait Event" / "Event Sync": the stream the
+  // waited-on event was recorded on and the correlation id of the
+  // cudaEventRecord call that recorded it (-1 when Kineto did not see it).
+  int64_t wait_on_stream = -1;
+  int64_t wait_on_record_correlation = -1;
 };
 
 // Where a parse failed and why (offset relative to the event's first byte).

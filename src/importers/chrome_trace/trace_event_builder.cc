@@ -327,7 +327,7 @@ TrackId TraceEventBuilder::DeviceTrack(const ParsedEvent& event,
   return GetOrAddTrack(key, info, MakeIdKey(event.pid), MakeIdKey(tid));
 }
 
-void TraceEventBuilder::AddTask(TaskRow& row) {
+TaskId TraceEventBuilder::AddTask(TaskRow& row) {
   if (row.duration_ns < 0) {
     reporter_->ReportAtCurrentEvent(DiagnosticCode::kNegativeDuration,
                                     "negative duration " +
@@ -335,9 +335,10 @@ void TraceEventBuilder::AddTask(TaskRow& row) {
                                         " ns clamped to 0");
     row.duration_ns = 0;
   }
-  trace_->AddTask(row);
+  TaskId id = trace_->AddTask(row);
   ++stats_->tasks;
   ++stats_->tasks_by_kind[static_cast<size_t>(row.kind)];
+  return id;
 }
 
 void TraceEventBuilder::AddSliceEvent(const ParsedEvent& event, bool complete) {
@@ -393,7 +394,21 @@ void TraceEventBuilder::AddSliceEvent(const ParsedEvent& event, bool complete) {
     if (event.dur_ns > 0) {
       max_ts_ns_ = std::max(max_ts_ns_, event.ts_ns + event.dur_ns);
     }
-    AddTask(row);
+    TaskId task = AddTask(row);
+    if (m.kind == TaskKind::kSync && m.device_track &&
+        event.name == "Stream Wait Event") {
+      ++stats_->stream_wait_events;
+      stream_waits_.push_back({row.track, event.wait_on_stream,
+                               event.wait_on_record_correlation,
+                               event.correlation});
+    }
+    if (m.ort_kernel &&
+        (event.activation_size >= 0 || event.parameter_size >= 0 ||
+         event.output_size >= 0 || event.mem_bytes_in_use >= 0)) {
+      trace_->AddTaskMemory({task, event.activation_size, event.parameter_size,
+                             event.output_size, event.mem_bytes_in_use,
+                             event.mem_in_use_peak});
+    }
   } else {
     IdKey pid = MakeIdKey(event.pid);
     IdKey tid = event.tid.present ? MakeIdKey(event.tid) : pid;
@@ -472,6 +487,16 @@ void TraceEventBuilder::AddEvent(const ParsedEvent& event) {
     case 'R':
       if (event.name == "[memory]") {
         ++stats_->memory_events;
+        if (event.has_ts &&
+            (event.has_memory_bytes || event.total_allocated >= 0)) {
+          // Device Type 0 is the host (c10::DeviceType::CPU).
+          int32_t device = event.device_type > 0 && event.device_id >= 0
+                               ? static_cast<int32_t>(event.device_id)
+                               : -1;
+          trace_->AddAllocatorSample({event.ts_ns, event.memory_bytes,
+                                      event.total_allocated,
+                                      event.total_reserved, device});
+        }
       } else {
         ++stats_->instant_events;
       }
@@ -866,6 +891,111 @@ void TraceEventBuilder::ApplyAscend() {
   }
 }
 
+void TraceEventBuilder::LinkStreamWaits() {
+  if (stream_waits_.empty()) return;
+  // Rule (what HTA's critical path does, by correlation instead of launch
+  // time: CUPTI correlation ids count API calls in call order, so they
+  // order launches on a stream even across host threads):
+  //  - the event is recorded after the last kernel / copy / memset launched
+  //    on the recording stream before the cudaEventRecord call;
+  //  - the first kernel / copy / memset launched on the waiting stream after
+  //    the cudaStreamWaitEvent call waits for it.
+  // The Stream Wait Event task itself is not the waiter: CUPTI times it as
+  // the host API call, so anchoring it would compare host and GPU time.
+  struct Enqueued {
+    int64_t correlation;
+    TaskId task;
+  };
+  std::unordered_map<uint32_t, std::vector<Enqueued>> work;
+  std::vector<TrackId> record_tracks(stream_waits_.size(), TrackId());
+  for (size_t i = 0; i < stream_waits_.size(); ++i) {
+    const StreamWait& w = stream_waits_[i];
+    const TrackInfo& info = trace_->track(w.track);
+    auto it =
+        tracks_.find(TrackKey{TrackKind::kDeviceStream, IdKey{info.device, 0},
+                              IdKey{w.record_stream, 0}});
+    if (w.record_stream < 0 || it == tracks_.end()) continue;
+    record_tracks[i] = it->second;
+    work[it->second.value()];
+    work[w.track.value()];
+  }
+  const size_t task_end = trace_->task_count();
+  for (size_t i = first_task_; i < task_end; ++i) {
+    TaskId t(static_cast<uint32_t>(i));
+    TaskKind kind = trace_->task_kind(t);
+    if ((kind != TaskKind::kCompute && kind != TaskKind::kDataMovement) ||
+        trace_->task_correlation(t) < 0) {
+      continue;
+    }
+    auto it = work.find(trace_->task_track(t).value());
+    if (it != work.end())
+      it->second.push_back({trace_->task_correlation(t), t});
+  }
+  for (auto& [track, list] : work) {
+    std::stable_sort(list.begin(), list.end(),
+                     [](const Enqueued& a, const Enqueued& b) {
+                       return a.correlation < b.correlation;
+                     });
+  }
+  auto by_correlation = [](const Enqueued& e, int64_t c) {
+    return e.correlation < c;
+  };
+  // Per waiting task, the recorder; a task after several waits keeps the
+  // record that ended last (the one that actually held it back).
+  std::unordered_map<uint32_t, TaskId> recorder_of;
+  std::vector<TaskId> waiters;  // in first-wait order (deterministic ids)
+  for (size_t i = 0; i < stream_waits_.size(); ++i) {
+    const StreamWait& w = stream_waits_[i];
+    if (record_tracks[i] == w.track) continue;  // stream order covers it
+    if (!record_tracks[i].valid() || w.record_correlation < 0 ||
+        w.wait_correlation < 0) {
+      ++stats_->event_waits_unresolved;
+      continue;
+    }
+    const std::vector<Enqueued>& recorded = work[record_tracks[i].value()];
+    const std::vector<Enqueued>& waiting = work[w.track.value()];
+    auto record = std::lower_bound(recorded.begin(), recorded.end(),
+                                   w.record_correlation, by_correlation);
+    auto wait = std::upper_bound(
+        waiting.begin(), waiting.end(), w.wait_correlation,
+        [](int64_t c, const Enqueued& e) { return c < e.correlation; });
+    if (record == recorded.begin() || wait == waiting.end()) {
+      ++stats_->event_waits_unresolved;
+      continue;
+    }
+    TaskId recorder = std::prev(record)->task;
+    TaskId waiter = wait->task;
+    auto [it, inserted] = recorder_of.try_emplace(waiter.value(), recorder);
+    if (inserted) {
+      waiters.push_back(waiter);
+    } else if (it->second != recorder) {
+      ++stats_->event_waits_merged;
+      if (trace_->task_end_ns(recorder) > trace_->task_end_ns(it->second)) {
+        it->second = recorder;
+      }
+    }
+  }
+  if (waiters.empty()) return;
+  // Ids continue after those of the files imported before this one.
+  int32_t next_id = 0;
+  for (size_t i = 0; i < first_task_; ++i) {
+    TaskId t(static_cast<uint32_t>(i));
+    next_id = std::max({next_id, trace_->task_event_before(t) + 1,
+                        trace_->task_event_after(t) + 1});
+  }
+  for (TaskId waiter : waiters) {
+    TaskId recorder = recorder_of[waiter.value()];
+    int32_t id = trace_->task_event_after(recorder);
+    if (id < 0) {
+      if (next_id == INT32_MAX) break;
+      id = next_id++;
+      trace_->SetTaskEventAfter(recorder, id);
+    }
+    trace_->SetTaskEventBefore(waiter, id);
+    ++stats_->event_links;
+  }
+}
+
 void TraceEventBuilder::AssignRuns() {
   const size_t task_end = trace_->task_count();
   const uint32_t run_base = static_cast<uint32_t>(trace_->runs().size());
@@ -971,6 +1101,7 @@ void TraceEventBuilder::Finish() {
   }
 
   ApplyAscend();
+  LinkStreamWaits();
   AssignRuns();
 
   const bool kineto_top_level = stats_->has_schema_version ||

@@ -78,6 +78,17 @@ class TraceEventBuilder {
     IdKey tid;
     int64_t ts_ns;
   };
+  // Kineto cuda_sync "Stream Wait Event": the stream `track` waits for the
+  // event the cudaEventRecord call `record_correlation` recorded on stream
+  // `record_stream` (same device); `wait_correlation` is the
+  // cudaStreamWaitEvent call's. Linked in LinkStreamWaits().
+  struct StreamWait {
+    TrackId track;
+    int64_t record_stream;
+    int64_t record_correlation;
+    int64_t wait_correlation;
+  };
+  void LinkStreamWaits();
   void AddFlowEvent(const ParsedEvent& event);
   bool NoteAscendEvent(const ParsedEvent& event, TaskRow& row);
   void ApplyAscend();
@@ -89,7 +100,7 @@ class TraceEventBuilder {
   TrackId DeviceTrack(const ParsedEvent& event, bool ort_kernel);
   TrackId GetOrAddTrack(const TrackKey& key, const TrackInfo& info, IdKey pid,
                         IdKey tid);
-  void AddTask(TaskRow& row);
+  TaskId AddTask(TaskRow& row);
   void AddSliceEvent(const ParsedEvent& event, bool complete);
   void AddMetadata(const ParsedEvent& event);
   void AssignRuns();
@@ -122,6 +133,7 @@ class TraceEventBuilder {
   uint64_t kineto_events_ = 0;
   uint64_t ascend_events_ = 0;
   std::vector<FlowEnd> flow_ends_;
+  std::vector<StreamWait> stream_waits_;
   size_t first_track_ = 0;
   StringId last_cat_text_id_;
   std::string last_cat_text_;

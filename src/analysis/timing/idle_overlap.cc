@@ -1,0 +1,234 @@
+#include "analysis/timing/idle_overlap.h"
+
+#include <algorithm>
+#include <climits>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "analysis/timing/dependency_graph.h"
+
+namespace mi::analysis {
+namespace {
+
+constexpr size_t kMaxExposedCopies = 20;
+
+// Why a stream sat idle from `gap_start` until `after` began: the
+// cross-track dependency of `after` released last, if it was released
+// inside the gap.
+void ClassifyGap(const Trace& trace, const TaskClock& clock,
+                 const DependencyGraph& g, TaskId after, int64_t gap_start,
+                 IdleGap* gap) {
+  gap->reason = IdleReason::kOther;
+  uint32_t v = g.vertex_of_task[after.value()];
+  if (v == DependencyGraph::kNoVertex) return;
+  int64_t latest = gap_start;
+  for (uint32_t e = g.pred_begin[v]; e < g.pred_begin[v + 1]; ++e) {
+    DependencyKind kind = g.pred_kind[e];
+    if (kind == DependencyKind::kTrackOrder) continue;
+    TaskId from = g.tasks[g.pred[e]];
+    int64_t release = ReleaseTime(clock, from, after, kind);
+    if (release <= latest) continue;
+    latest = release;
+    gap->cause = from;
+    bool from_host = !IsDeviceTrack(trace, trace.task_track(from));
+    gap->reason = kind == DependencyKind::kLaunch || from_host
+                      ? IdleReason::kHost
+                      : IdleReason::kOtherStream;
+  }
+}
+
+}  // namespace
+
+std::string_view IdleReasonName(IdleReason reason) {
+  switch (reason) {
+    case IdleReason::kHost:
+      return "host";
+    case IdleReason::kOtherStream:
+      return "other_stream";
+    case IdleReason::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+IdleOverlapReport ComputeIdleOverlap(const Model& model, const Trace& trace,
+                                     const Links& links,
+                                     const IdleOptions& options) {
+  IdleOverlapReport report;
+  report.scope = options.scope;
+  report.gap_threshold_ns = options.gap_threshold_ns;
+  TaskClock clock(trace, options.scope.clock);
+  DependencyGraph graph =
+      BuildDependencyGraph(model, trace, links, options.scope);
+
+  // Execution tasks per track, in start order.
+  std::vector<std::vector<TaskId>> by_track(trace.track_count());
+  for (TaskId t : graph.tasks) {  // start order already
+    if (IsExecutionKind(trace.task_kind(t))) {
+      by_track[trace.task_track(t).value()].push_back(t);
+    }
+  }
+  std::vector<IdleGap> gaps;
+  for (uint32_t track = 0; track < trace.track_count(); ++track) {
+    const std::vector<TaskId>& tasks = by_track[track];
+    if (tasks.empty()) continue;
+    StreamIdle s;
+    s.track = TrackId(track);
+    s.tasks = tasks.size();
+    s.start_ns = clock.start(tasks.front());
+    TaskId last = tasks.front();
+    int64_t cursor = clock.end(last);
+    s.busy_ns = clock.duration(last);
+    for (size_t i = 1; i < tasks.size(); ++i) {
+      TaskId t = tasks[i];
+      int64_t start = clock.start(t);
+      if (start > cursor) {
+        IdleGap gap;
+        gap.track = s.track;
+        gap.start_ns = cursor;
+        gap.end_ns = start;
+        gap.before = last;
+        gap.after = t;
+        ClassifyGap(trace, clock, graph, t, cursor, &gap);
+        int64_t len = start - cursor;
+        ++s.gaps;
+        switch (gap.reason) {
+          case IdleReason::kHost:
+            s.idle_host_ns += len;
+            break;
+          case IdleReason::kOtherStream:
+            s.idle_other_stream_ns += len;
+            break;
+          case IdleReason::kOther:
+            s.idle_other_ns += len;
+            break;
+        }
+        if (len >= options.gap_threshold_ns) gaps.push_back(gap);
+      }
+      int64_t end = clock.end(t);
+      s.busy_ns += std::max<int64_t>(0, end - std::max(start, cursor));
+      if (end >= cursor) {
+        cursor = end;
+        last = t;
+      }
+    }
+    s.end_ns = cursor;
+    s.idle_ns = s.end_ns - s.start_ns - s.busy_ns;
+    report.streams.push_back(s);
+  }
+  report.gaps_over_threshold = gaps.size();
+  std::stable_sort(gaps.begin(), gaps.end(),
+                   [](const IdleGap& a, const IdleGap& b) {
+                     return a.end_ns - a.start_ns > b.end_ns - b.start_ns;
+                   });
+  if (gaps.size() > options.max_gaps) gaps.resize(options.max_gaps);
+  report.gaps = std::move(gaps);
+
+  // Copy / compute overlap per device, and the devices' busy time.
+  struct DeviceTasks {
+    std::string name;
+    std::vector<std::pair<int64_t, int64_t>> compute;
+    std::vector<TaskId> copies;
+  };
+  std::map<int64_t, DeviceTasks> devices;
+  std::vector<std::pair<int64_t, int64_t>> device_busy;
+  std::vector<std::pair<int64_t, TaskId>> device_by_start, device_by_end;
+  for (uint32_t track = 0; track < trace.track_count(); ++track) {
+    const TrackInfo& info = trace.track(TrackId(track));
+    if (info.kind != TrackKind::kDeviceStream || by_track[track].empty()) {
+      continue;
+    }
+    DeviceTasks& d = devices[DeviceKey(info)];
+    if (d.name.empty()) {
+      d.name = info.device >= 0 ? fmt::format("device {}", info.device)
+                                : fmt::format("device (pid {})", info.pid);
+    }
+    for (TaskId t : by_track[track]) {
+      if (trace.task_kind(t) == TaskKind::kCompute) {
+        d.compute.emplace_back(clock.start(t), clock.end(t));
+      } else if (trace.task_kind(t) == TaskKind::kDataMovement) {
+        d.copies.push_back(t);
+      }
+      device_busy.emplace_back(clock.start(t), clock.end(t));
+      device_by_start.emplace_back(clock.start(t), t);
+      device_by_end.emplace_back(clock.end(t), t);
+    }
+  }
+  for (auto& [key, d] : devices) {
+    DeviceOverlap o;
+    o.device = d.name;
+    IntervalSet compute(std::move(d.compute));
+    std::vector<std::pair<int64_t, int64_t>> copy_intervals;
+    std::vector<std::pair<int64_t, TaskId>> exposed;
+    for (TaskId t : d.copies) {
+      copy_intervals.emplace_back(clock.start(t), clock.end(t));
+      int64_t alone =
+          clock.duration(t) - compute.Covered(clock.start(t), clock.end(t));
+      if (alone > 0) exposed.emplace_back(alone, t);
+    }
+    IntervalSet copies(std::move(copy_intervals));
+    o.compute_ns = compute.Total();
+    o.data_movement_ns = copies.Total();
+    o.overlap_ns = copies.Intersection(compute);
+    o.overlap_share = o.data_movement_ns > 0
+                          ? static_cast<double>(o.overlap_ns) /
+                                static_cast<double>(o.data_movement_ns)
+                          : 0;
+    std::stable_sort(
+        exposed.begin(), exposed.end(),
+        [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (size_t i = 0; i < exposed.size() && i < kMaxExposedCopies; ++i) {
+      o.exposed_copies.push_back(exposed[i].second);
+    }
+    report.devices.push_back(std::move(o));
+  }
+
+  // Host synchronize calls (outermost only: a sync API nested in another
+  // is the same wait).
+  IntervalSet busy(std::move(device_busy));
+  std::sort(device_by_start.begin(), device_by_start.end());
+  std::sort(device_by_end.begin(), device_by_end.end());
+  std::vector<int64_t> covered_until(trace.track_count(), INT64_MIN);
+  std::vector<SyncWait> waits;
+  for (TaskId t : graph.tasks) {
+    if (!IsHostSynchronizeCall(trace, t)) continue;
+    uint32_t track = trace.task_track(t).value();
+    if (clock.start(t) < covered_until[track]) continue;
+    covered_until[track] = clock.end(t);
+    ++report.sync_calls;
+    report.sync_ns += clock.duration(t);
+    if (busy.intervals().empty()) continue;
+    SyncWait w;
+    w.task = t;
+    w.duration_ns = clock.duration(t);
+    int64_t resume = busy.NextBusyAtOrAfter(clock.end(t));
+    if (resume == INT64_MAX) resume = clock.end(t);
+    w.device_idle_ns =
+        (resume - clock.start(t)) - busy.Covered(clock.start(t), resume);
+    auto before = std::upper_bound(
+        device_by_end.begin(), device_by_end.end(),
+        std::pair<int64_t, TaskId>(clock.end(t), TaskId(UINT32_MAX - 1)));
+    if (before != device_by_end.begin() &&
+        (before - 1)->first > clock.start(t)) {
+      w.device_before = (before - 1)->second;
+    }
+    auto after =
+        std::lower_bound(device_by_start.begin(), device_by_start.end(),
+                         std::pair<int64_t, TaskId>(clock.end(t), TaskId(0)));
+    if (after != device_by_start.end()) w.device_after = after->second;
+    report.sync_device_idle_ns += w.device_idle_ns;
+    waits.push_back(w);
+  }
+  std::stable_sort(waits.begin(), waits.end(),
+                   [](const SyncWait& a, const SyncWait& b) {
+                     return a.device_idle_ns > b.device_idle_ns;
+                   });
+  if (waits.size() > options.max_sync_waits) {
+    waits.resize(options.max_sync_waits);
+  }
+  report.sync_waits = std::move(waits);
+  return report;
+}
+
+}  // namespace mi::analysis

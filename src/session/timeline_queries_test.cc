@@ -1,0 +1,479 @@
+#include "session/timeline_queries.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "session/session_impl.h"
+
+namespace mi {
+namespace {
+
+// A hand-built run: tracks and tasks added directly, no importer.
+struct HandBuiltRun {
+  Session::Impl impl;
+  TrackId stream;
+  TrackId thread;
+
+  HandBuiltRun() {
+    TrackInfo s;
+    s.kind = TrackKind::kDeviceStream;
+    s.device = 0;
+    s.stream = 7;
+    stream = impl.trace.AddTrack(s);
+    TrackInfo h;
+    h.kind = TrackKind::kHostThread;
+    h.pid = 100;
+    h.tid = 11;
+    thread = impl.trace.AddTrack(h);
+  }
+  TaskId Add(TrackId track, int64_t start, int64_t duration,
+             std::string_view name, TaskKind kind = TaskKind::kCompute,
+             std::string_view op = "") {
+    TaskRow row;
+    row.track = track;
+    row.start_ns = start;
+    row.duration_ns = duration;
+    row.name = impl.strings.Intern(name);
+    row.op_type = impl.strings.Intern(op);
+    row.kind = kind;
+    return impl.trace.AddTask(row);
+  }
+};
+
+nlohmann::json Json(const StatusOr<std::string>& s) {
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return nlohmann::json::parse(s.value());
+}
+
+nlohmann::json Window(const Session::Impl& run, TimelineWindowRequest r) {
+  r.json = true;
+  return Json(TimelineWindowOf(run, r));
+}
+
+TEST(TimelineIndexTest, RowsFollowNesting) {
+  HandBuiltRun run;
+  TaskId parent = run.Add(run.thread, 0, 100, "parent", TaskKind::kHostOp);
+  TaskId a = run.Add(run.thread, 10, 30, "a", TaskKind::kHostOp);
+  TaskId b = run.Add(run.thread, 50, 40, "b", TaskKind::kHostOp);
+  TaskId c = run.Add(run.thread, 60, 10, "c", TaskKind::kHostOp);
+  // Starts inside b and the parent, ends after both: not nested in
+  // anything, so it takes the first free row (b's row is busy until 90,
+  // c's row is free from 70).
+  TaskId d = run.Add(run.thread, 80, 40, "d", TaskKind::kHostOp);
+  TaskId later = run.Add(run.thread, 200, 10, "later", TaskKind::kHostOp);
+  const TimelineIndex& x = GetTimelineIndex(run.impl);
+  EXPECT_EQ(x.task_row[parent.value()], 0);
+  EXPECT_EQ(x.task_row[a.value()], 1);
+  EXPECT_EQ(x.task_row[b.value()], 1);
+  EXPECT_EQ(x.task_row[c.value()], 2);
+  EXPECT_EQ(x.task_row[d.value()], 2);
+  EXPECT_EQ(x.task_row[later.value()], 0);
+  // Display order: the device stream first, then the host thread.
+  ASSERT_EQ(x.tracks.size(), 2u);
+  EXPECT_EQ(x.tracks[0].id, run.stream.value());
+  EXPECT_EQ(x.tracks[1].id, run.thread.value());
+  EXPECT_EQ(x.tracks[1].rows, 3u);
+  EXPECT_EQ(x.tracks[1].busy_ns, 120 + 10);
+  EXPECT_EQ(x.tracks[0].rows, 1u);  // an empty track still has a row
+  EXPECT_EQ(x.tracks[0].group, "GPU 0");
+  EXPECT_EQ(x.tracks[0].name, "stream 7");
+  EXPECT_EQ(x.tracks[1].group, "host pid 100");
+}
+
+TEST(TimelineIndexTest, NoTwoTasksOfARowOverlap) {
+  HandBuiltRun run;
+  std::mt19937 rng(7);
+  for (int i = 0; i < 3000; ++i) {
+    run.Add(i % 2 ? run.stream : run.thread, rng() % 100000, rng() % 500, "t");
+  }
+  const TimelineIndex& x = GetTimelineIndex(run.impl);
+  for (const TimelineLane& lane : x.lanes) {
+    for (size_t i = 1; i < lane.task.size(); ++i) {
+      EXPECT_LE(lane.end_ns[i - 1], lane.start_ns[i]);
+    }
+  }
+}
+
+TEST(TimelineWindowTest, WideTasksAloneNarrowOnesMergedPerPixel) {
+  HandBuiltRun run;
+  TaskId wide = run.Add(run.stream, 0, 500, "gemm", TaskKind::kCompute, "Gemm");
+  // 1000 tasks of 1 ns, 1 ns apart, in [1000, 3000).
+  for (int i = 0; i < 1000; ++i) {
+    run.Add(run.stream, 1000 + 2 * i, 1, i % 4 ? "relu" : "add",
+            TaskKind::kCompute, i % 4 ? "Relu" : "Add");
+  }
+  TimelineWindowRequest r;
+  r.start_ns = 0;
+  r.end_ns = 4000;
+  r.pixels = 40;  // 100 ns per pixel
+  nlohmann::json w = Window(run.impl, r);
+  EXPECT_EQ(w["total_tasks_in_window"], 1001);
+  const auto& items = w["items"];
+  ASSERT_EQ(items.size(), 1u + 20u);  // the wide task + one per column
+  EXPECT_EQ(items[0]["task"], wide.value());
+  EXPECT_EQ(items[0]["count"], 1);
+  EXPECT_EQ(items[0]["label"], "Gemm");
+  EXPECT_EQ(items[0]["flags"], 0);
+  int64_t merged = 0;
+  for (size_t i = 1; i < items.size(); ++i) {
+    EXPECT_TRUE(items[i]["task"].is_null());
+    EXPECT_EQ(items[i]["flags"].get<int>() & 1, 1);
+    EXPECT_EQ(items[i]["count"], 50);
+    // Relu has three times Add's time in every column.
+    EXPECT_EQ(items[i]["label"], "Relu");
+    EXPECT_NEAR(items[i]["busy"].get<double>(), 50.0 / 99.0, 1e-6);
+    merged += items[i]["count"].get<int64_t>();
+  }
+  EXPECT_EQ(merged, 1000);
+  // Zoomed in to 1 ns per pixel, every task is sent alone.
+  r.start_ns = 1000;
+  r.end_ns = 1100;
+  r.pixels = 100;
+  w = Window(run.impl, r);
+  EXPECT_EQ(w["total_tasks_in_window"], 50);
+  ASSERT_EQ(w["items"].size(), 50u);
+  for (const auto& item : w["items"]) EXPECT_FALSE(item["task"].is_null());
+}
+
+TEST(TimelineWindowTest, ItemsStayBoundedAndCountsMatchABruteForceScan) {
+  HandBuiltRun run;
+  std::mt19937 rng(11);
+  for (int i = 0; i < 20000; ++i) {
+    run.Add(i % 3 ? run.stream : run.thread, rng() % 1000000, rng() % 2000,
+            "k" + std::to_string(rng() % 5), TaskKind::kCompute);
+  }
+  const Trace& trace = run.impl.trace;
+  for (auto [start, end, px] :
+       {std::tuple<int64_t, int64_t, uint32_t>{0, 1000000, 200},
+        {400000, 401000, 50},
+        {-5000, 2000000, 1},
+        {123456, 654321, 20000}}) {
+    TimelineWindowRequest r;
+    r.start_ns = start;
+    r.end_ns = end;
+    r.pixels = px;
+    nlohmann::json w = Window(run.impl, r);
+    uint64_t expected = 0;
+    for (uint32_t i = 0; i < trace.task_count(); ++i) {
+      int64_t s = trace.task_start_ns(TaskId(i));
+      int64_t e = trace.task_end_ns(TaskId(i));
+      if (s == e ? (s >= start && s < end) : (s < end && e > start)) {
+        ++expected;
+      }
+    }
+    EXPECT_EQ(w["total_tasks_in_window"].get<uint64_t>(), expected);
+    uint64_t counted = 0;
+    std::map<std::pair<int, int>, size_t> per_row;
+    for (const auto& item : w["items"]) {
+      counted += item["count"].get<uint64_t>();
+      ++per_row[{item["track"].get<int>(), item["row"].get<int>()}];
+      EXPECT_LT(item["start_ns"].get<int64_t>(), end);
+      EXPECT_GE(item["end_ns"].get<int64_t>(), start);
+    }
+    EXPECT_EQ(counted, expected);
+    for (auto& [lane, n] : per_row) EXPECT_LE(n, 2 * size_t(px) + 2);
+  }
+}
+
+TEST(TimelineWindowTest, FiltersAndCalibratedClock) {
+  HandBuiltRun run;
+  run.Add(run.stream, 0, 100, "conv_kernel", TaskKind::kCompute, "Conv");
+  run.Add(run.stream, 200, 100, "Memcpy HtoD", TaskKind::kDataMovement);
+  run.Add(run.thread, 0, 300, "aten::conv2d", TaskKind::kHostOp);
+  // The stream runs 5000 ns behind (set before the first query, as
+  // Session::Open does): calibrated, its tasks move right.
+  run.impl.trace.mutable_track(run.stream).clock_offset_ns = 5000;
+  TimelineWindowRequest r;
+  r.start_ns = 0;
+  r.end_ns = 1000;
+  r.pixels = 1000;
+  r.labels = {"Conv"};
+  EXPECT_EQ(Window(run.impl, r)["total_tasks_in_window"], 1);
+  r.labels.clear();
+  r.kinds = {"data_movement", "host_op"};
+  EXPECT_EQ(Window(run.impl, r)["total_tasks_in_window"], 2);
+  r.kinds.clear();
+  r.name_contains = "CONV";
+  EXPECT_EQ(Window(run.impl, r)["total_tasks_in_window"], 2);
+  r.name_contains.clear();
+  r.tracks = {run.thread.value()};
+  nlohmann::json w = Window(run.impl, r);
+  ASSERT_EQ(w["items"].size(), 1u);
+  EXPECT_EQ(w["items"][0]["label"], "aten::conv2d");
+  r.tracks = {9};
+  EXPECT_EQ(TimelineWindowOf(run.impl, r).status().code(),
+            StatusCode::kInvalidArgument);
+  r.tracks.clear();
+  r.kinds = {"kernel"};
+  EXPECT_EQ(TimelineWindowOf(run.impl, r).status().code(),
+            StatusCode::kInvalidArgument);
+  r.kinds.clear();
+  r.pixels = kMaxTimelinePixels + 1;
+  EXPECT_EQ(TimelineWindowOf(run.impl, r).status().code(),
+            StatusCode::kInvalidArgument);
+  r.pixels = 1000;
+  r.end_ns = r.start_ns;
+  EXPECT_EQ(TimelineWindowOf(run.impl, r).status().code(),
+            StatusCode::kInvalidArgument);
+
+  r.start_ns = 5000;
+  r.end_ns = 6000;
+  r.clock = TraceClock::kRaw;
+  EXPECT_EQ(Window(run.impl, r)["total_tasks_in_window"], 0);
+  r.clock = TraceClock::kCalibrated;
+  w = Window(run.impl, r);
+  EXPECT_EQ(w["total_tasks_in_window"], 2);
+  EXPECT_EQ(w["items"][0]["start_ns"], 5000);
+  EXPECT_EQ(w["items"][0]["end_ns"], 5100);
+  nlohmann::json t = Json(TimelineJsonOf(run.impl, {TraceClock::kCalibrated}));
+  EXPECT_TRUE(t["has_calibration"].get<bool>());
+  EXPECT_EQ(t["start_ns"], 0);
+  EXPECT_EQ(t["end_ns"], 5300);
+  EXPECT_EQ(t["tracks"][0]["clock_offset_ns"], 5000);
+}
+
+template <typename T>
+std::vector<T> Section(const std::string& b, size_t* offset, size_t n) {
+  *offset = (*offset + 7) / 8 * 8;
+  std::vector<T> v(n);
+  EXPECT_LE(*offset + n * sizeof(T), b.size());
+  if (n > 0) std::memcpy(v.data(), b.data() + *offset, n * sizeof(T));
+  *offset += n * sizeof(T);
+  return v;
+}
+
+TEST(TimelineWindowTest, BinaryMatchesJson) {
+  HandBuiltRun run;
+  run.Add(run.stream, 0, 1000, "wide", TaskKind::kCompute, "Conv");
+  for (int i = 0; i < 100; ++i) {
+    run.Add(run.thread, 3 * i, 1, "tiny", TaskKind::kRuntime);
+  }
+  TimelineWindowRequest r;
+  r.start_ns = 0;
+  r.end_ns = 1000;
+  r.pixels = 10;
+  nlohmann::json j = Window(run.impl, r);
+  auto binary = TimelineWindowOf(run.impl, r);
+  ASSERT_TRUE(binary.ok());
+  const std::string& b = binary.value();
+  ASSERT_GE(b.size(), 40u);
+  EXPECT_EQ(b.substr(0, 4), "MITW");
+  uint32_t header[3];
+  std::memcpy(header, b.data() + 4, 12);
+  EXPECT_EQ(header[0], 1u);  // version
+  uint32_t n = header[1];
+  uint32_t strings = header[2];
+  double ws, we;
+  std::memcpy(&ws, b.data() + 16, 8);
+  std::memcpy(&we, b.data() + 24, 8);
+  EXPECT_EQ(ws, 0);
+  EXPECT_EQ(we, 1000);
+  uint32_t total;
+  std::memcpy(&total, b.data() + 32, 4);
+  EXPECT_EQ(total, j["total_tasks_in_window"].get<uint32_t>());
+  ASSERT_EQ(n, j["items"].size());
+  size_t off = 40;
+  auto start = Section<double>(b, &off, n);
+  auto end = Section<double>(b, &off, n);
+  auto task = Section<uint32_t>(b, &off, n);
+  auto count = Section<uint32_t>(b, &off, n);
+  auto track = Section<uint32_t>(b, &off, n);
+  auto label = Section<uint32_t>(b, &off, n);
+  auto busy = Section<float>(b, &off, n);
+  auto kind = Section<uint8_t>(b, &off, n);
+  auto row = Section<uint8_t>(b, &off, n);
+  auto flags = Section<uint8_t>(b, &off, n);
+  auto lengths = Section<uint32_t>(b, &off, strings);
+  std::vector<std::string> table;
+  for (uint32_t len : lengths) {
+    table.push_back(b.substr(off, len));
+    off += len;
+  }
+  EXPECT_EQ(off, b.size());
+  const char* kKinds[] = {"compute", "data_movement", "sync",     "host_op",
+                          "runtime", "annotation",    "overhead", "other"};
+  for (uint32_t i = 0; i < n; ++i) {
+    const auto& item = j["items"][i];
+    EXPECT_EQ(start[i], item["start_ns"].get<double>());
+    EXPECT_EQ(end[i], item["end_ns"].get<double>());
+    EXPECT_EQ(task[i], item["task"].is_null() ? 0xFFFFFFFFu
+                                              : item["task"].get<uint32_t>());
+    EXPECT_EQ(count[i], item["count"].get<uint32_t>());
+    EXPECT_EQ(track[i], item["track"].get<uint32_t>());
+    ASSERT_LT(label[i], table.size());
+    EXPECT_EQ(table[label[i]], item["label"].get<std::string>());
+    EXPECT_FLOAT_EQ(busy[i], item["busy"].get<float>());
+    EXPECT_EQ(kKinds[kind[i]], item["kind"].get<std::string>());
+    EXPECT_EQ(row[i], item["row"].get<int>());
+    EXPECT_EQ(flags[i], item["flags"].get<int>());
+  }
+}
+
+TEST(TaskDetailsTest, LaunchAndEventFlows) {
+  HandBuiltRun run;
+  Trace& trace = run.impl.trace;
+  // Kineto style: cudaLaunchKernel and the kernel share a correlation id.
+  TaskRow launch;
+  launch.track = run.thread;
+  launch.kind = TaskKind::kRuntime;
+  launch.name = run.impl.strings.Intern("cudaLaunchKernel");
+  launch.start_ns = 10;
+  launch.duration_ns = 5;
+  launch.correlation = 42;
+  TaskId launch_id = trace.AddTask(launch);
+  TaskRow kernel = launch;
+  kernel.track = run.stream;
+  kernel.kind = TaskKind::kCompute;
+  kernel.name = run.impl.strings.Intern("gemm_kernel");
+  kernel.start_ns = 100;
+  kernel.duration_ns = 50;
+  kernel.event_after = 3;  // records event 3 when done
+  TaskId kernel_id = trace.AddTask(kernel);
+  // A copy on the host thread's side waits for event 3.
+  TaskRow wait;
+  wait.track = run.thread;
+  wait.kind = TaskKind::kSync;
+  wait.name = run.impl.strings.Intern("cudaStreamWaitEvent");
+  wait.start_ns = 160;
+  wait.duration_ns = 2;
+  wait.event_before = 3;
+  TaskId wait_id = trace.AddTask(wait);
+  // An ORT-style task with an explicit launch (CANN Node@launch).
+  TaskId host = run.Add(run.thread, 300, 10, "Node@launch", TaskKind::kRuntime);
+  TaskId device = run.Add(run.stream, 320, 30, "MatMul", TaskKind::kCompute);
+  trace.SetTaskLaunch(device, host);
+
+  nlohmann::json k = Json(TaskDetailsJsonOf(run.impl, kernel_id.value(), {}));
+  EXPECT_EQ(k["launch"]["id"], launch_id.value());
+  EXPECT_EQ(k["launch"]["name"], "cudaLaunchKernel");
+  EXPECT_TRUE(k["node"].is_null());
+  ASSERT_EQ(k["flows"].size(), 2u);
+  EXPECT_EQ(k["flows"][0]["kind"], "launch");
+  EXPECT_EQ(k["flows"][0]["from_task"], launch_id.value());
+  EXPECT_EQ(k["flows"][0]["to_task"], kernel_id.value());
+  EXPECT_EQ(k["flows"][0]["from_ns"], 10);
+  EXPECT_EQ(k["flows"][0]["to_ns"], 100);
+  EXPECT_EQ(k["flows"][1]["kind"], "event");
+  EXPECT_EQ(k["flows"][1]["to_task"], wait_id.value());
+  EXPECT_EQ(k["flows"][1]["from_ns"], 150);  // recorded when the kernel ends
+  EXPECT_EQ(k["flows"][1]["to_ns"], 160);
+  // The launch call sees the same flow from its side.
+  nlohmann::json l = Json(TaskDetailsJsonOf(run.impl, launch_id.value(), {}));
+  ASSERT_EQ(l["flows"].size(), 1u);
+  EXPECT_EQ(l["flows"][0]["to_task"], kernel_id.value());
+  nlohmann::json d = Json(TaskDetailsJsonOf(run.impl, device.value(), {}));
+  EXPECT_EQ(d["launch"]["id"], host.value());
+  EXPECT_EQ(d["correlation"], nullptr);
+  EXPECT_EQ(TaskDetailsJsonOf(run.impl, 99, {}).status().code(),
+            StatusCode::kNotFound);
+}
+
+// A framework graph (conv, relu) fused into one compiled node, and a copy
+// without a node.
+struct LinkedRun : HandBuiltRun {
+  NodeId conv, relu, fused, other;
+  TaskId k1, k2, copy;
+  LinkedRun() {
+    Model& m = impl.model;
+    GraphId fw = m.AddGraph(LayerLevel::kFramework, "fw", "fw.onnx");
+    conv = m.AddNode(fw, "Conv", "", "conv");
+    relu = m.AddNode(fw, "Relu", "", "relu");
+    GraphId cg = m.AddGraph(LayerLevel::kCompiled, "cg", "cg.onnx");
+    fused = m.AddNode(cg, "FusedConv", "", "conv_relu");
+    other = m.AddNode(cg, "Transpose", "", "never_ran");
+    impl.framework = fw;
+    impl.compiled = cg;
+    k1 = Add(stream, 100, 40, "fused_kernel");
+    k2 = Add(stream, 500, 60, "fused_kernel");
+    copy = Add(stream, 200, 10, "Memcpy DtoH", TaskKind::kDataMovement);
+    impl.trace.SetTaskNode(k1, fused);
+    impl.trace.SetTaskNode(k2, fused);
+    impl.links.mapped_tasks.Build(m.node_count(), {{fused, k1}, {fused, k2}});
+    impl.links.fused_from.Build(m.node_count(), {{fused, conv}, {fused, relu}});
+    impl.links.fused_into.Build(m.node_count(), {{conv, fused}, {relu, fused}});
+    impl.links.status = {NodeStatus::kFused, NodeStatus::kFused,
+                         NodeStatus::kExecuted, NodeStatus::kNotExecuted};
+  }
+};
+
+TEST(NodeTasksTest, FusedFrameworkNodesShowTheirCompiledNodesTasks) {
+  LinkedRun run;
+  nlohmann::json f = Json(NodeTasksJsonOf(run.impl, run.fused.value(), {}));
+  EXPECT_EQ(f["tasks"], nlohmann::json({run.k1.value(), run.k2.value()}));
+  EXPECT_EQ(f["start_ns"], 100);
+  EXPECT_EQ(f["end_ns"], 560);
+  nlohmann::json c = Json(NodeTasksJsonOf(run.impl, run.conv.value(), {}));
+  EXPECT_EQ(c["tasks"], f["tasks"]);
+  EXPECT_EQ(c["via_nodes"], nlohmann::json({run.fused.value()}));
+  nlohmann::json o = Json(NodeTasksJsonOf(run.impl, run.other.value(), {}));
+  EXPECT_TRUE(o["tasks"].empty());
+  EXPECT_TRUE(o["start_ns"].is_null());
+  EXPECT_EQ(NodeTasksJsonOf(run.impl, 77, {}).status().code(),
+            StatusCode::kNotFound);
+  // The kernel's details name its node and the framework ops it stands for.
+  nlohmann::json k = Json(TaskDetailsJsonOf(run.impl, run.k1.value(), {}));
+  EXPECT_EQ(k["node"]["name"], "conv_relu");
+  EXPECT_EQ(k["node"]["level"], "compiled");
+  ASSERT_EQ(k["fused_from"].size(), 2u);
+  EXPECT_EQ(k["fused_from"][1]["name"], "relu");
+  EXPECT_EQ(k["label"], "FusedConv");  // the node's op type
+}
+
+TEST(MappingTest, RowsSortFilterAndPage) {
+  LinkedRun run;
+  MappingRequest r;
+  nlohmann::json all = Json(MappingJsonOf(run.impl, r));
+  EXPECT_EQ(all["level"], "compiled");
+  EXPECT_EQ(all["total"], 3);          // two compiled nodes + one unlinked name
+  const auto& first = all["rows"][0];  // by total_ns, descending
+  EXPECT_EQ(first["name"], "conv_relu");
+  EXPECT_EQ(first["status"], "executed");
+  EXPECT_EQ(first["task_count"], 2);
+  EXPECT_EQ(first["total_ns"], 100);
+  EXPECT_EQ(first["first_task"], run.k1.value());
+  EXPECT_EQ(first["kernels"], nlohmann::json({"fused_kernel"}));
+  EXPECT_EQ(first["streams"], nlohmann::json({run.stream.value()}));
+  ASSERT_EQ(first["fused_from"].size(), 2u);
+  EXPECT_EQ(first["fused_from"][0]["name"], "conv");
+  EXPECT_EQ(all["rows"][1]["kind"], "unlinked");
+  EXPECT_EQ(all["rows"][1]["name"], "Memcpy DtoH");
+  EXPECT_TRUE(all["rows"][1]["node"].is_null());
+  EXPECT_EQ(all["rows"][2]["name"], "never_ran");
+  EXPECT_TRUE(all["rows"][2]["first_task"].is_null());
+
+  r.sort = "name";
+  r.descending = false;
+  r.offset = 1;
+  r.limit = 1;
+  nlohmann::json page = Json(MappingJsonOf(run.impl, r));
+  EXPECT_EQ(page["total"], 3);
+  ASSERT_EQ(page["rows"].size(), 1u);
+  EXPECT_EQ(page["rows"][0]["name"], "conv_relu");  // Memcpy < conv < never
+
+  r = MappingRequest();
+  r.statuses = {"not_executed", "unlinked"};
+  EXPECT_EQ(Json(MappingJsonOf(run.impl, r))["total"], 2);
+  r.statuses.clear();
+  r.query = "RELU";  // a fused_from name matches
+  nlohmann::json q = Json(MappingJsonOf(run.impl, r));
+  ASSERT_EQ(q["total"], 1);
+  EXPECT_EQ(q["rows"][0]["name"], "conv_relu");
+  r.query.clear();
+  r.sort = "speed";
+  EXPECT_EQ(MappingJsonOf(run.impl, r).status().code(),
+            StatusCode::kInvalidArgument);
+  r.sort = "total_ns";
+  r.statuses = {"done"};
+  EXPECT_EQ(MappingJsonOf(run.impl, r).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace mi
