@@ -57,7 +57,7 @@ std::string Pct(double share) { return fmt::format("{:.1f}%", share * 100); }
 // Idle time of the device streams by what they waited for (whole-trace
 // summaries only).
 void AddIdleTable(const SummaryReport& r, std::vector<Table>* tables) {
-  Table idle{"Device stream idle time (by what the stream waited for)",
+  Table idle{"Idle time per stream (by what the stream waited for)",
              {"stream", "idle (us)", "waiting on host launch (us)",
               "waiting on another stream (us)", "other (us)"},
              {}};

@@ -34,6 +34,61 @@ export interface LayoutRequest {
   reveal?: number | null;
 }
 
+// ---- execution: tasks, mapping, summary, analyses (http-api.md) ----
+export interface TaskRef { id: number; name: string; track: number; start_ns: number; end_ns: number }
+export interface TaskFlow { kind: 'launch' | 'event'; from_task: number; to_task: number; from_track: number; to_track: number; from_ns: number; to_ns: number }
+export interface TaskDetails {
+  id: number; name: string; category: string; op_type: string; kind: string;
+  track: { id: number; name: string };
+  start_ns: number; end_ns: number; duration_ns: number; calibrated_start_ns: number; run: number | null;
+  node: { level: string; id: number; name: string; op_type: string } | null;
+  fused_from: NodeRef[];
+  launch: TaskRef | null;
+  parent: number | null;
+  correlation?: number | string | null; external_id?: number | string | null; bytes?: number | null;
+  shapes?: unknown; output_shapes?: unknown;
+  flows: TaskFlow[];
+}
+export interface NodeTasks { tasks: number[]; start_ns: number; end_ns: number }
+export type MappingSort = 'total_ns' | 'task_count' | 'name' | 'op_type' | 'status' | 'streams';
+export interface MappingQuery { offset: number; limit: number; sort: MappingSort; desc: boolean; q: string; status: string[] }
+export interface MappingRow {
+  kind: 'node' | 'unlinked';
+  node: { id: number; name: string; op_type: string; level: string } | null;
+  name: string; op_type: string; status: string;
+  fused_from: NodeRef[]; task_count: number; total_ns: number;
+  streams: number[]; kernels: string[]; first_task: number | null;
+}
+export interface MappingPage { total: number; level: string; rows: MappingRow[] }
+export interface TimelineTrack {
+  id: number; kind: string; name: string; group: string; task_count: number; rows: number; busy_ns: number; clock_offset_ns: number;
+}
+export interface TimelineMeta {
+  start_ns: number; end_ns: number; task_count: number; has_calibration: boolean;
+  tracks: TimelineTrack[]; runs: { index: number; name: string; start_ns: number; end_ns: number }[]; op_types: string[];
+}
+/** One op-type row of summary.json (docs/reference/schemas/summary.schema.json). */
+export interface SummaryOpType { op_type: string; kind: string; nodes: number; calls: number; total_us: number; average_us: number; share: number }
+export interface SummaryStream { stream_id: number; name: string; kind: string; tasks: number; total_us: number; busy_us: number; span_us: number; utilisation: number }
+export interface SummaryJson {
+  basis: string; total_us: number; tasks: number; linked_tasks: number; unlinked_tasks: number;
+  op_types: SummaryOpType[]; streams: SummaryStream[];
+  [more: string]: unknown;
+}
+/** A diagnosis finding (docs/reference/schemas/findings.schema.json); evidence ids as numbers (or {id} objects). */
+export interface FindingJson {
+  /** The rule's id ("layout_conversion_share", docs/reference/diagnosis-rules.md). */
+  rule: string; title: string; severity: string; message: string; suggestion?: string;
+  nodes?: (number | { id: number; level?: string })[]; tasks?: (number | { id: number })[];
+  time_ns?: number; share?: number;
+}
+export interface CriticalPathJson {
+  tasks: number[]; nodes: number[]; length_ns: number; wall_ns: number; share: number;
+  by_track?: { track: number; ns: number }[]; by_op_type?: { op_type: string; ns: number }[];
+}
+/** GET /analyses: each section present when computed. */
+export interface AnalysesJson { findings?: FindingJson[]; critical_path?: Partial<CriticalPathJson>; [more: string]: unknown }
+
 /** An API failure: HTTP status and the server's message. */
 export class ApiError extends Error {
   constructor(readonly status: number, message: string) {
@@ -79,8 +134,54 @@ export class Api {
     return (await this.json<{ runs: RunInfo[] }>('/api/runs')).runs;
   }
 
-  summary(run: number): Promise<unknown> {
+  summary(run: number): Promise<SummaryJson> {
     return this.json(`/api/runs/${run}/summary`);
+  }
+
+  /** The summary restricted to [fromNs, toNs) of the trace's time base (each task counts its overlap). */
+  summaryRange(run: number, fromNs: number, toNs: number, clock: 'raw' | 'calibrated'): Promise<SummaryJson> {
+    const p = new URLSearchParams({ from_ns: String(Math.floor(fromNs)), to_ns: String(Math.ceil(toNs)), clock });
+    return this.json(`/api/runs/${run}/summary?${p}`);
+  }
+
+  timeline(run: number): Promise<TimelineMeta> {
+    return this.json(`/api/runs/${run}/timeline`);
+  }
+
+  task(run: number, id: number): Promise<TaskDetails> {
+    return this.json(`/api/runs/${run}/tasks/${id}`);
+  }
+
+  /** Every task of a node (a framework node fused into a compiled one: the compiled node's), with their extent. */
+  nodeTasks(run: number, node: number): Promise<NodeTasks> {
+    return this.json(`/api/runs/${run}/tasks?node=${node}`);
+  }
+
+  mapping(run: number, q: MappingQuery): Promise<MappingPage> {
+    const p = new URLSearchParams({ offset: String(q.offset), limit: String(q.limit), sort: q.sort, desc: q.desc ? '1' : '0' });
+    if (q.q) p.set('q', q.q);
+    if (q.status.length) p.set('status', q.status.join(','));
+    return this.json(`/api/runs/${run}/mapping?${p}`);
+  }
+
+  /** The analyses of a run; null when the server has none (404: an older server). */
+  async analyses(run: number): Promise<AnalysesJson | null> {
+    try {
+      return await this.json<AnalysesJson>(`/api/runs/${run}/analyses`);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return null;
+      throw e;
+    }
+  }
+
+  /** The critical path; null when the server cannot compute it (404). */
+  async criticalPath(run: number, clock: 'raw' | 'calibrated'): Promise<CriticalPathJson | null> {
+    try {
+      return await this.json<CriticalPathJson>(`/api/runs/${run}/critical-path?clock=${clock}`);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return null;
+      throw e;
+    }
   }
 
   static layoutPath(q: LayoutRequest): string {

@@ -1,11 +1,16 @@
-// The application: the panes (one, or two side by side in compare mode), the
-// panels (details, search, legend), the toolbar, and the view state of the
-// main pane mirrored in the URL hash. Each pane owns its canvas, camera and
-// layout state (pane.ts); the app links their selections: selecting a
-// compiled node highlights its fused_from nodes in the other pane, selecting
-// a framework node its fused_into node. Drawing is on demand.
+// The application: the graph panes (one, or two side by side in compare
+// mode) on top, the bottom panel with the execution views (timeline,
+// mapping, summary; resizable, either part can be maximised), the side
+// panels (details, search, legend), the toolbar, and the UI state mirrored
+// in the URL hash. Each pane owns its canvas, camera and layout state
+// (pane.ts); the app links their selections: selecting a compiled node
+// highlights its fused_from nodes in the other pane, selecting a framework
+// node its fused_into node. Across views there is one selection
+// (selection.ts): whichever view sets it, `onSelection` resolves it into the
+// other views' terms (a node's tasks, a task's node and fused_from) and
+// hands each view its part. Drawing is on demand.
 
-import { Api, type Grouping, type NodeDetails, type RunInfo } from './api';
+import { Api, type CriticalPathJson, type FindingJson, type Grouping, type NodeDetails, type RunInfo, type TaskDetails, type TimelineMeta } from './api';
 import { DetailsPanel } from './details_panel';
 import { canvasPng, download, sceneSvg } from './export';
 import { decodeLayout, ItemKind, kGroupExpanded } from './layout_binary';
@@ -13,7 +18,11 @@ import { renderHeatLegend, renderLegend, renderStatusLegend } from './legend';
 import { Pane, type PaneHost } from './pane';
 import type { ColorMode } from './scene';
 import { Search } from './search';
-import { formatHash, parseHash, type ViewState } from './url_state';
+import { MappingView } from './mapping_view';
+import { sameSelection, SelectionModel, type Selection, type SelectionSource } from './selection';
+import { findingIds, SummaryView } from './summary_view';
+import { TimelineView } from './timeline_view';
+import { formatHash, parseHash, parseUiState, type BottomTab, type PanelMode, type UiState, type ViewState } from './url_state';
 
 export { kDefaultMaxItems } from './pane';
 
@@ -40,14 +49,61 @@ export class App implements PaneHost {
   // For tests and the benchmark (window.__mi).
   linkSeq = 0;
 
+  // ---- execution views and the shared selection ----
+  readonly selection = new SelectionModel();
+  /** Bottom panel tab, maximised part, timeline clock / compare (URL fields besides the main pane's). */
+  ui: UiState;
+  timeline: TimelineView | null = null;
+  readonly mapping: MappingView;
+  readonly summaryView: SummaryView;
+  /** The main run's /timeline answer (track names, op types, origin of relative times); null without a trace. */
+  timelineMeta: TimelineMeta | null = null;
+  /** Run each bottom view shows (-1: not opened yet; opened lazily when its tab shows). */
+  private readonly viewRun = { timeline: -1, mapping: -1, summary: -1 };
+  /** The last resolved task selection (re-applied to the graph after a level switch). */
+  lastTask: TaskDetails | null = null;
+  /** Tasks highlighted on the timeline for the current selection (tests). */
+  selectedTasks: number[] = [];
+  /** The op-type filter of the timeline was set by an op-type selection (cleared with it). */
+  private opFilterFromSelection = false;
+  /** The search list shows an op-type selection's nodes (cleared with it). */
+  private searchFromSelection = false;
+  private resolveSeq = 0;
+  /** Selections resolved into every view (tests poll it). */
+  resolvedVersion = 0;
+
   constructor() {
     this.forceCanvas = new URLSearchParams(location.search).get('renderer') === 'canvas2d';
+    this.ui = parseUiState(location.hash);
     const main = new Pane($('graph') as HTMLCanvasElement, $('minimap') as HTMLCanvasElement, this, parseHash(location.hash), this.forceCanvas);
     main.onRendered = () => { document.body.dataset.rendered = String(main.renderCount); };
+    main.colorMode = this.ui.color;
+    ($('color-by') as HTMLSelectElement).value = this.ui.color;
     this.panes.push(main);
     document.body.dataset.renderer = main.renderer.kind;
-    this.details = new DetailsPanel($('details'), { openNode: (level, id) => void this.openNode(level, id) });
+    this.details = new DetailsPanel($('details'), {
+      openNode: (level, id) => this.selection.set({ kind: 'node', level, id, run: this.main.state.run }, 'details'),
+      openTask: (id) => this.selection.set({ kind: 'task', ids: [id] }, 'details'),
+    });
     this.details.clear();
+    this.mapping = new MappingView($('mapping'), {
+      api: this.api,
+      selectNode: (level, id) => this.selection.set({ kind: 'node', level, id, run: this.main.state.run }, 'mapping'),
+      selectNodeTasks: (_level, id) => void this.selectNodeTasks(id),
+      selectTasks: (ids) => this.selection.set({ kind: 'task', ids }, 'mapping'),
+      selectOpType: (op) => this.selection.set({ kind: 'op_type', opType: op }, 'mapping'),
+      error: (m) => this.banner(m),
+    });
+    this.summaryView = new SummaryView($('summary'), {
+      api: this.api,
+      selectOpType: (op) => this.selection.set({ kind: 'op_type', opType: op }, 'summary'),
+      selectFinding: (index, f) => this.selection.set({ kind: 'finding', index, nodes: findingIds(f.nodes), tasks: findingIds(f.tasks), label: f.message }, 'summary'),
+      showCriticalPath: (cp) => this.showCriticalPath(cp),
+      clearRange: () => { if (this.selection.current?.kind === 'range') this.selection.clear('summary'); },
+      error: (m) => this.banner(m),
+    });
+    this.selection.subscribe((sel, source) => void this.onSelection(sel, source));
+    this.initBottomPanel();
     this.search = new Search($('search') as HTMLInputElement, $('search-mode') as HTMLSelectElement, $('results'), {
       api: this.api,
       run: () => this.pane.state.run,
@@ -63,7 +119,9 @@ export class App implements PaneHost {
       const run = parseInt((e.target as HTMLSelectElement).value, 10);
       main.resetFolding();
       main.state = { ...main.state, run, level: this.runs[run]?.levels[0] ?? 'framework', expand: [], collapse: [], node: null };
+      this.selection.clear('app');
       void this.reloadMain(true);
+      this.runChanged();
     });
     ($('grouping') as HTMLSelectElement).addEventListener('change', (e) => {
       const grouping = (e.target as HTMLSelectElement).value as Grouping;
@@ -80,7 +138,7 @@ export class App implements PaneHost {
     ($('sync') as HTMLInputElement).addEventListener('change', (e) => { this.sync = (e.target as HTMLInputElement).checked; });
     ($('pane1-level') as HTMLSelectElement).addEventListener('change', (e) => {
       const [run, level] = (e.target as HTMLSelectElement).value.split(':');
-      void this.panes[1]?.switchLevel(level, parseInt(run, 10)).then(() => this.relink());
+      void this.panes[1]?.switchLevel(level, parseInt(run, 10)).then(() => { this.relink(); this.writeHash(); });
     });
     $('export-png').addEventListener('click', () => void this.exportPng().then((b) => download(b, this.exportName('png'))));
     $('export-svg').addEventListener('click', () => download(new Blob([this.exportSvg()], { type: 'image/svg+xml' }), this.exportName('svg')));
@@ -91,9 +149,19 @@ export class App implements PaneHost {
       if (f) void this.openFile(f);
     });
     window.addEventListener('hashchange', () => {
-      if (location.hash === formatHash(main.state)) return;
+      if (location.hash === formatHash(main.state, this.uiState())) return;
+      const runBefore = main.state.run;
       main.state = parseHash(location.hash);
-      void this.reloadMain(true);
+      const ui = parseUiState(location.hash);
+      this.setTab(ui.tab);
+      this.setPanel(ui.panel);
+      if (ui.color !== main.colorMode) this.setColorMode(ui.color);
+      void this.reloadMain(true).then(() => {
+        if (main.state.run !== runBefore) this.runChanged();
+        if (ui.selection) { if (!sameSelection(ui.selection, this.selection.current)) this.selection.set(ui.selection, 'url'); }
+        else if (main.state.node !== null) void this.revealAndSelect(main.state.node);
+        else this.selection.clear('url');
+      });
     });
   }
 
@@ -119,6 +187,10 @@ export class App implements PaneHost {
       this.runs = await this.api.runs();
     } catch (e) {
       this.banner(`${(e as Error).message}. You can still open a layout file (.bin from 'model-inspector render --format binary').`);
+      // No server: no runs, so no execution views; the graph takes the room.
+      $('bottom').hidden = true;
+      $('splitter').hidden = true;
+      this.resize();
       document.body.dataset.ready = 'error';
       return;
     }
@@ -134,14 +206,21 @@ export class App implements PaneHost {
     const st = this.main.state;
     if (!this.runs[st.run]) st.run = 0;
     if (!this.runs[st.run].levels.includes(st.level)) st.level = this.runs[st.run].levels[0];
+    this.fillCompareRuns();
     await this.reloadMain(true);
-    if (st.node !== null) await this.revealAndSelect(st.node);
+    const ui = this.ui;
+    if (ui.compare && this.runs[ui.compare.run]?.levels.includes(ui.compare.level)) await this.setCompare(true, ui.compare);
+    await this.runChanged();
+    // A task / op / finding / range selection wins over node= (which then is
+    // only its graph part, e.g. the node of a selected task).
+    if (ui.selection) this.selection.set(ui.selection, 'url');
+    else if (st.node !== null) await this.revealAndSelect(st.node);
   }
 
   private resize(): void {
     for (const [k, p] of this.panes.entries()) {
       const el = $(`pane${k}`);
-      p.resize(el.clientWidth, el.clientHeight);
+      if (el.clientWidth && el.clientHeight) p.resize(el.clientWidth, el.clientHeight);
     }
   }
 
@@ -168,6 +247,8 @@ export class App implements PaneHost {
     if (what.node !== undefined) { void this.select(what.node, p); return; }
     p.state.node = null;
     p.linkedIds = [];
+    const cur = this.selection.current;
+    if (cur && cur.kind !== 'range') this.selection.clear('graph');
     if (what.group !== undefined) {
       p.selectedGroup = what.group;
       this.details.showGroup(p.scene!.layout, what.group, !!what.expanded);
@@ -188,7 +269,7 @@ export class App implements PaneHost {
 
   private renderPanels(): void {
     const p = this.pane;
-    renderLegend($('legend'), p.scene, (op) => void this.search.run(op, 'op'));
+    renderLegend($('legend'), p.scene, (op) => this.selection.set({ kind: 'op_type', opType: op }, 'app'));
     renderHeatLegend($('heat-legend'), p.scene);
     renderStatusLegend($('status-legend'), p.scene, p.lineage, this.comparing);
   }
@@ -218,8 +299,21 @@ export class App implements PaneHost {
   }
 
   private writeHash(): void {
-    const h = formatHash(this.main.state);
+    const h = formatHash(this.main.state, this.uiState());
     if (location.hash !== h) history.replaceState(null, '', h);
+  }
+
+  /** The URL fields besides the main pane's, from the live UI. */
+  uiState(): UiState {
+    const sel = this.selection.current;
+    const p1 = this.panes[1];
+    return {
+      ...this.ui,
+      selection: sel && sel.kind !== 'node' ? sel : null,
+      clock: this.timeline ? this.clock : this.ui.clock,
+      color: this.main.colorMode,
+      compare: this.comparing && p1 ? { run: p1.state.run, level: p1.state.level } : null,
+    };
   }
 
   async reloadMain(fit: boolean, anchorGroup = -1): Promise<boolean> {
@@ -243,6 +337,7 @@ export class App implements PaneHost {
     this.writeHash();
     this.renderLevels();
     if (this.comparing) this.relink();
+    this.reapplyGraphSelection();
   }
 
   /** Opens a node of (possibly) another level: fused_from / fused_into links. */
@@ -266,7 +361,10 @@ export class App implements PaneHost {
   async select(id: number, p: Pane = this.pane): Promise<void> {
     p.state.node = id;
     p.selectedGroup = -1;
+    p.linkedIds = [];
     p.updateHighlights();
+    const sel: Selection = { kind: 'node', level: p.state.level, id, run: p.state.run };
+    if (!sameSelection(this.selection.current, sel)) this.selection.set(sel, 'graph');
     if (p === this.main) this.writeHash();
     if (p.fileMode) { this.details.clear(`node ${id} (details need the server)`); return; }
     const seq = ++this.detailsSeq;
@@ -312,8 +410,8 @@ export class App implements PaneHost {
     if (this.comparing && d && this.panes[k].state.node === d.id) void this.link(this.panes[k], d);
   }
 
-  /** Compare mode on / off: a second pane (the other level of the run by default). */
-  async setCompare(on: boolean): Promise<void> {
+  /** Compare mode on / off: a second pane (the other level of the run by default, or `target`). */
+  async setCompare(on: boolean, target?: { run: number; level: string }): Promise<void> {
     if (on === this.comparing) return;
     if (on && !this.runs.length) { this.banner('compare needs the server (model-inspector open)'); return; }
     this.comparing = on;
@@ -327,6 +425,7 @@ export class App implements PaneHost {
       this.main.linkedIds = [];
       this.main.updateHighlights();
       this.resize();
+      this.writeHash();
       return;
     }
     const st = this.main.state;
@@ -335,7 +434,7 @@ export class App implements PaneHost {
     let p = this.panes[1];
     if (!p) {
       p = new Pane($('graph2') as HTMLCanvasElement, $('minimap2') as HTMLCanvasElement, this,
-        { ...st, level: otherLevel, expand: [], collapse: [], node: null }, this.forceCanvas);
+        { ...st, run: target?.run ?? st.run, level: target?.level ?? otherLevel, expand: [], collapse: [], node: null }, this.forceCanvas);
       p.colorMode = this.main.colorMode;
       p.lineage = this.main.lineage;
       this.panes.push(p);
@@ -358,18 +457,379 @@ export class App implements PaneHost {
     else { p.fit(); p.requestRender(); }
     this.main.fit();
     this.relink();
+    this.writeHash();
   }
 
   setColorMode(mode: ColorMode): void {
     ($('color-by') as HTMLSelectElement).value = mode;
     for (const p of this.panes) p.setColorMode(mode);
     this.renderPanels();
+    this.writeHash();
   }
 
   setLineage(on: boolean): void {
     ($('lineage') as HTMLInputElement).checked = on;
     for (const p of this.panes) { p.lineage = on; p.updateHighlights(); }
     this.renderPanels();
+  }
+
+  // ---- bottom panel: timeline | mapping | summary ----
+  private initBottomPanel(): void {
+    for (const b of Array.from($('tabs').querySelectorAll<HTMLButtonElement>('button[data-tab]'))) {
+      b.addEventListener('click', () => {
+        if (this.ui.panel === 'graph') this.setPanel('split');
+        this.setTab(b.dataset.tab as BottomTab);
+      });
+    }
+    $('max-graph').addEventListener('click', () => this.setPanel(this.ui.panel === 'graph' ? 'split' : 'graph'));
+    $('max-split').addEventListener('click', () => this.setPanel('split'));
+    $('max-bottom').addEventListener('click', () => this.setPanel(this.ui.panel === 'bottom' ? 'split' : 'bottom'));
+    ($('tl-compare') as HTMLSelectElement).addEventListener('change', (e) => {
+      const v = (e.target as HTMLSelectElement).value;
+      this.ui.timelineCompare = v === '' ? null : parseInt(v, 10);
+      this.timeline?.setCompareRun(this.ui.timelineCompare, this.ui.align);
+      this.writeHash();
+    });
+    ($('tl-align') as HTMLSelectElement).value = this.ui.align;
+    ($('tl-align') as HTMLSelectElement).addEventListener('change', (e) => {
+      this.ui.align = (e.target as HTMLSelectElement).value === 'first_run' ? 'first_run' : 'start';
+      if (this.ui.timelineCompare !== null) this.timeline?.setCompareRun(this.ui.timelineCompare, this.ui.align);
+      this.writeHash();
+    });
+    $('tl-zoom-sel').addEventListener('click', () => this.timeline?.zoomToSelection());
+    // The timeline's own toolbar switches the clock: the URL follows (after its handler ran).
+    $('timeline').addEventListener('change', () => setTimeout(() => this.writeHash(), 0));
+    // Splitter: drag to resize the bottom panel.
+    const splitter = $('splitter'), bottom = $('bottom'), work = $('work');
+    splitter.addEventListener('pointerdown', (e) => {
+      splitter.setPointerCapture(e.pointerId);
+      splitter.classList.add('dragging');
+      const move = (ev: PointerEvent): void => {
+        const r = work.getBoundingClientRect();
+        const h = Math.min(r.height - 80, Math.max(34, r.bottom - ev.clientY - 3));
+        bottom.style.height = `${h}px`;
+      };
+      const up = (): void => {
+        splitter.classList.remove('dragging');
+        splitter.removeEventListener('pointermove', move);
+        splitter.removeEventListener('pointerup', up);
+      };
+      splitter.addEventListener('pointermove', move);
+      splitter.addEventListener('pointerup', up);
+    });
+    new ResizeObserver(() => this.resizeBottom()).observe($('bottom-body'));
+    this.setTab(this.ui.tab);
+    this.setPanel(this.ui.panel);
+  }
+
+  private resizeBottom(): void {
+    if (this.ui.tab === 'timeline') this.timeline?.resize();
+    if (this.ui.tab === 'mapping') this.mapping.resize();
+  }
+
+  /** Shows a tab of the bottom panel (opening its view for the main run on first show). */
+  setTab(tab: BottomTab): void {
+    this.ui.tab = tab;
+    for (const b of Array.from($('tabs').querySelectorAll<HTMLElement>('button[data-tab]'))) b.classList.toggle('active', b.dataset.tab === tab);
+    for (const t of ['timeline', 'mapping', 'summary'] as const) $(t).hidden = t !== tab;
+    $('timeline-tools').hidden = tab !== 'timeline';
+    this.openBottomViews();
+    this.resizeBottom();
+    this.writeHash();
+  }
+
+  /** 'split' | 'graph' (panel folded to its tab bar) | 'bottom' (graph hidden). */
+  setPanel(mode: PanelMode): void {
+    this.ui.panel = mode;
+    document.body.classList.toggle('panel-graph', mode === 'graph');
+    document.body.classList.toggle('panel-bottom', mode === 'bottom');
+    for (const [id, m] of [['max-graph', 'graph'], ['max-split', 'split'], ['max-bottom', 'bottom']] as const) $(id).classList.toggle('active', mode === m);
+    this.resize();
+    this.resizeBottom();
+    this.writeHash();
+  }
+
+  private fillCompareRuns(): void {
+    const sel = $('tl-compare') as HTMLSelectElement;
+    sel.textContent = '';
+    const none = document.createElement('option');
+    none.value = '';
+    none.textContent = 'none';
+    sel.append(none);
+    for (const r of this.runs) {
+      if (!r.has_trace) continue;
+      const o = document.createElement('option');
+      o.value = String(r.id);
+      o.textContent = `${r.id}: ${r.name}`;
+      sel.append(o);
+    }
+    sel.value = this.ui.timelineCompare !== null ? String(this.ui.timelineCompare) : '';
+  }
+
+  /** The main pane's run changed (or was first loaded): the bottom views follow it. */
+  private async runChanged(): Promise<void> {
+    const run = this.main.state.run;
+    this.lastTask = null;
+    this.timelineMeta = null;
+    if (this.runs[run]?.has_trace) {
+      this.timelineMeta = await this.api.timeline(run).catch((e: Error) => { this.banner(`timeline: ${e.message}`); return null; });
+    }
+    this.summaryOpened = this.summaryView.open(run, this.timelineMeta?.start_ns ?? 0);
+    this.viewRun.summary = run;
+    await this.openBottomViews();
+  }
+
+  /** Resolves when the summary view of the current run has loaded (tests, deep links to findings). */
+  summaryOpened: Promise<void> = Promise.resolve();
+
+  private async openBottomViews(): Promise<void> {
+    if (!this.runs.length) return;
+    const run = this.main.state.run;
+    const tab = this.ui.tab;
+    if (tab === 'mapping' && this.viewRun.mapping !== run) {
+      this.viewRun.mapping = run;
+      this.mapping.open(run);
+    }
+    if (this.viewRun.timeline !== run) {
+      this.viewRun.timeline = run;
+      const root = $('timeline');
+      if (!this.runs[run]?.has_trace) {
+        this.timeline?.destroy();
+        this.timeline = null;
+        root.textContent = '';
+        const m = document.createElement('div');
+        m.className = 'tab-message';
+        m.textContent = `run ${run} has no trace: nothing to show on a timeline. Open a run with a profile (e.g. model-inspector open MODEL PROFILE) for the timeline, mapping times and summary.`;
+        root.append(m);
+        return;
+      }
+      if (!this.timeline) {
+        root.textContent = '';
+        this.timeline = new TimelineView(root, {
+          taskClicked: (taskId) => this.selection.set({ kind: 'task', ids: [taskId] }, 'timeline'),
+          rangeSelected: (startNs, endNs, tracks) => this.selection.set({ kind: 'range', startNs, endNs, tracks }, 'timeline'),
+          rangeCleared: () => { if (this.selection.current?.kind === 'range') this.selection.clear('timeline'); },
+        }, { forceCanvas2d: this.forceCanvas });
+      }
+      const tl = this.timeline;
+      try {
+        await tl.open(run);
+      } catch (e) {
+        this.banner(`timeline: ${(e as Error).message}`);
+        return;
+      }
+      if (this.ui.clock !== 'raw') tl.setClock(this.ui.clock);
+      const cmp = this.ui.timelineCompare;
+      if (cmp !== null && cmp !== run && this.runs[cmp]?.has_trace) tl.setCompareRun(cmp, this.ui.align);
+      document.body.dataset.timeline = String(run);
+    }
+  }
+
+  /** The clock the timeline shows (its own toolbar can switch it). */
+  get clock(): 'raw' | 'calibrated' {
+    return this.timeline?.state.clock === 'calibrated' ? 'calibrated' : 'raw';
+  }
+
+  /** Mapping "tasks" cell of a node row: every task of the node. */
+  private async selectNodeTasks(node: number): Promise<void> {
+    try {
+      const r = await this.api.nodeTasks(this.main.state.run, node);
+      if (r.tasks.length) this.selection.set({ kind: 'task', ids: r.tasks }, 'mapping');
+    } catch (e) {
+      this.banner(`tasks of node ${node}: ${(e as Error).message}`);
+    }
+  }
+
+  /**
+   * The one place a selection reaches every view. `source` need not be told
+   * what it already shows (the graph selected its own node, the timeline
+   * drew its own range), but is told the rest.
+   */
+  private async onSelection(sel: Selection | null, source: SelectionSource): Promise<void> {
+    const seq = ++this.resolveSeq;
+    const run = this.main.state.run;
+    const stale = (): boolean => seq !== this.resolveSeq;
+    this.writeHash();
+    // Undo what the previous selection set up in other views.
+    if (this.opFilterFromSelection && sel?.kind !== 'op_type') {
+      this.opFilterFromSelection = false;
+      this.timeline?.setFilter({});
+    }
+    if (sel?.kind !== 'range') this.summaryView.clearRange();
+    // (A node picked from that list keeps it.)
+    if (this.searchFromSelection && sel?.kind !== 'op_type' && sel?.kind !== 'node') {
+      this.searchFromSelection = false;
+      ($('search') as HTMLInputElement).value = '';
+      this.search.clear();
+    }
+    if (sel?.kind !== 'task') this.lastTask = null;
+    this.summaryView.setSelection(sel?.kind === 'op_type' ? sel.opType : null, sel?.kind === 'finding' ? sel.index : -1);
+    $('bottom-status').textContent = describeSelection(sel);
+    if (!sel) {
+      this.highlightTasks([], false);
+      this.mapping.setHighlight({ nodes: new Set(), tasks: new Set(), opType: null });
+      for (const p of this.panes) if (p.linkedIds.length || p.state.node !== null) { p.linkedIds = []; if (source !== 'graph') p.state.node = null; p.updateHighlights(); }
+      if (source !== 'graph') this.details.clear();
+      this.resolvedVersion++;
+      return;
+    }
+    switch (sel.kind) {
+      case 'node': {
+        if (source !== 'graph') await this.openNode(sel.level, sel.id);
+        if (stale()) return;
+        this.mapping.setHighlight({ nodes: new Set([sel.id]), tasks: new Set(), opType: null });
+        this.summaryView.setSelection(this.opTypeOfNode(sel.id), -1);
+        if ((sel.run ?? run) !== run || !this.timeline) { this.highlightTasks([], false); break; }
+        const r = await this.api.nodeTasks(run, sel.id).catch(() => null);
+        if (stale()) return;
+        this.highlightTasks(r?.tasks ?? [], source !== 'timeline' && !!r?.tasks.length, r ?? undefined);
+        break;
+      }
+      case 'task': {
+        this.highlightTasks(sel.ids, source !== 'timeline');
+        this.details.loading();
+        let t: TaskDetails;
+        try {
+          t = await this.api.task(run, sel.ids[0]);
+        } catch (e) {
+          if (!stale()) this.details.showError((e as Error).message);
+          return;
+        }
+        if (stale()) return;
+        this.lastTask = t;
+        this.details.showTask(t, this.timelineMeta?.start_ns ?? 0);
+        this.mapping.setHighlight({ nodes: new Set(t.node ? [t.node.id] : []), tasks: new Set(sel.ids), opType: null });
+        this.summaryView.setSelection(t.op_type || null, -1);
+        await this.showTaskInGraph(t);
+        break;
+      }
+      case 'op_type': {
+        this.mapping.setHighlight({ nodes: new Set(), tasks: new Set(), opType: sel.opType });
+        const row = this.summaryView.summary?.op_types.find((o) => o.op_type === sel.opType) ?? null;
+        this.details.showOpType(sel.opType, row);
+        this.opFilterFromSelection = true;
+        this.timeline?.setFilter({ opTypes: [sel.opType] });
+        this.highlightTasks([], false);
+        this.searchFromSelection = true;
+        await this.search.run(sel.opType, 'op');
+        break;
+      }
+      case 'finding': {
+        let { nodes, tasks } = sel;
+        let f: FindingJson | undefined;
+        if (!nodes.length && !tasks.length) {
+          await this.summaryOpened;
+          if (stale()) return;
+          f = this.summaryView.findings[sel.index];
+          if (!f) { this.details.showError(`no finding ${sel.index} in this run's analyses`); break; }
+          nodes = findingIds(f.nodes);
+          tasks = findingIds(f.tasks);
+        }
+        f ??= this.summaryView.findings[sel.index];
+        if (f) this.details.showFinding(f, nodes.length, tasks.length);
+        this.mapping.setHighlight({ nodes: new Set(nodes), tasks: new Set(tasks), opType: null });
+        this.highlightTasks(tasks, tasks.length > 0);
+        await this.linkNodesInGraph(nodes);
+        break;
+      }
+      case 'range': {
+        this.mapping.setHighlight({ nodes: new Set(), tasks: new Set(), opType: null });
+        if (source === 'url') this.timeline?.zoomTo(sel.startNs, sel.endNs);
+        const s = await this.summaryView.showRange(sel.startNs, sel.endNs, this.clock);
+        if (stale()) return;
+        if (s) this.details.showRange(s, sel.startNs, sel.endNs, this.timelineMeta?.start_ns ?? 0);
+        break;
+      }
+    }
+    if (!stale()) this.resolvedVersion++;
+  }
+
+  /** The op type of a node drawn in a pane (its summary row), or null. */
+  private opTypeOfNode(id: number): string | null {
+    for (const p of this.panes) {
+      const l = p.scene?.layout, it = p.itemOfNode(id);
+      if (l && it >= 0 && l.itemKind[it] === ItemKind.Node) return l.str(l.itemTitle[it]);
+    }
+    return null;
+  }
+
+  private highlightTasks(ids: number[], focus: boolean, extent?: { start_ns: number; end_ns: number }): void {
+    this.selectedTasks = ids;
+    if (!this.timeline) return;
+    this.timeline.highlightTasks(ids, focus ? { focus: true, startNs: extent?.start_ns, endNs: extent?.end_ns } : undefined);
+  }
+
+  /**
+   * A task's node in the graph: a pane showing the node's level selects and
+   * centres it; a framework pane when the node is compiled outlines (links)
+   * its fused_from nodes instead. Details stay on the task.
+   */
+  private async showTaskInGraph(t: TaskDetails): Promise<void> {
+    if (!t.node) return;
+    const node = t.node;
+    for (const p of this.panes) {
+      if (p !== this.main && !this.comparing) continue;
+      if (p.state.run !== this.main.state.run) continue;
+      if (p.state.level === node.level) {
+        p.linkedIds = [];
+        if (await p.reveal(node.id)) p.centreOnNode(node.id);
+        p.state.node = node.id;
+      } else if (p.state.level === 'framework' && t.fused_from.length) {
+        const ids = t.fused_from.map((r) => r.id);
+        p.state.node = null;
+        p.linkedIds = ids;
+        for (const id of ids.slice(0, 16)) if (!p.nodeVisible(id)) await p.reveal(id);
+        p.centreOnNodes(ids);
+      } else {
+        continue;
+      }
+      p.selectedGroup = -1;
+      p.updateHighlights();
+    }
+    this.writeHash();
+  }
+
+  /** After a level switch: draw the current selection's graph part on the new level. */
+  private reapplyGraphSelection(): void {
+    const sel = this.selection.current;
+    if (sel?.kind === 'task' && this.lastTask) {
+      this.details.showTask(this.lastTask, this.timelineMeta?.start_ns ?? 0);
+      void this.showTaskInGraph(this.lastTask);
+    } else if (sel?.kind === 'op_type') {
+      this.searchFromSelection = true;
+      void this.search.run(sel.opType, 'op');
+    } else if (sel?.kind === 'finding') {
+      void this.linkNodesInGraph(sel.nodes);
+    }
+  }
+
+  /** Outlines (links) nodes of the main pane — finding evidence, the critical path — revealing the first few. */
+  private async linkNodesInGraph(ids: number[]): Promise<void> {
+    const p = this.main;
+    let present = ids.filter((id) => p.itemOfNode(id) >= 0);
+    if (present.length < ids.length && p.state.level === 'framework' && this.runs[p.state.run]?.levels.includes('compiled')) {
+      // Compiled nodes (e.g. of the critical path) stand for their fused_from nodes here (the first 64 asked).
+      const seq = this.resolveSeq;
+      const missing = ids.filter((id) => p.itemOfNode(id) < 0).slice(0, 64);
+      const details = await Promise.all(missing.map((id) => this.api.node(p.state.run, 'compiled', id).catch(() => null)));
+      if (seq !== this.resolveSeq) return;
+      const more = new Set(present);
+      for (const d of details) for (const r of d?.fused_from ?? []) if (p.itemOfNode(r.id) >= 0) more.add(r.id);
+      present = [...more];
+    }
+    p.state.node = null;
+    p.linkedIds = present;
+    for (const id of present.slice(0, 8)) if (!p.nodeVisible(id)) await p.reveal(id);
+    if (present.length) p.centreOnNodes(present.slice(0, 8));
+    p.updateHighlights();
+    this.writeHash();
+  }
+
+  /** The critical path on graph (linked outline) and timeline (path); null clears both. */
+  private showCriticalPath(cp: CriticalPathJson | null): void {
+    this.timeline?.setPath(cp ? cp.tasks : null);
+    if (cp) void this.linkNodesInGraph(cp.nodes);
+    else { this.main.linkedIds = []; this.main.updateHighlights(); }
   }
 
   // ---- export ----
@@ -445,5 +905,16 @@ export class App implements PaneHost {
     const l = p.scene?.layout, out: number[] = [];
     if (l) for (let g = 1; g < l.groupCount; ++g) if (l.groupFlags[g] & kGroupExpanded) out.push(g);
     return out;
+  }
+}
+
+function describeSelection(sel: Selection | null): string {
+  if (!sel) return '';
+  switch (sel.kind) {
+    case 'node': return `selected: ${sel.level} node ${sel.id}`;
+    case 'task': return sel.ids.length === 1 ? `selected: task ${sel.ids[0]}` : `selected: ${sel.ids.length} tasks`;
+    case 'op_type': return `selected: op type ${sel.opType}`;
+    case 'finding': return `selected: finding ${sel.index}`;
+    case 'range': return `selected: range of ${((sel.endNs - sel.startNs) / 1e3).toFixed(1)} µs`;
   }
 }

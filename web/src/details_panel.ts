@@ -1,15 +1,19 @@
 // Details side panel: one node from the API (op type, name, scope,
 // attributes, inputs/outputs with shapes and dtypes, fused_from / fused_into
-// as links, tasks with times, status), or a summary of a group from the
+// as links, tasks with times, status), one task (name, kind, track, raw and
+// calibrated times, its node and fused_from as links, the host launch, flows),
+// the summary of a selected time range, or a summary of a group from the
 // layout itself.
 
-import type { NodeDetails, NodeRef, ValueInfo } from './api';
+import type { NodeDetails, NodeRef, SummaryJson, TaskDetails, ValueInfo } from './api';
 import { groupPath, opName, type Layout } from './layout_binary';
 import { opColor, rgbCss } from './palette';
 
 export interface DetailsLinks {
   /** Opens a node of another level (fused_from → framework, fused_into → compiled). */
   openNode(level: string, id: number): void;
+  /** Opens a task (a task's launch, a flow's other end). */
+  openTask?(id: number): void;
 }
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
@@ -144,6 +148,109 @@ export class DetailsPanel {
       const t = table(d.tasks.map((k) => [k.name, fmtNs(k.start_ns), fmtNs(k.duration_ns), String(k.track)]), ['task', 'start', 'duration', 'track']);
       section(root, `Tasks (${total}${total > d.tasks.length ? `, first ${d.tasks.length}` : ''}; ${fmtNs(sum)})`, t);
     }
+  }
+
+  private taskLink(id: number, text: string): HTMLElement {
+    const a = el('a', 'task-link', text);
+    a.href = '#';
+    a.dataset.task = String(id);
+    a.addEventListener('click', (e) => { e.preventDefault(); this.links.openTask?.(id); });
+    return a;
+  }
+
+  /** One task of the trace (GET /tasks/{id}); times relative to `originNs` (the trace start) and absolute. */
+  showTask(t: TaskDetails, originNs = 0): void {
+    const root = this.root;
+    root.classList.remove('loading');
+    root.textContent = '';
+    const head = el('div', 'details-head');
+    const label = t.op_type || t.name;
+    const chip = el('span', 'chip');
+    chip.style.background = rgbCss(opColor(label));
+    head.append(chip, el('span', 'op-type', label), el('span', 'status', t.kind));
+    root.append(head, el('div', 'node-name task-name', t.name));
+    const rel = (ns: number): string => `${fmtNs(ns - originNs)} (${ns} ns)`;
+    const info: (string | Node)[][] = [
+      ['task', String(t.id)],
+      ['track', t.track.name],
+      ['start', rel(t.start_ns)],
+    ];
+    if (t.calibrated_start_ns !== undefined && t.calibrated_start_ns !== t.start_ns) info.push(['start, calibrated', rel(t.calibrated_start_ns)]);
+    info.push(['duration', fmtNs(t.duration_ns)]);
+    if (t.category) info.push(['category', t.category]);
+    if (t.run !== null && t.run !== undefined) info.push(['run', String(t.run)]);
+    if (t.correlation !== undefined && t.correlation !== null && t.correlation !== '') info.push(['correlation', String(t.correlation)]);
+    if (t.bytes) info.push(['bytes', String(t.bytes)]);
+    if (t.shapes) info.push(['shapes', fmtValue(t.shapes)]);
+    if (t.parent !== null && t.parent !== undefined) info.push(['parent', this.taskLink(t.parent, `task ${t.parent}`)]);
+    root.append(table(info));
+    if (t.node) {
+      const ul = el('ul', 'links');
+      const li = el('li');
+      li.append(this.nodeLink(t.node.level, t.node), el('span', 'muted', ` ${t.node.level}`));
+      ul.append(li);
+      section(root, 'Node', ul);
+    } else {
+      section(root, 'Node', el('div', 'muted', 'not linked to a graph node'));
+    }
+    if (t.fused_from?.length) {
+      const ul = el('ul', 'links');
+      for (const r of t.fused_from) { const li = el('li'); li.append(this.nodeLink('framework', r)); ul.append(li); }
+      section(root, `Fused from (${t.fused_from.length})`, ul);
+    }
+    if (t.launch) {
+      const l = t.launch;
+      section(root, 'Launch', table([[this.taskLink(l.id, l.name), `track ${l.track}`, fmtNs(l.start_ns - originNs)]]));
+    }
+    if (t.flows?.length) {
+      const rows = t.flows.slice(0, 50).map((f) => {
+        const other = f.from_task === t.id ? f.to_task : f.from_task;
+        return [f.kind, f.from_task === t.id ? 'to' : 'from', this.taskLink(other, `task ${other}`), fmtNs(Math.abs(f.to_ns - f.from_ns))];
+      });
+      section(root, `Flows (${t.flows.length})`, table(rows, ['kind', '', 'task', 'gap']));
+    }
+  }
+
+  /** The summary of a selected time range (GET /summary?from_ns&to_ns): the main figures, top op types and streams. */
+  showRange(s: SummaryJson, startNs: number, endNs: number, originNs = 0): void {
+    const root = this.root;
+    root.classList.remove('loading');
+    root.textContent = '';
+    root.append(el('div', 'details-head', 'Time range'),
+      el('div', 'node-name', `${fmtNs(startNs - originNs)} – ${fmtNs(endNs - originNs)} (${fmtNs(endNs - startNs)})`));
+    root.append(table([['tasks', String(s.tasks)], ['task time', fmtNs(s.total_us * 1000)]]));
+    const ops = s.op_types.slice(0, 10).map((o) => [o.op_type, String(o.calls), fmtNs(o.total_us * 1000), `${(o.share * 100).toFixed(1)} %`]);
+    if (ops.length) section(root, `Op types (${s.op_types.length})`, table(ops, ['op type', 'calls', 'total', 'share']));
+    const st = s.streams.map((t) => [t.name, fmtNs(t.busy_us * 1000), `${(t.utilisation * 100).toFixed(1)} %`]);
+    if (st.length) section(root, 'Streams', table(st, ['stream', 'busy', 'busy share']));
+  }
+
+  /** A diagnosis finding: message, suggestion, its evidence (the views highlight it). */
+  showFinding(f: { rule: string; title?: string; severity: string; message: string; suggestion?: string }, nodes: number, tasks: number): void {
+    const root = this.root;
+    root.classList.remove('loading');
+    root.textContent = '';
+    root.append(el('div', 'details-head', `Finding · ${f.severity}`), el('div', 'node-name', `${f.title ? f.title + ' · ' : ''}${f.rule}`),
+      el('p', undefined, f.message));
+    if (f.suggestion) section(root, 'Suggestion', el('p', undefined, f.suggestion));
+    root.append(el('div', 'muted', `evidence: ${nodes} node(s), ${tasks} task(s), highlighted in the graph and the timeline`));
+  }
+
+  /** An op type (from the summary or mapping): its row of the summary, when given. */
+  showOpType(op: string, row: { calls: number; total_us: number; share: number; nodes: number } | null): void {
+    const root = this.root;
+    root.classList.remove('loading');
+    root.textContent = '';
+    const head = el('div', 'details-head');
+    const chip = el('span', 'chip');
+    chip.style.background = rgbCss(opColor(op));
+    head.append(chip, el('span', 'op-type', op), el('span', 'status', 'op type'));
+    root.append(head);
+    if (row) {
+      root.append(table([['nodes', String(row.nodes)], ['calls', String(row.calls)], ['total', fmtNs(Math.round(row.total_us * 1000))],
+        ['share', `${(row.share * 100).toFixed(1)} %`]]));
+    }
+    root.append(el('div', 'muted', 'Its nodes are highlighted in the graph, its tasks filtered on the timeline.'));
   }
 
   showGroup(l: Layout, g: number, expanded: boolean): void {

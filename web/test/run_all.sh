@@ -2,7 +2,9 @@
 # Runs the web UI tests: layout binary decoding (node), renderers on a
 # layout file (Chromium + vite preview), end-to-end against the real server
 # (Chromium + `model-inspector open`): the structure view (e2e_test), then
-# heat map, lineage, reveal, compare and export (e2e_views_test). For ctest:
+# heat map, lineage, reveal, compare and export (e2e_views_test), then the
+# linked views — graph, timeline, mapping, summary, one selection, URL —
+# on ORT and Ascend runs (e2e_linked_test). For ctest:
 #   MI_BINARY=<build>/src/cli/model-inspector MI_TEST_ARTIFACTS=<build>/web-test-artifacts web/test/run_all.sh
 # Fails with a clear message when node, the npm packages, Chromium or the
 # binary are missing. Set MI_SKIP_E2E=1 to run only the first two.
@@ -32,10 +34,13 @@ fi
 
 node test/layout_binary_test.mjs
 node test/palette_test.mjs
+node test/timeline_binary_test.mjs
 node test/render_file_test.mjs
 if [[ "${MI_SKIP_E2E:-0}" != 1 ]]; then
   "$MI_BINARY" open --help >/dev/null 2>&1 || die "$MI_BINARY has no 'open' command (the server); build the current tree"
   node test/e2e_test.mjs
   node test/e2e_views_test.mjs
+  node test/timeline_test.mjs
+  node test/e2e_linked_test.mjs
 fi
 echo "PASS: web tests"

@@ -1,0 +1,265 @@
+// Summary view: the op-type table of `summary` (count, total, average,
+// share; the data movement and layout conversion rows as the summary gives
+// them), a bar chart of time per op type (SVG), per-stream busy / idle, and
+// — when the server's analyses have them (GET /analyses, GET /critical-path;
+// an older server answers 404 and the sections stay away) — the critical
+// path's share and the diagnosis findings, whose entries select their
+// evidence. An area selection on the timeline switches the view to the
+// summary of that time range (GET /summary?from_ns&to_ns&clock) until it is
+// cleared. Clicking an op-type row or bar selects that op type.
+
+import type { Api, AnalysesJson, CriticalPathJson, FindingJson, SummaryJson, SummaryOpType } from './api';
+import { fmtNs } from './details_panel';
+import { opColor, rgbCss } from './palette';
+
+export interface SummaryHost {
+  readonly api: Api;
+  selectOpType(op: string): void;
+  selectFinding(index: number, f: FindingJson): void;
+  /** Draws the critical path on graph and timeline (null clears). */
+  showCriticalPath(path: CriticalPathJson | null): void;
+  clearRange(): void;
+  error(message: string): void;
+}
+
+/** Evidence ids of a finding as numbers (the JSON may give numbers or {id} objects). */
+export function findingIds(list: FindingJson['nodes'] | FindingJson['tasks']): number[] {
+  return (list ?? []).map((x) => (typeof x === 'number' ? x : x.id)).filter((x) => Number.isInteger(x));
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+const usNs = (us: number): string => fmtNs(Math.round(us * 1000));
+const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
+const kSvg = 'http://www.w3.org/2000/svg';
+
+export class SummaryView {
+  private run = -1;
+  summary: SummaryJson | null = null;
+  /** The summary of the selected range, when one is. */
+  rangeSummary: SummaryJson | null = null;
+  range: { startNs: number; endNs: number; clock: string } | null = null;
+  analyses: AnalysesJson | null = null;
+  criticalPath: CriticalPathJson | null = null;
+  findings: FindingJson[] = [];
+  private selectedOp: string | null = null;
+  private selectedFinding = -1;
+  private originNs = 0;
+  private loadSeq = 0;
+  private rangeSeq = 0;
+  /** Resolves when the run's summary and analyses are in (tests, deep links). */
+  loaded: Promise<void> = Promise.resolve();
+
+  constructor(private readonly root: HTMLElement, private readonly host: SummaryHost) {
+    root.classList.add('summary-view');
+  }
+
+  /** Loads the summary and analyses of run `run`. */
+  open(run: number, originNs = 0): Promise<void> {
+    this.run = run;
+    this.originNs = originNs;
+    this.range = null;
+    this.rangeSummary = null;
+    const seq = ++this.loadSeq;
+    this.root.textContent = 'loading the summary…';
+    this.loaded = (async () => {
+      const [summary, analyses] = await Promise.all([
+        this.host.api.summary(run),
+        this.host.api.analyses(run).catch((e: Error) => { this.host.error(`analyses: ${e.message}`); return null; }),
+      ]);
+      if (seq !== this.loadSeq) return;
+      this.summary = summary;
+      this.analyses = analyses;
+      this.findings = analyses?.findings ?? [];
+      const cp = analyses?.critical_path;
+      this.criticalPath = cp && Array.isArray(cp.tasks) ? cp as CriticalPathJson : null;
+      if (!this.criticalPath && summary.tasks > 0) {
+        this.criticalPath = await this.host.api.criticalPath(run, 'calibrated').catch(() => null);
+      }
+      if (seq !== this.loadSeq) return;
+      this.render();
+    })().catch((e: Error) => {
+      if (seq !== this.loadSeq) return;
+      this.root.textContent = '';
+      this.root.append(el('div', 'error', `summary: ${e.message}`));
+    });
+    return this.loaded;
+  }
+
+  /** Shows the summary of [startNs, endNs) (the timeline's area selection). */
+  async showRange(startNs: number, endNs: number, clock: 'raw' | 'calibrated'): Promise<SummaryJson | null> {
+    if (this.run < 0) return null;
+    const seq = ++this.rangeSeq;
+    this.range = { startNs, endNs, clock };
+    try {
+      const s = await this.host.api.summaryRange(this.run, startNs, endNs, clock);
+      if (seq !== this.rangeSeq) return null;
+      this.rangeSummary = s;
+      this.render();
+      return s;
+    } catch (e) {
+      if (seq === this.rangeSeq) this.host.error(`range summary: ${(e as Error).message}`);
+      return null;
+    }
+  }
+
+  clearRange(): void {
+    if (!this.range) return;
+    this.rangeSeq++;
+    this.range = null;
+    this.rangeSummary = null;
+    this.render();
+  }
+
+  setSelection(opType: string | null, finding: number): void {
+    this.selectedOp = opType;
+    this.selectedFinding = finding;
+    for (const r of Array.from(this.root.querySelectorAll<HTMLElement>('[data-op]'))) r.classList.toggle('selected', r.dataset.op === opType);
+    for (const r of Array.from(this.root.querySelectorAll<HTMLElement>('[data-finding]'))) r.classList.toggle('selected', Number(r.dataset.finding) === finding);
+  }
+
+  private render(): void {
+    const s = this.rangeSummary ?? this.summary;
+    this.root.textContent = '';
+    if (!s) return;
+    const head = el('div', 'view-bar summary-head');
+    if (this.range) {
+      const r = this.range;
+      head.append(el('b', undefined, `Range ${fmtNs(r.startNs - this.originNs)} – ${fmtNs(r.endNs - this.originNs)}`),
+        el('span', 'muted', `(${fmtNs(r.endNs - r.startNs)}, ${r.clock} clock)`));
+      const b = el('button', 'summary-whole', 'whole run');
+      b.title = 'clear the range selection';
+      b.addEventListener('click', () => this.host.clearRange());
+      head.append(b);
+    } else {
+      head.append(el('b', undefined, 'Whole run'));
+    }
+    head.append(el('span', 'muted', `${s.tasks} tasks · ${usNs(s.total_us)} task time · basis: ${s.basis}` +
+      (s.unlinked_tasks ? ` · ${s.unlinked_tasks} unlinked` : '')));
+    this.root.append(head);
+    const cols = el('div', 'summary-cols');
+    const left = el('div', 'summary-col');
+    const right = el('div', 'summary-col');
+    cols.append(left, right);
+    this.root.append(cols);
+    left.append(el('h3', undefined, 'Time per op type'), this.chart(s.op_types), this.opTable(s.op_types));
+    right.append(el('h3', undefined, 'Streams'), this.streamTable(s));
+    const cp = this.criticalPath;
+    if (cp && !this.range) {
+      right.append(el('h3', undefined, 'Critical path'));
+      const p = el('div', 'critical-path');
+      p.append(el('span', undefined, `${pct(cp.share)} of the wall time (${fmtNs(cp.length_ns)} of ${fmtNs(cp.wall_ns)}), ${cp.tasks.length} tasks `));
+      const show = el('button', 'show-critical-path', 'show');
+      show.title = 'highlight the critical path on the graph and the timeline';
+      let on = false;
+      show.addEventListener('click', () => {
+        on = !on;
+        show.classList.toggle('active', on);
+        this.host.showCriticalPath(on ? cp : null);
+      });
+      p.append(show);
+      right.append(p);
+    }
+    if (this.analyses && !this.range) {
+      right.append(el('h3', undefined, `Findings (${this.findings.length})`));
+      if (!this.findings.length) right.append(el('div', 'muted', 'no findings'));
+      const ul = el('ul', 'findings');
+      this.findings.forEach((f, k) => {
+        const li = el('li', `finding severity-${f.severity}`);
+        li.dataset.finding = String(k);
+        const nodes = findingIds(f.nodes).length, tasks = findingIds(f.tasks).length;
+        li.append(el('span', 'severity', f.severity), el('span', 'finding-msg', f.message),
+          el('span', 'muted', ` ${f.rule}${nodes || tasks ? ` · evidence: ${nodes} node(s), ${tasks} task(s)` : ''}`));
+        li.title = f.suggestion ?? '';
+        li.addEventListener('click', () => this.host.selectFinding(k, f));
+        ul.append(li);
+      });
+      right.append(ul);
+    }
+    this.setSelection(this.selectedOp, this.selectedFinding);
+  }
+
+  private opTable(ops: SummaryOpType[]): HTMLElement {
+    const t = el('table', 'summary-ops');
+    const hr = el('tr');
+    for (const h of ['op type', 'kind', 'nodes', 'calls', 'total', 'average', 'share']) hr.append(el('th', undefined, h));
+    t.append(hr);
+    for (const o of ops) {
+      const tr = el('tr', 'op-row');
+      tr.dataset.op = o.op_type;
+      const name = el('td');
+      const chip = el('span', 'chip');
+      chip.style.background = rgbCss(opColor(o.op_type));
+      name.append(chip, ` ${o.op_type}`);
+      tr.append(name, el('td', 'muted', o.kind.replace(/_/g, ' ')), el('td', 'num', String(o.nodes)), el('td', 'num', String(o.calls)),
+        el('td', 'num', usNs(o.total_us)), el('td', 'num', usNs(o.average_us)), el('td', 'num', pct(o.share)));
+      tr.addEventListener('click', () => this.host.selectOpType(o.op_type));
+      t.append(tr);
+    }
+    return t;
+  }
+
+  /** Horizontal bars, one per op type (the 16 largest), length = total time. */
+  private chart(ops: SummaryOpType[]): SVGSVGElement {
+    const top = [...ops].sort((a, b) => b.total_us - a.total_us).slice(0, 16);
+    const rowH = 16, labelW = 150, barW = 220, valueW = 140;
+    const svg = document.createElementNS(kSvg, 'svg');
+    svg.setAttribute('class', 'op-chart');
+    svg.setAttribute('width', String(labelW + barW + valueW));
+    svg.setAttribute('height', String(top.length * rowH + 4));
+    const max = Math.max(1e-9, ...top.map((o) => o.total_us));
+    top.forEach((o, k) => {
+      const g = document.createElementNS(kSvg, 'g');
+      g.setAttribute('data-op', o.op_type);
+      g.setAttribute('class', 'bar');
+      const y = k * rowH + 2;
+      const label = document.createElementNS(kSvg, 'text');
+      label.setAttribute('x', String(labelW - 6));
+      label.setAttribute('y', String(y + 11));
+      label.setAttribute('text-anchor', 'end');
+      label.textContent = o.op_type.length > 22 ? o.op_type.slice(0, 21) + '…' : o.op_type;
+      const rect = document.createElementNS(kSvg, 'rect');
+      rect.setAttribute('x', String(labelW));
+      rect.setAttribute('y', String(y + 1));
+      rect.setAttribute('height', String(rowH - 4));
+      rect.setAttribute('width', String(Math.max(1, (o.total_us / max) * barW)));
+      rect.setAttribute('fill', rgbCss(opColor(o.op_type)));
+      const value = document.createElementNS(kSvg, 'text');
+      value.setAttribute('x', String(labelW + (o.total_us / max) * barW + 4));
+      value.setAttribute('y', String(y + 11));
+      value.textContent = `${usNs(o.total_us)} · ${pct(o.share)}`;
+      const title = document.createElementNS(kSvg, 'title');
+      title.textContent = `${o.op_type}: ${usNs(o.total_us)} in ${o.calls} call(s)`;
+      g.append(title, label, rect, value);
+      g.addEventListener('click', () => this.host.selectOpType(o.op_type));
+      svg.append(g);
+    });
+    return svg;
+  }
+
+  private streamTable(s: SummaryJson): HTMLElement {
+    const t = el('table', 'summary-streams');
+    const hr = el('tr');
+    for (const h of ['stream', 'kind', 'tasks', 'busy', 'idle', 'busy share']) hr.append(el('th', undefined, h));
+    t.append(hr);
+    for (const st of s.streams) {
+      const tr = el('tr');
+      tr.dataset.stream = String(st.stream_id);
+      const bar = el('div', 'busy-bar');
+      const fill = el('div', 'busy-fill');
+      fill.style.width = `${Math.min(100, st.utilisation * 100)}%`;
+      bar.append(fill);
+      const share = el('td', 'num', pct(st.utilisation));
+      share.append(bar);
+      tr.append(el('td', undefined, st.name), el('td', 'muted', st.kind.replace(/_/g, ' ')), el('td', 'num', String(st.tasks)),
+        el('td', 'num', usNs(st.busy_us)), el('td', 'num', usNs(Math.max(0, st.span_us - st.busy_us))), share);
+      t.append(tr);
+    }
+    return t;
+  }
+}
