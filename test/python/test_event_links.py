@@ -7,7 +7,6 @@ crosses streams "via" the event, and the synthetic 1M-task generator writes
 the same shapes."""
 import gzip
 import json
-import pathlib
 import subprocess
 import sys
 

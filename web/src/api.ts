@@ -86,6 +86,10 @@ export interface CriticalPathJson {
   tasks: number[]; nodes: number[]; length_ns: number; wall_ns: number; share: number;
   by_track?: { track: number; ns: number }[]; by_op_type?: { op_type: string; ns: number }[];
 }
+/** GET .../nodes/{node}/paths: a node's ancestors and descendants and their tasks. */
+export interface NodePathsJson {
+  ancestors: number[]; descendants: number[]; node_tasks?: number[]; ancestor_tasks: number[]; descendant_tasks: number[];
+}
 /** GET /analyses: each section present when computed. */
 export interface AnalysesJson { findings?: FindingJson[]; critical_path?: Partial<CriticalPathJson>; [more: string]: unknown }
 
@@ -155,6 +159,10 @@ export class Api {
   /** Every task of a node (a framework node fused into a compiled one: the compiled node's), with their extent. */
   nodeTasks(run: number, node: number): Promise<NodeTasks> {
     return this.json(`/api/runs/${run}/tasks?node=${node}`);
+  }
+
+  nodePaths(run: number, level: string, node: number): Promise<NodePathsJson> {
+    return this.json(`/api/runs/${run}/levels/${encodeURIComponent(level)}/nodes/${node}/paths`);
   }
 
   mapping(run: number, q: MappingQuery): Promise<MappingPage> {

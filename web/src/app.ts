@@ -471,6 +471,38 @@ export class App implements PaneHost {
     ($('lineage') as HTMLInputElement).checked = on;
     for (const p of this.panes) { p.lineage = on; p.updateHighlights(); }
     this.renderPanels();
+    const sel = this.selection.current;
+    if (sel?.kind === 'node') void this.showNodePaths(sel.run ?? this.main.state.run, sel.level, sel.id);
+    else if (!on) this.clearNodePaths();
+  }
+
+  /** Tasks on the timeline's path overlay for the lineage, not the critical path. */
+  private pathIsLineage = false;
+  /** Task ids of the last node-paths overlay (tests). */
+  lineageTasks: number[] = [];
+
+  /**
+   * With lineage on, a selected node's dependency paths (every node on a
+   * path from the inputs to it and from it to the outputs, from the server)
+   * are drawn on the timeline as the tasks that executed them, while the
+   * graph highlights the same lineage through its visible edges.
+   */
+  private async showNodePaths(run: number, level: string, node: number): Promise<void> {
+    if (!this.main.lineage || !this.timeline || run !== this.main.state.run) { this.clearNodePaths(); return; }
+    const paths = await this.api.nodePaths(run, level, node).catch(() => null);
+    const sel = this.selection.current;
+    if (sel?.kind !== 'node' || sel.id !== node || !this.main.lineage) return;
+    if (!paths) { this.clearNodePaths(); return; }
+    const own = paths.node_tasks ?? this.selectedTasks;
+    this.lineageTasks = [...paths.ancestor_tasks, ...own, ...paths.descendant_tasks];
+    this.pathIsLineage = true;
+    this.timeline.setPath(this.lineageTasks);
+  }
+
+  private clearNodePaths(): void {
+    this.lineageTasks = [];
+    if (this.pathIsLineage) this.timeline?.setPath(null);
+    this.pathIsLineage = false;
   }
 
   // ---- bottom panel: timeline | mapping | summary ----
@@ -663,6 +695,7 @@ export class App implements PaneHost {
       this.search.clear();
     }
     if (sel?.kind !== 'task') this.lastTask = null;
+    if (sel?.kind !== 'node') this.clearNodePaths();
     this.summaryView.setSelection(sel?.kind === 'op_type' ? sel.opType : null, sel?.kind === 'finding' ? sel.index : -1);
     $('bottom-status').textContent = describeSelection(sel);
     if (!sel) {
@@ -683,6 +716,7 @@ export class App implements PaneHost {
         const r = await this.api.nodeTasks(run, sel.id).catch(() => null);
         if (stale()) return;
         this.highlightTasks(r?.tasks ?? [], source !== 'timeline' && !!r?.tasks.length, r ?? undefined);
+        await this.showNodePaths(run, sel.level, sel.id);
         break;
       }
       case 'task': {
@@ -827,6 +861,7 @@ export class App implements PaneHost {
 
   /** The critical path on graph (linked outline) and timeline (path); null clears both. */
   private showCriticalPath(cp: CriticalPathJson | null): void {
+    this.pathIsLineage = false;
     this.timeline?.setPath(cp ? cp.tasks : null);
     if (cp) void this.linkNodesInGraph(cp.nodes);
     else { this.main.linkedIds = []; this.main.updateHighlights(); }

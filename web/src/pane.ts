@@ -222,15 +222,6 @@ export class Pane {
   /** Items on the selection's lineage at the last highlight update (tests). */
   lineageCount = 0;
 
-  /**
-   * Hook for the critical path (a later issue: analyses). When it lands, it
-   * returns the model NodeIds on the path and updateHighlights draws them
-   * like the lineage; until then there is nothing to draw.
-   */
-  criticalPath(): number[] | null {
-    return null;
-  }
-
   private click(sx: number, sy: number): void {
     const s = this.scene;
     if (!s) return;

@@ -197,6 +197,22 @@ try {
   await shot(page, 'ui_linked_node');
   await shot(page, 'ui_timeline');
 
+  // Lineage on: the node's dependency paths (GET .../paths) are the timeline's
+  // path overlay — its ancestors', its own and its descendants' tasks.
+  const paths = await apiJson(page, `/api/runs/${kResnet}/levels/compiled/nodes/${conv.node.id}/paths`);
+  const expectPath = new Set([...paths.ancestor_tasks, ...nodeTasks.tasks, ...paths.descendant_tasks]);
+  check(paths.ancestors.length + paths.descendants.length > 0, `the Conv node has ancestors or descendants (${paths.ancestors.length} / ${paths.descendants.length})`);
+  await page.click('#lineage');
+  const lin = await poll(page, () => {
+    const app = window.__mi, tl = app.timeline;
+    return app.lineageTasks.length > 0 && { lineage: app.lineageTasks, pathIds: tl.pathIds, lineageItems: app.main.lineageCount };
+  }, null, 30000, 'node paths on the timeline');
+  eq([...lin.lineage].sort((a, b) => a - b).join(), [...expectPath].sort((a, b) => a - b).join(), 'lineage tasks = ancestor + own + descendant tasks of /paths');
+  eq([...lin.pathIds].sort((a, b) => a - b).join(), [...expectPath].sort((a, b) => a - b).join(), 'the timeline path overlay holds them');
+  check(lin.lineageItems > 1, `the graph highlights the lineage too (${lin.lineageItems} items)`);
+  await page.click('#lineage');
+  await poll(page, () => window.__mi.lineageTasks.length === 0 && window.__mi.timeline.pathIds.length === 0, null, 30000, 'lineage off clears the path');
+
   // Mapping marks the node's row.
   await page.click('#tabs button[data-tab="mapping"]');
   await poll(page, () => document.querySelectorAll('#mapping .mapping-row[data-index]').length > 0, null, 30000, 'mapping rows');
@@ -421,7 +437,7 @@ try {
   }
   if (analyses?.critical_path?.tasks?.length) {
     await page.click('#summary button.show-critical-path');
-    const cp = await poll(page, () => { const tl = window.__mi.timeline; return tl.path.length > 0 && { path: tl.path.length, linked: window.__mi.main.linkedIds.length }; }, null, 30000, 'critical path drawn');
+    const cp = await poll(page, () => { const tl = window.__mi.timeline; return tl.path.length > 0 && window.__mi.main.linkedIds.length > 0 && { path: tl.path.length, linked: window.__mi.main.linkedIds.length }; }, null, 30000, 'critical path drawn');
     check(cp.path > 0 && cp.linked > 0, `critical path on timeline (${cp.path} tasks) and graph (${cp.linked} nodes)`);
     await page.click('#summary button.show-critical-path');
   }
