@@ -210,23 +210,9 @@ std::string AttributeText(const Model& m, const Attribute& a) {
   }
 }
 
+// "python3 (GPU 0) / stream 7": the details panel's track line.
 std::string TrackName(const Trace& trace, TrackId id) {
-  const TrackInfo& t = trace.track(id);
-  std::string label;
-  if (t.thread_name != StringPool::kEmpty) {
-    label = std::string(trace.str(t.thread_name));
-  } else if (t.kind == TrackKind::kDeviceStream) {
-    label = fmt::format("stream {}", t.stream >= 0 ? t.stream : t.tid);
-  } else {
-    label = fmt::format("thread {}", t.tid);
-  }
-  while (!label.empty() && label.back() == ' ') label.pop_back();
-  std::string process = t.process_name != StringPool::kEmpty
-                            ? std::string(trace.str(t.process_name))
-                        : t.pid_label != StringPool::kEmpty
-                            ? std::string(trace.str(t.pid_label))
-                            : fmt::format("pid {}", t.pid);
-  return process + " / " + label;
+  return TrackProcessName(trace, id) + " / " + TrackShortName(trace, id);
 }
 
 void WriteNodeRef(JsonWriter& w, const Model& m, NodeId n) {

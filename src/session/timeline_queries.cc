@@ -625,18 +625,7 @@ void WriteTimelineNodeRef(JsonWriter& w, const Model& m, NodeId n) {
 }
 
 std::string TimelineTrackName(const Trace& trace, TrackId id) {
-  const TrackInfo& t = trace.track(id);
-  std::string label;
-  if (t.thread_name != StringPool::kEmpty) {
-    label = std::string(trace.str(t.thread_name));
-  } else if (t.kind == TrackKind::kDeviceStream) {
-    label = fmt::format("stream {}", t.stream >= 0 ? t.stream : t.tid);
-  } else {
-    label = fmt::format("thread {}", t.tid);
-  }
-  // Kineto writes "stream 7 ".
-  while (!label.empty() && label.back() == ' ') label.pop_back();
-  return label;
+  return TrackShortName(trace, id);
 }
 
 std::string TimelineTrackGroup(const Trace& trace, TrackId id) {

@@ -104,4 +104,32 @@ size_t Trace::MemoryUsage() const {
          allocator_samples_.capacity() * sizeof(AllocatorSample);
 }
 
+std::string TrackShortName(const Trace& trace, TrackId track) {
+  const TrackInfo& t = trace.track(track);
+  std::string label;
+  if (t.thread_name != StringPool::kEmpty) {
+    label = std::string(trace.str(t.thread_name));
+  } else if (t.kind == TrackKind::kDeviceStream) {
+    label = "stream " + std::to_string(t.stream >= 0 ? t.stream : t.tid);
+  } else {
+    label = "thread " + std::to_string(t.tid);
+  }
+  while (!label.empty() && label.back() == ' ') label.pop_back();
+  return label;
+}
+
+std::string TrackProcessName(const Trace& trace, TrackId track) {
+  const TrackInfo& t = trace.track(track);
+  if (t.process_name != StringPool::kEmpty) {
+    return std::string(trace.str(t.process_name));
+  }
+  if (t.pid_label != StringPool::kEmpty) {
+    return std::string(trace.str(t.pid_label));
+  }
+  if (t.kind == TrackKind::kDeviceStream && t.device >= 0) {
+    return "device " + std::to_string(t.device);
+  }
+  return "pid " + std::to_string(t.pid);
+}
+
 }  // namespace mi

@@ -8,6 +8,7 @@
 // raw time + track clock offset, so both are always available.
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -223,5 +224,13 @@ class Trace {
   std::vector<TaskMemoryRecord> task_memory_;
   std::vector<AllocatorSample> allocator_samples_;
 };
+
+// Names of a track for people, shared by every report and view:
+// the thread name the source gave, else "stream N" (device streams) or
+// "thread N", without trailing blanks (Kineto writes "stream 7 ").
+std::string TrackShortName(const Trace& trace, TrackId track);
+// The process the track belongs to: its process name, else the string pid,
+// else "device N" (device streams of a known device), else "pid N".
+std::string TrackProcessName(const Trace& trace, TrackId track);
 
 }  // namespace mi

@@ -101,6 +101,31 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * GET from the server with the access token; a failure becomes an ApiError
+ * with the server's own message (an abort stays an AbortError).
+ */
+export async function fetchApi(base: string, token: string | null, path: string, signal?: AbortSignal): Promise<Response> {
+  const headers: Record<string, string> = {};
+  if (token) headers['X-MI-Token'] = token;
+  let r: Response;
+  try {
+    r = await fetch(base + path, { headers, signal });
+  } catch (e) {
+    if ((e as Error).name === 'AbortError') throw e;
+    throw new ApiError(0, `cannot reach the model-inspector server (${(e as Error).message}); is it still running?`);
+  }
+  if (!r.ok) {
+    let message = `${r.status} ${r.statusText} for ${path}`;
+    try {
+      const j = await r.json();
+      if (j && j.error && j.error.message) message = j.error.message;
+    } catch { /* not JSON: keep the status line */ }
+    throw new ApiError(r.status, message);
+  }
+  return r;
+}
+
 export class Api {
   private readonly token: string | null;
 
@@ -110,24 +135,8 @@ export class Api {
     this.token = token ?? new URLSearchParams(location.search).get('token');
   }
 
-  private async get(path: string): Promise<Response> {
-    const headers: Record<string, string> = {};
-    if (this.token) headers['X-MI-Token'] = this.token;
-    let r: Response;
-    try {
-      r = await fetch(this.base + path, { headers });
-    } catch (e) {
-      throw new ApiError(0, `cannot reach the model-inspector server (${(e as Error).message}); is it still running?`);
-    }
-    if (!r.ok) {
-      let message = `${r.status} ${r.statusText} for ${path}`;
-      try {
-        const j = await r.json();
-        if (j && j.error && j.error.message) message = j.error.message;
-      } catch { /* not JSON: keep the status line */ }
-      throw new ApiError(r.status, message);
-    }
-    return r;
+  private get(path: string): Promise<Response> {
+    return fetchApi(this.base, this.token, path);
   }
 
   private async json<T>(path: string): Promise<T> {

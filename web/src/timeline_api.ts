@@ -4,7 +4,7 @@
 // Errors are ApiError with the server's message, like api.ts; the page's
 // ?token= travels as X-MI-Token the same way.
 
-import { ApiError } from './api';
+import { fetchApi } from './api';
 import { decodeTimelineWindow, type TimelineWindow } from './timeline_binary';
 
 export type TrackKind = 'device_stream' | 'host_thread' | 'other';
@@ -75,25 +75,8 @@ export class TimelineApi {
     this.token = token ?? new URLSearchParams(location.search).get('token');
   }
 
-  private async get(path: string, signal?: AbortSignal): Promise<Response> {
-    const headers: Record<string, string> = {};
-    if (this.token) headers['X-MI-Token'] = this.token;
-    let r: Response;
-    try {
-      r = await fetch(this.base + path, { headers, signal });
-    } catch (e) {
-      if ((e as Error).name === 'AbortError') throw e;
-      throw new ApiError(0, `cannot reach the model-inspector server (${(e as Error).message}); is it still running?`);
-    }
-    if (!r.ok) {
-      let message = `${r.status} ${r.statusText} for ${path}`;
-      try {
-        const j = await r.json();
-        if (j && j.error && j.error.message) message = j.error.message;
-      } catch { /* not JSON: keep the status line */ }
-      throw new ApiError(r.status, message);
-    }
-    return r;
+  private get(path: string, signal?: AbortSignal): Promise<Response> {
+    return fetchApi(this.base, this.token, path, signal);
   }
 
   private async json<T>(path: string, signal?: AbortSignal): Promise<T> {

@@ -18,27 +18,9 @@ bool IsDataMovementOpType(std::string_view op) {
          op == "MemcpyAsync";
 }
 
+// "stream 7 (python3 (GPU 0))": the summary's stream column.
 std::string TrackLabel(const Trace& trace, TrackId id) {
-  const TrackInfo& t = trace.track(id);
-  std::string label;
-  if (t.thread_name != StringPool::kEmpty) {
-    label = std::string(trace.str(t.thread_name));
-  } else if (t.kind == TrackKind::kDeviceStream) {
-    label = fmt::format("stream {}", t.stream >= 0 ? t.stream : t.tid);
-  } else {
-    label = fmt::format("thread {}", t.tid);
-  }
-  // Trim trailing blanks: Kineto writes "stream 7 ".
-  while (!label.empty() && label.back() == ' ') label.pop_back();
-  std::string process =
-      t.process_name != StringPool::kEmpty
-          ? std::string(trace.str(t.process_name))
-      : t.pid_label != StringPool::kEmpty
-          ? std::string(trace.str(t.pid_label))
-          : (t.kind == TrackKind::kDeviceStream && t.device >= 0
-                 ? fmt::format("device {}", t.device)
-                 : fmt::format("pid {}", t.pid));
-  return fmt::format("{} ({})", label, process);
+  return TrackShortName(trace, id) + " (" + TrackProcessName(trace, id) + ")";
 }
 
 // CANN / Ascend rows (trace dialect "ascend"): the accelerator that ran the
