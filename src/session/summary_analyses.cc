@@ -101,7 +101,7 @@ void AddWholeTraceAnalyses(const Session& session, const Session::Impl& run,
   if (run.trace.task_count() > 0) {
     analysis::TimingScope scope;
     scope.run = options.run;
-    scope.clock = analysis::Clock::kCalibrated;
+    scope.clock = TraceClock::kCalibrated;
     AddCriticalPath(run, scope, report);
     AddIdleOverlap(run, scope, report);
   }

@@ -20,9 +20,7 @@ namespace {
 StatusOr<analysis::TimingScope> ScopeOf(const Session::Impl& run,
                                         const TimingRequest& request) {
   analysis::TimingScope scope;
-  scope.clock = request.clock == TraceClock::kRaw
-                    ? analysis::Clock::kRaw
-                    : analysis::Clock::kCalibrated;
+  scope.clock = request.clock;
   if (request.run >= 0) {
     size_t runs = run.trace.runs().size();
     if (static_cast<size_t>(request.run) >= runs) {

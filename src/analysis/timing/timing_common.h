@@ -12,12 +12,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model_inspector/summary.h"
 #include "trace/trace.h"
 
 namespace mi::analysis {
 
-// Raw times as the source wrote them, or raw + the track's clock offset.
-enum class Clock : uint8_t { kRaw, kCalibrated };
+// Raw times as the source wrote them, or raw + the track's clock offset:
+// the public TraceClock (summary.h), one enum for every front end.
+using Clock = TraceClock;
 std::string_view ClockName(Clock clock);
 
 // What a timing analysis looks at: one run (Trace::runs index) or the whole
