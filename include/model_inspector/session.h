@@ -118,6 +118,12 @@ struct MappingRequest {
   // Statuses kept (empty = all): "executed", "fused", "not_executed",
   // "inserted", "unknown", "unlinked".
   std::vector<std::string> statuses;
+  // Locate the row holding a node (its own row, or the compiled node's row
+  // it was fused into) or a task (its node's row, or the unlinked-name row);
+  // the answer gains "found_index" in the filtered, sorted order (-1: no
+  // such row or filtered out). -1 = not asked; at most one of the two.
+  int64_t find_node = -1;
+  int64_t find_task = -1;
 };
 
 // Timing analyses (src/analysis/timing): which run and clock they read.

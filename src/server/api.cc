@@ -916,6 +916,23 @@ HttpResponse Api::Mapping(RunState& run, const HttpRequest& request) {
   }
   options.query = std::string(Param(request, "q"));
   options.statuses = ParamList(request, "status");
+  // The row to locate (found_index): a node's or a task's.
+  struct FindParam {
+    const char* name;
+    const char* what;
+    int64_t* target;
+  };
+  for (const FindParam& p :
+       {FindParam{"find_node", "node", &options.find_node},
+        FindParam{"find_task", "task", &options.find_task}}) {
+    std::string_view id = Param(request, p.name, &found);
+    if (!found) continue;
+    if (!ParseUint(id, UINT32_MAX, &v)) {
+      return Error(400, fmt::format("{}: expected a {} id, found '{}'", p.name,
+                                    p.what, id));
+    }
+    *p.target = static_cast<int64_t>(v);
+  }
   auto json = run.run.session->MappingJson(options);
   if (!json.ok()) return FromStatus(json.status());
   return Json(std::move(json).value());

@@ -779,6 +779,37 @@ TEST_F(ApiTest, MappingPagesSortsAndFilters) {
   ExpectJsonError(api_->Handle(Get(path, {{"desc", "yes"}})), 400);
 }
 
+TEST_F(ApiTest, MappingFindsTheRowOfANodeOrTask) {
+  const std::string path = "/api/runs/0/mapping";
+  // The last row by total time: its node and its first task lead back to it.
+  nlohmann::json all = ParseJson(
+      api_->Handle(Get(path, {{"limit", "10000"}, {"status", "executed"}})));
+  int total = all["total"].get<int>();
+  ASSERT_GT(total, 10);
+  const auto& last = all["rows"][total - 1];
+  std::string node = std::to_string(last["node"]["id"].get<int>());
+  std::string task = std::to_string(last["first_task"].get<int>());
+  nlohmann::json by_node = ParseJson(api_->Handle(Get(
+      path, {{"limit", "5"}, {"status", "executed"}, {"find_node", node}})));
+  EXPECT_EQ(by_node["found_index"], total - 1);
+  EXPECT_EQ(by_node["rows"].size(), 5u);
+  nlohmann::json by_task = ParseJson(
+      api_->Handle(Get(path, {{"status", "executed"}, {"find_task", task}})));
+  EXPECT_EQ(by_task["found_index"], total - 1);
+  // Filtered out, and absent: -1.
+  nlohmann::json hidden = ParseJson(
+      api_->Handle(Get(path, {{"status", "inserted"}, {"find_node", node}})));
+  EXPECT_EQ(hidden["found_index"], -1);
+  nlohmann::json absent =
+      ParseJson(api_->Handle(Get(path, {{"find_task", "4000000000"}})));
+  EXPECT_EQ(absent["found_index"], -1);
+  EXPECT_FALSE(ParseJson(api_->Handle(Get(path))).contains("found_index"));
+  ExpectJsonError(api_->Handle(Get(path, {{"find_node", "x"}})), 400);
+  ExpectJsonError(api_->Handle(Get(path, {{"find_task", "-3"}})), 400);
+  ExpectJsonError(
+      api_->Handle(Get(path, {{"find_node", node}, {"find_task", task}})), 400);
+}
+
 TEST_F(ApiTest, SummaryOverATimeRange) {
   const std::string path = "/api/runs/0/summary";
   nlohmann::json whole = ParseJson(api_->Handle(Get(path)));

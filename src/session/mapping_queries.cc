@@ -116,6 +116,47 @@ bool Matches(const Model& m, const Links& links, const MappingRow& row,
   return false;
 }
 
+// Whether `row` holds framework or compiled node `node`: its own row, or
+// the row of a compiled node it was fused into.
+bool HoldsNode(const Links& links, const MappingRow& row, NodeId node) {
+  if (row.unlinked) return false;
+  if (row.node == node) return true;
+  for (NodeId f : links.fused_from.Get(row.node)) {
+    if (f == node) return true;
+  }
+  return false;
+}
+
+// Index in `kept` of the first row holding the node or task `request`
+// asks for, -1 when none (an absent id, a row the filters dropped).
+int64_t FoundIndex(const Session::Impl& run,
+                   const std::vector<const MappingRow*>& kept,
+                   const MappingRequest& request) {
+  const Trace& trace = run.trace;
+  NodeId node;
+  std::string_view unlinked_name;
+  if (request.find_node >= 0) {
+    if (static_cast<uint64_t>(request.find_node) >= run.model.node_count()) {
+      return -1;
+    }
+    node = NodeId(static_cast<uint32_t>(request.find_node));
+  } else {
+    if (static_cast<uint64_t>(request.find_task) >= trace.task_count()) {
+      return -1;
+    }
+    TaskId t(static_cast<uint32_t>(request.find_task));
+    node = trace.task_node(t);
+    if (!node.valid()) unlinked_name = trace.str(trace.task_name(t));
+  }
+  for (size_t i = 0; i < kept.size(); ++i) {
+    const MappingRow& row = *kept[i];
+    bool holds = node.valid() ? HoldsNode(run.links, row, node)
+                              : row.unlinked && row.name == unlinked_name;
+    if (holds) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
 }  // namespace
 
 StatusOr<std::string> MappingJsonOf(const Session::Impl& run,
@@ -136,6 +177,10 @@ StatusOr<std::string> MappingJsonOf(const Session::Impl& run,
                       "not_executed, inserted, unknown or unlinked",
                       s));
     }
+  }
+  if (request.find_node >= 0 && request.find_task >= 0) {
+    return InvalidArgumentError(
+        "find_node, find_task: give one row to find, not both");
   }
   const TimelineIndex& index = GetTimelineIndex(run);
   std::call_once(index.mapping_once, [&]() { BuildRows(run, index); });
@@ -181,6 +226,9 @@ StatusOr<std::string> MappingJsonOf(const Session::Impl& run,
   w.FieldInt("total", static_cast<int64_t>(kept.size()));
   w.Field("level", index.mapping_level);
   w.FieldInt("offset", static_cast<int64_t>(request.offset));
+  if (request.find_node >= 0 || request.find_task >= 0) {
+    w.FieldInt("found_index", FoundIndex(run, kept, request));
+  }
   w.Key("rows").BeginArray();
   for (size_t i = request.offset;
        i < kept.size() && i - request.offset < request.limit; ++i) {

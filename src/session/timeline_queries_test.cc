@@ -475,5 +475,40 @@ TEST(MappingTest, RowsSortFilterAndPage) {
             StatusCode::kInvalidArgument);
 }
 
+TEST(MappingTest, FindsTheRowOfANodeOrTask) {
+  LinkedRun run;
+  MappingRequest r;  // by total_ns: conv_relu, Memcpy DtoH, never_ran
+  auto found = [&](const MappingRequest& req) {
+    nlohmann::json j = Json(MappingJsonOf(run.impl, req));
+    return j.contains("found_index") ? j["found_index"].get<int64_t>() : -2;
+  };
+  EXPECT_EQ(found(r), -2);  // not asked: no field
+  r.find_node = run.other.value();
+  EXPECT_EQ(found(r), 2);
+  r.limit = 1;  // the index is in the whole order, not the page
+  EXPECT_EQ(found(r), 2);
+  r.find_node = run.relu.value();  // a framework node: its compiled row
+  EXPECT_EQ(found(r), 0);
+  r.find_node = 77;  // no such node
+  EXPECT_EQ(found(r), -1);
+  r.find_node = -1;
+  r.find_task = run.k2.value();  // its node's row
+  EXPECT_EQ(found(r), 0);
+  r.find_task = run.copy.value();  // the unlinked-name row
+  EXPECT_EQ(found(r), 1);
+  r.sort = "name";
+  r.descending = false;  // Memcpy DtoH, conv_relu, never_ran
+  EXPECT_EQ(found(r), 0);
+  r.find_task = 99;
+  EXPECT_EQ(found(r), -1);
+  r.find_task = run.k1.value();
+  r.query = "never";  // filtered out
+  EXPECT_EQ(found(r), -1);
+  r.query.clear();
+  r.find_node = run.conv.value();  // both
+  EXPECT_EQ(MappingJsonOf(run.impl, r).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace mi

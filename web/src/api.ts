@@ -51,7 +51,11 @@ export interface TaskDetails {
 }
 export interface NodeTasks { tasks: number[]; start_ns: number; end_ns: number }
 export type MappingSort = 'total_ns' | 'task_count' | 'name' | 'op_type' | 'status' | 'streams';
-export interface MappingQuery { offset: number; limit: number; sort: MappingSort; desc: boolean; q: string; status: string[] }
+export interface MappingQuery {
+  offset: number; limit: number; sort: MappingSort; desc: boolean; q: string; status: string[];
+  /** Locate the row of this node / task: the answer's found_index. */
+  findNode?: number; findTask?: number;
+}
 export interface MappingRow {
   kind: 'node' | 'unlinked';
   node: { id: number; name: string; op_type: string; level: string } | null;
@@ -59,7 +63,8 @@ export interface MappingRow {
   fused_from: NodeRef[]; task_count: number; total_ns: number;
   streams: number[]; kernels: string[]; first_task: number | null;
 }
-export interface MappingPage { total: number; level: string; rows: MappingRow[] }
+/** found_index: only when findNode / findTask was asked; -1 = filtered out or absent. */
+export interface MappingPage { total: number; level: string; rows: MappingRow[]; found_index?: number }
 export interface TimelineTrack {
   id: number; kind: string; name: string; group: string; task_count: number; rows: number; busy_ns: number; clock_offset_ns: number;
 }
@@ -69,10 +74,24 @@ export interface TimelineMeta {
 }
 /** One op-type row of summary.json (docs/reference/schemas/summary.schema.json). */
 export interface SummaryOpType { op_type: string; kind: string; nodes: number; calls: number; total_us: number; average_us: number; share: number }
-export interface SummaryStream { stream_id: number; name: string; kind: string; tasks: number; total_us: number; busy_us: number; span_us: number; utilisation: number }
+/** A device stream's idle time (span - busy) by what it waited for; whole-trace summaries only. */
+export interface SummaryIdle { total_us: number; waiting_host_us: number; waiting_other_stream_us: number; other_us: number }
+export interface SummaryStream {
+  stream_id: number; name: string; kind: string; tasks: number; total_us: number; busy_us: number; span_us: number; utilisation: number;
+  idle?: SummaryIdle;
+}
+export interface SummaryCriticalPath { length_us: number; wall_us: number; share: number; tasks: number; top_op_types: { op_type: string; us: number }[] }
+export interface SummaryOverlap { device: string; compute_us: number; data_movement_us: number; overlap_us: number; overlap_share: number }
+export interface SummaryHostSync { calls: number; total_us: number; device_idle_us: number }
+export interface SummaryMemory {
+  level: 'compiled' | 'framework'; order: 'trace' | 'topological';
+  peak_activation_bytes: number; weight_bytes: number; reported_peak_bytes: number | null;
+}
+/** summary.json; the whole-trace sections (critical_path … memory) are absent from range summaries and older servers. */
 export interface SummaryJson {
   basis: string; total_us: number; tasks: number; linked_tasks: number; unlinked_tasks: number;
   op_types: SummaryOpType[]; streams: SummaryStream[];
+  critical_path?: SummaryCriticalPath | null; overlap?: SummaryOverlap[]; host_sync?: SummaryHostSync; memory?: SummaryMemory | null;
   [more: string]: unknown;
 }
 /** A diagnosis finding (docs/reference/schemas/findings.schema.json); evidence ids as numbers (or {id} objects). */
@@ -178,6 +197,8 @@ export class Api {
     const p = new URLSearchParams({ offset: String(q.offset), limit: String(q.limit), sort: q.sort, desc: q.desc ? '1' : '0' });
     if (q.q) p.set('q', q.q);
     if (q.status.length) p.set('status', q.status.join(','));
+    if (q.findNode !== undefined) p.set('find_node', String(q.findNode));
+    else if (q.findTask !== undefined) p.set('find_task', String(q.findTask));
     return this.json(`/api/runs/${run}/mapping?${p}`);
   }
 

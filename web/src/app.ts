@@ -710,7 +710,7 @@ export class App implements PaneHost {
       case 'node': {
         if (source !== 'graph') await this.openNode(sel.level, sel.id);
         if (stale()) return;
-        this.mapping.setHighlight({ nodes: new Set([sel.id]), tasks: new Set(), opType: null });
+        this.mapping.setHighlight({ nodes: new Set([sel.id]), tasks: new Set(), opType: null }, (sel.run ?? run) === run ? { node: sel.id } : null);
         this.summaryView.setSelection(this.opTypeOfNode(sel.id), -1);
         if ((sel.run ?? run) !== run || !this.timeline) { this.highlightTasks([], false); break; }
         const r = await this.api.nodeTasks(run, sel.id).catch(() => null);
@@ -732,7 +732,7 @@ export class App implements PaneHost {
         if (stale()) return;
         this.lastTask = t;
         this.details.showTask(t, this.timelineMeta?.start_ns ?? 0);
-        this.mapping.setHighlight({ nodes: new Set(t.node ? [t.node.id] : []), tasks: new Set(sel.ids), opType: null });
+        this.mapping.setHighlight({ nodes: new Set(t.node ? [t.node.id] : []), tasks: new Set(sel.ids), opType: null }, { task: sel.ids[0] });
         this.summaryView.setSelection(t.op_type || null, -1);
         await this.showTaskInGraph(t);
         break;
@@ -761,7 +761,8 @@ export class App implements PaneHost {
         }
         f ??= this.summaryView.findings[sel.index];
         if (f) this.details.showFinding(f, nodes.length, tasks.length);
-        this.mapping.setHighlight({ nodes: new Set(nodes), tasks: new Set(tasks), opType: null });
+        this.mapping.setHighlight({ nodes: new Set(nodes), tasks: new Set(tasks), opType: null },
+          nodes.length ? { node: nodes[0] } : tasks.length ? { task: tasks[0] } : null);
         this.highlightTasks(tasks, tasks.length > 0);
         await this.linkNodesInGraph(nodes);
         break;

@@ -8,6 +8,10 @@
 // Clicking a cell selects its object everywhere: the node cell selects the
 // node, a fused_from entry the framework node, the op type cell the op type,
 // the tasks / time / streams / kernels cells the row's tasks.
+// A selection made elsewhere marks its rows and, once per selection, asks the
+// server where the row holding its node or task is (find_node= / find_task=
+// -> found_index) and scrolls it to the centre, loading its page; later
+// scrolling is the user's. A row the filter drops gets a note in the bar.
 
 import type { Api, MappingPage, MappingRow, MappingSort } from './api';
 import { fmtNs } from './details_panel';
@@ -29,6 +33,9 @@ export interface MappingHighlight {
   tasks: ReadonlySet<number>;
   opType: string | null;
 }
+
+/** The node or task whose row a selection should bring into sight. */
+export interface MappingTarget { node?: number; task?: number }
 
 interface Column { key: string; title: string; sort: MappingSort | null; numeric: boolean }
 
@@ -73,7 +80,19 @@ export class MappingView {
   private readonly spacer: HTMLElement;
   private readonly rowsEl: HTMLElement;
   private readonly info: HTMLElement;
+  private readonly findNote: HTMLElement;
   private pendingRender = false;
+  /** The selection's row to locate; `scrollPending` until it was scrolled to once. */
+  private target: MappingTarget | null = null;
+  private scrollPending = false;
+  /** Bumped per locate request (older answers are dropped). */
+  private locateSeq = 0;
+  /** Bumped when the user scrolls by hand: a locate answer then does not scroll. */
+  private userScrolls = 0;
+  /** The target's row index in the current order, -1 when hidden or absent (tests). */
+  foundIndex = -1;
+  /** Resolves when the latest locate request has answered (tests). */
+  located: Promise<void> = Promise.resolve();
   /** Page requests made (tests: scrolling fetches pages on demand). */
   pageRequests = 0;
 
@@ -99,7 +118,10 @@ export class MappingView {
     }
     status.addEventListener('change', () => this.setQuery(this.query, status.value));
     this.info = el('span', 'muted mapping-info');
-    bar.append(filter, status, this.info);
+    this.findNote = el('span', 'muted mapping-find-note', 'selected row hidden by the filter');
+    this.findNote.title = 'the selection\'s row does not match the filter or status; clear them to see it';
+    this.findNote.hidden = true;
+    bar.append(filter, status, this.info, this.findNote);
     this.head = el('div', 'mapping-row mapping-head');
     for (const c of kColumns) {
       const h = el('div', `cell col-${c.key}${c.numeric ? ' num' : ''}`, c.title);
@@ -118,6 +140,9 @@ export class MappingView {
     this.rowsEl = el('div', 'mapping-rows');
     this.viewport.append(this.spacer, this.rowsEl);
     this.viewport.addEventListener('scroll', () => this.requestRender());
+    for (const ev of ['wheel', 'pointerdown', 'keydown'] as const) {
+      this.viewport.addEventListener(ev, () => { this.userScrolls++; }, { passive: true });
+    }
     root.append(bar, this.head, this.viewport);
     this.renderHead();
   }
@@ -128,6 +153,7 @@ export class MappingView {
   /** Shows run `run` (again: drops what was loaded). */
   open(run: number): void {
     this.run = run;
+    this.scrollPending = this.target !== null;
     this.reset();
   }
 
@@ -145,13 +171,26 @@ export class MappingView {
     this.reset();
   }
 
-  setHighlight(h: MappingHighlight): void {
+  /**
+   * Marks the rows of a selection; with a `target`, brings its row into
+   * sight once (now, or when the view is next shown).
+   */
+  setHighlight(h: MappingHighlight, target: MappingTarget | null = null): void {
     this.highlight = h;
+    this.target = target;
+    this.scrollPending = target !== null;
+    this.locateSeq++;
+    this.foundIndex = -1;
+    this.findNote.hidden = true;
+    this.maybeLocate();
     this.requestRender();
   }
 
   /** Call when the view becomes visible or changes size. */
-  resize(): void { this.requestRender(); }
+  resize(): void {
+    this.maybeLocate();
+    this.requestRender();
+  }
 
   /** Rows currently in the DOM (tests: virtualisation). */
   domRowCount(): number { return this.rowsEl.childElementCount; }
@@ -168,6 +207,43 @@ export class MappingView {
     return this.rowAt(index);
   }
 
+  /** Centres row `index` unless it is already wholly in sight. */
+  private centreRow(index: number): void {
+    const top = index * kMappingRowHeight, h = this.viewport.clientHeight;
+    if (top >= this.viewport.scrollTop && top + kMappingRowHeight <= this.viewport.scrollTop + h) return;
+    // The spacer must be tall enough first, or the browser clamps scrollTop.
+    this.spacer.style.height = `${this.total * kMappingRowHeight}px`;
+    this.viewport.scrollTop = Math.max(0, top - (h - kMappingRowHeight) / 2);
+    this.requestRender();
+  }
+
+  /** Locates the target now if it still waits to be scrolled to and the view can show it. */
+  private maybeLocate(): void {
+    if (!this.scrollPending || !this.target || this.run < 0 || !this.viewport.clientHeight) return;
+    this.scrollPending = false;
+    this.locate(true);
+  }
+
+  /** Asks the server for the target's row index (no rows); scrolls there if `scroll`. */
+  private locate(scroll: boolean): void {
+    const target = this.target;
+    if (!target || this.run < 0) return;
+    const seq = ++this.locateSeq, gen = this.generation, userScrolls = this.userScrolls;
+    this.located = this.host.api.mapping(this.run, {
+      offset: 0, limit: 0, sort: this.sort, desc: this.desc, q: this.query, status: this.status ? [this.status] : [],
+      findNode: target.node, findTask: target.node === undefined ? target.task : undefined,
+    }).then((r: MappingPage) => {
+      if (seq !== this.locateSeq || gen !== this.generation) return;
+      this.total = r.total;
+      this.foundIndex = r.found_index ?? -1;
+      this.findNote.hidden = !(this.foundIndex < 0 && (this.query !== '' || this.status !== ''));
+      if (scroll && this.foundIndex >= 0 && userScrolls === this.userScrolls) this.centreRow(this.foundIndex);
+      this.requestRender();
+    }, (e: Error) => {
+      if (seq === this.locateSeq) this.host.error(`mapping: ${e.message}`);
+    });
+  }
+
   /** Scrolls so that row `index` is in sight. */
   scrollToRow(index: number): void {
     const top = index * kMappingRowHeight, h = this.viewport.clientHeight;
@@ -182,8 +258,16 @@ export class MappingView {
     this.pages.clear();
     this.total = 0;
     this.viewport.scrollTop = 0;
+    this.foundIndex = -1;
+    this.findNote.hidden = true;
     if (this.run < 0) return;
     void this.loadPage(0).then(() => this.requestRender());
+    // The selection's row under the new order or filter: scrolled to only
+    // when still pending (the view was just opened), else just the note.
+    if (this.target) {
+      if (this.scrollPending) this.maybeLocate();
+      else this.locate(false);
+    }
   }
 
   private renderHead(): void {

@@ -1,14 +1,18 @@
 // Summary view: the op-type table of `summary` (count, total, average,
 // share; the data movement and layout conversion rows as the summary gives
-// them), a bar chart of time per op type (SVG), per-stream busy / idle, and
-// — when the server's analyses have them (GET /analyses, GET /critical-path;
-// an older server answers 404 and the sections stay away) — the critical
-// path's share and the diagnosis findings, whose entries select their
-// evidence. An area selection on the timeline switches the view to the
+// them), a bar chart of time per op type (SVG), per-stream busy / idle, the
+// whole-trace analyses summary.json carries (idle time by cause per device
+// stream, copy / compute overlap per device, host synchronize waits, the
+// memory estimate, the critical path with its top op types), and — when the
+// server's analyses have them (GET /analyses, GET /critical-path; an older
+// server answers 404 and the sections stay away) — the critical path's tasks
+// for the "show" button and the diagnosis findings, whose entries select
+// their evidence. An area selection on the timeline switches the view to the
 // summary of that time range (GET /summary?from_ns&to_ns&clock) until it is
-// cleared. Clicking an op-type row or bar selects that op type.
+// cleared; range summaries carry no whole-trace sections, so those hide.
+// Clicking an op-type row or bar selects that op type.
 
-import type { Api, AnalysesJson, CriticalPathJson, FindingJson, SummaryJson, SummaryOpType } from './api';
+import type { Api, AnalysesJson, CriticalPathJson, FindingJson, SummaryJson, SummaryMemory, SummaryOpType } from './api';
 import { fmtNs } from './details_panel';
 import { opColor, rgbCss } from './palette';
 
@@ -36,6 +40,13 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: 
 
 const usNs = (us: number): string => fmtNs(Math.round(us * 1000));
 const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
+/** Bytes in binary units, one decimal (the e2e test formats the API's figure the same way). */
+export function fmtBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 * 1024) return `${(bytes / (1024 * 1024 * 1024)).toFixed(1)} GiB`;
+  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${bytes} B`;
+}
 const kSvg = 'http://www.w3.org/2000/svg';
 
 export class SummaryView {
@@ -149,22 +160,7 @@ export class SummaryView {
     this.root.append(cols);
     left.append(el('h3', undefined, 'Time per op type'), this.chart(s.op_types), this.opTable(s.op_types));
     right.append(el('h3', undefined, 'Streams'), this.streamTable(s));
-    const cp = this.criticalPath;
-    if (cp && !this.range) {
-      right.append(el('h3', undefined, 'Critical path'));
-      const p = el('div', 'critical-path');
-      p.append(el('span', undefined, `${pct(cp.share)} of the wall time (${fmtNs(cp.length_ns)} of ${fmtNs(cp.wall_ns)}), ${cp.tasks.length} tasks `));
-      const show = el('button', 'show-critical-path', 'show');
-      show.title = 'highlight the critical path on the graph and the timeline';
-      let on = false;
-      show.addEventListener('click', () => {
-        on = !on;
-        show.classList.toggle('active', on);
-        this.host.showCriticalPath(on ? cp : null);
-      });
-      p.append(show);
-      right.append(p);
-    }
+    if (!this.range) this.wholeTraceSections(s, right);
     if (this.analyses && !this.range) {
       right.append(el('h3', undefined, `Findings (${this.findings.length})`));
       if (!this.findings.length) right.append(el('div', 'muted', 'no findings'));
@@ -182,6 +178,127 @@ export class SummaryView {
       right.append(ul);
     }
     this.setSelection(this.selectedOp, this.selectedFinding);
+  }
+
+  /**
+   * The whole-trace analyses of summary.json, each section only when the
+   * summary carries it (range summaries and older servers do not).
+   */
+  private wholeTraceSections(s: SummaryJson, right: HTMLElement): void {
+    const idleStreams = s.streams.filter((st) => st.idle);
+    if (idleStreams.length) right.append(el('h3', undefined, 'Idle time by cause'), this.idleTable(idleStreams));
+    this.criticalPathSection(s, right);
+    if (s.overlap?.length) {
+      right.append(el('h3', undefined, 'Copy / compute overlap'));
+      const t = el('table', 'summary-overlap');
+      const hr = el('tr');
+      for (const h of ['device', 'compute', 'data movement', 'overlapped', 'share of data movement']) hr.append(el('th', undefined, h));
+      t.append(hr);
+      for (const o of s.overlap) {
+        const tr = el('tr');
+        tr.dataset.device = o.device;
+        tr.append(el('td', undefined, o.device), el('td', 'num', usNs(o.compute_us)), el('td', 'num', usNs(o.data_movement_us)),
+          el('td', 'num', usNs(o.overlap_us)), el('td', 'num', pct(o.overlap_share)));
+        t.append(tr);
+      }
+      right.append(t);
+    }
+    if (s.host_sync) {
+      const h = s.host_sync;
+      right.append(el('h3', undefined, 'Host synchronize'));
+      right.append(el('div', 'host-sync', h.calls
+        ? `${h.calls} call(s) blocked the host for ${usNs(h.total_us)}; device idle meanwhile ${usNs(h.device_idle_us)}`
+        : 'no host synchronize calls in the trace'));
+    }
+    if (s.memory) right.append(el('h3', undefined, 'Memory (estimate)'), this.memoryLine(s.memory));
+  }
+
+  /** Idle time of each device stream split by cause, as numbers and a stacked bar. */
+  private idleTable(streams: SummaryJson['streams']): HTMLElement {
+    const t = el('table', 'summary-idle');
+    const hr = el('tr');
+    const heads = [['stream', ''], ['idle', 'span - busy'], ['host launch', 'waiting for the host to launch work'],
+      ['other stream', 'waiting on another stream'], ['other', 'idle for no cause the trace shows']];
+    for (const [h, title] of heads) {
+      const th = el('th', undefined, h);
+      th.title = title;
+      hr.append(th);
+    }
+    t.append(hr);
+    const causes = [['waiting_host_us', 'idle-host'], ['waiting_other_stream_us', 'idle-stream'], ['other_us', 'idle-other']] as const;
+    for (const st of streams) {
+      const idle = st.idle!;
+      const tr = el('tr');
+      tr.dataset.stream = String(st.stream_id);
+      const total = el('td', 'num idle-total', usNs(idle.total_us));
+      const bar = el('div', 'idle-bar');
+      bar.title = 'waiting on host launch / on another stream / other';
+      for (const [key, cls] of causes) {
+        const part = el('div', cls);
+        part.style.width = `${idle.total_us > 0 ? Math.min(100, (idle[key] / idle.total_us) * 100) : 0}%`;
+        bar.append(part);
+      }
+      total.append(bar);
+      tr.append(el('td', undefined, st.name), total);
+      for (const [key, cls] of causes) {
+        const td = el('td', 'num');
+        const chip = el('span', `chip ${cls}`);
+        td.append(chip, ` ${usNs(idle[key])}`);
+        tr.append(td);
+      }
+      t.append(tr);
+    }
+    return t;
+  }
+
+  private memoryLine(m: SummaryMemory): HTMLElement {
+    const line = el('div', 'memory-line');
+    line.append('peak activations ', el('b', 'memory-peak', fmtBytes(m.peak_activation_bytes)),
+      ` · weights ${fmtBytes(m.weight_bytes)}`);
+    if (m.reported_peak_bytes !== null) line.append(` · allocator's reported peak ${fmtBytes(m.reported_peak_bytes)}`);
+    line.append(el('span', 'muted', ` (${m.level} graph, ${m.order} order)`));
+    return line;
+  }
+
+  /**
+   * The critical path: the figures of summary.critical_path when the summary
+   * has them (else of the analyses' path), and the "show" button when the
+   * analyses gave the path's tasks.
+   */
+  private criticalPathSection(s: SummaryJson, right: HTMLElement): void {
+    const path = this.criticalPath;
+    const fromSummary = s.critical_path;
+    if (!fromSummary && !path) return;
+    right.append(el('h3', undefined, 'Critical path'));
+    const p = el('div', 'critical-path');
+    const share = fromSummary ? fromSummary.share : path!.share;
+    const length = fromSummary ? usNs(fromSummary.length_us) : fmtNs(path!.length_ns);
+    const wall = fromSummary ? usNs(fromSummary.wall_us) : fmtNs(path!.wall_ns);
+    const tasks = fromSummary ? fromSummary.tasks : path!.tasks.length;
+    p.append(el('span', 'cp-share', pct(share)), el('span', undefined, ` of the wall time (${length} of ${wall}), ${tasks} tasks `));
+    if (path) {
+      const show = el('button', 'show-critical-path', 'show');
+      show.title = 'highlight the critical path on the graph and the timeline';
+      let on = false;
+      show.addEventListener('click', () => {
+        on = !on;
+        show.classList.toggle('active', on);
+        this.host.showCriticalPath(on ? path : null);
+      });
+      p.append(show);
+    }
+    right.append(p);
+    if (fromSummary?.top_op_types.length) {
+      const top = el('div', 'cp-top muted');
+      top.append('on the path: ');
+      fromSummary.top_op_types.forEach((o, k) => {
+        if (k) top.append(' · ');
+        const chip = el('span', 'chip');
+        chip.style.background = rgbCss(opColor(o.op_type));
+        top.append(chip, ` ${o.op_type} ${usNs(o.us)}`);
+      });
+      right.append(top);
+    }
   }
 
   private opTable(ops: SummaryOpType[]): HTMLElement {

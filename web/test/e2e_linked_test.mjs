@@ -15,7 +15,8 @@
 //     summary, equal to `model-inspector summary RUN --from-us A --to-us B
 //     --format json` of the CLI;
 //   - mapping: virtualised rows, server sort by a header click, a node cell /
-//     fused_from entry / tasks cell selects that object everywhere;
+//     fused_from entry / tasks cell selects that object everywhere; a node
+//     selected in the graph whose row is far down is scrolled into sight;
 //   - the URL hash records the selection, tab and timeline compare, and a
 //     new page with it restores them;
 //   - several runs: the run picker moves the timeline; timeline compare of two runs.
@@ -218,6 +219,38 @@ try {
   await poll(page, () => document.querySelectorAll('#mapping .mapping-row[data-index]').length > 0, null, 30000, 'mapping rows');
   const marked = await poll(page, () => Array.from(document.querySelectorAll('#mapping .mapping-row.selected')).map((r) => Number(r.dataset.node)), null, 10000, 'a marked mapping row');
   check(marked.includes(conv.node.id), `mapping marks the selected node's row (${marked})`);
+  // A node whose row is far down, selected in the graph: the table asks the
+  // server where the row is (find_node= -> found_index) and scrolls it into
+  // sight, marked; a filter that drops it gets a note in the bar.
+  {
+    const far = mapping.rows.map((r, i) => ({ r, i })).filter(({ r }) => r.kind === 'node' && r.task_count > 0).pop();
+    const view = await page.evaluate(() => { const v = document.querySelector('#mapping .mapping-viewport'); return { top: v.scrollTop, h: v.clientHeight }; });
+    if (!check(!!far && far.i * 24 >= view.top + view.h, `row ${far?.i} of ${mapping.total} starts below the mapping's view (${view.top}+${view.h} px)`)) throw new Error('no far row');
+    const located = await apiJson(page, `/api/runs/${kResnet}/mapping?limit=0&find_node=${far.r.node.id}`);
+    eq(located.found_index, far.i, 'find_node= gives the row\'s index in the current order');
+    await clickNode(page, far.r.node.id);
+    const seen = await poll(page, (id) => {
+      const v = document.querySelector('#mapping .mapping-viewport'), row = v.querySelector(`.mapping-row[data-node="${id}"]`);
+      if (!row) return false;
+      const a = row.getBoundingClientRect(), b = v.getBoundingClientRect();
+      // Wholly inside the client area (the last row sits at its bottom edge).
+      return a.top >= b.top - 0.5 && a.bottom <= b.top + v.clientTop + v.clientHeight + 0.5 && { selected: row.classList.contains('selected'), index: Number(row.dataset.index) };
+    }, far.r.node.id, 30000, 'the far row scrolled into sight');
+    check(seen.selected && seen.index === far.i, `the selected node's row ${seen.index} is in sight and marked (${seen.selected})`);
+    // The user scrolls back up: the table stays there.
+    await page.hover('#mapping .mapping-viewport');
+    await page.mouse.wheel(0, -100000);
+    await poll(page, () => document.querySelector('#mapping .mapping-viewport').scrollTop === 0, null, 10000, 'wheel to the top');
+    await page.evaluate(() => window.__mi.mapping.located);
+    await frames(page);
+    eq(await page.evaluate(() => document.querySelector('#mapping .mapping-viewport').scrollTop), 0, 'a user scroll afterwards is not undone');
+    await page.fill('#mapping .mapping-filter', 'no such row');
+    const note = await poll(page, () => { const n = document.querySelector('#mapping .mapping-find-note'); return !n.hidden && n.textContent; }, null, 30000, 'hidden-row note');
+    eq(note, 'selected row hidden by the filter', 'a filter that drops the selected row says so');
+    await page.fill('#mapping .mapping-filter', '');
+    await poll(page, (n) => document.querySelector('#mapping .mapping-find-note').hidden && window.__mi.mapping.total === n && window.__mi.mapping.rowAt(0) !== null,
+      mapping.total, 30000, 'filter cleared');
+  }
 
   // 2. Mapping: virtualised, server sort, clicks select.
   const mstate = await page.evaluate(() => ({ total: window.__mi.mapping.total, dom: window.__mi.mapping.domRowCount(), h: document.querySelector('#mapping .mapping-viewport').clientHeight }));
@@ -334,6 +367,32 @@ try {
   check(bars === Math.min(16, apiSummary.op_types.length), `bar chart: one bar per op type (${bars})`);
   const streams = await page.$$eval('#summary table.summary-streams tr[data-stream]', (r) => r.length);
   eq(streams, apiSummary.streams.length, 'summary view: one row per stream');
+  // The whole-trace analyses summary.json carries: idle by cause, memory, critical path.
+  const fmtBytes = (b) => (b >= 1024 ** 3 ? `${(b / 1024 ** 3).toFixed(1)} GiB` : b >= 1024 ** 2 ? `${(b / 1024 ** 2).toFixed(1)} MiB`
+    : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`);
+  const whole = await page.evaluate(() => ({
+    idle: Array.from(document.querySelectorAll('#summary table.summary-idle tr[data-stream]'), (r) => r.dataset.stream),
+    memoryPeak: document.querySelector('#summary .memory-peak')?.textContent ?? null,
+    cpShare: document.querySelector('#summary .critical-path .cp-share')?.textContent ?? null,
+    overlap: document.querySelectorAll('#summary table.summary-overlap tr[data-device]').length,
+    hostSync: document.querySelector('#summary .host-sync')?.textContent ?? null,
+  }));
+  const idleStreams = apiSummary.streams.filter((st) => st.idle).map((st) => String(st.stream_id));
+  if (check(idleStreams.length > 0, `the ResNet-18 summary has idle breakdowns (${idleStreams.length} streams)`)) {
+    eq(whole.idle.join(), idleStreams.join(), 'summary view: one idle-by-cause row per stream with idle fields');
+  }
+  if (check(apiSummary.memory, 'the ResNet-18 summary has a memory estimate')) {
+    eq(whole.memoryPeak, fmtBytes(apiSummary.memory.peak_activation_bytes), 'summary view: memory peak = summary.memory.peak_activation_bytes');
+  }
+  if (check(apiSummary.critical_path, 'the ResNet-18 summary has a critical path')) {
+    eq(whole.cpShare, `${(apiSummary.critical_path.share * 100).toFixed(1)} %`, 'summary view: critical path share = summary.critical_path.share');
+  }
+  eq(whole.overlap, (apiSummary.overlap ?? []).length, 'summary view: one overlap row per device');
+  if (apiSummary.host_sync) {
+    const calls = apiSummary.host_sync.calls;
+    check(whole.hostSync && (calls ? whole.hostSync.startsWith(`${calls} call(s)`) : /no host synchronize calls/.test(whole.hostSync)),
+      `summary view: host synchronize line for ${calls} call(s) (${whole.hostSync})`);
+  }
   await shot(page, 'ui_linked_summary');
   const opType = apiSummary.op_types.find((o) => /Conv/.test(o.op_type)).op_type;
   let v = await page.evaluate(() => window.__mi.resolvedVersion);
@@ -390,6 +449,9 @@ try {
     const shown = await page.$$eval('#summary tr.op-row', (r) => r.map((x) => ({ op: x.dataset.op, cells: Array.from(x.children, (c) => c.textContent) })));
     eq(shown.map((r) => r.op).join(), range.summary.op_types.map((o) => o.op_type).join(), 'summary view shows the range\'s op types');
     check(/Range/.test(await page.textContent('#summary .summary-head')), 'summary view says it shows a range');
+    const wholeInRange = await page.$$eval('#summary table.summary-idle, #summary table.summary-overlap, #summary .host-sync, #summary .memory-line, #summary .critical-path',
+      (e) => e.map((x) => x.className));
+    eq(wholeInRange.join(), '', 'range summary: the whole-trace sections (idle, overlap, host sync, memory, critical path) are hidden');
     await shot(page, 'ui_linked_range');
     if (!has.cliWindow) {
       skipped('range summary against the CLI (summary has no --from-us yet)');
