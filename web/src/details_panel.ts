@@ -44,6 +44,8 @@ export function fmtNs(ns: number): string {
 
 function table(rows: (string | Node)[][], head?: string[]): HTMLTableElement {
   const t = el('table');
+  // Key / value rows: the key column keeps its words whole.
+  if (!head) t.classList.add('kv');
   if (head) {
     const tr = el('tr');
     for (const h of head) tr.append(el('th', undefined, h));

@@ -49,7 +49,11 @@ export function rowBox(lane: Lane, row: number): { y: number; h: number } {
 }
 
 /** A task drawn as an overlay (selection, highlight, path): known from /tasks/{id}. */
-export interface OverlayTask { id: number; source: number; track: number; startNs: number; endNs: number }
+export interface OverlayTask {
+  id: number; source: number; track: number; startNs: number; endNs: number;
+  /** Nesting row when the server said; else the overlay spans the lane. */
+  row?: number;
+}
 export interface FlowArrow {
   kind: string; fromTrack: number; toTrack: number; fromNs: number; toNs: number; source: number;
   /** Nesting rows of the two ends (0 until known). */
@@ -374,9 +378,12 @@ export class TimelineRenderer {
       const l = f.lanes.find((ln) => ln.source === o.source && ln.track.id === o.track);
       if (!l || l.rows === 0) return null;
       const off = f.sources[o.source]?.offsetNs ?? 0;
-      const box = rowBox(l, 0);
+      // The task's own row (a kernel inside model_run > Execute is outlined
+      // alone); a collapsed group or an unknown row: the whole lane.
+      const ownRow = !l.group.collapsed && o.row !== undefined && o.row < l.rows;
+      const box = rowBox(l, ownRow ? o.row! : 0);
       const x0 = X(o.startNs + off), x1 = Math.max(x0 + 2, X(o.endNs + off));
-      const y = Y(box.y), h = l.group.collapsed ? box.h : l.rows * kRowH - 2;
+      const y = Y(box.y), h = ownRow || l.group.collapsed ? box.h : l.rows * kRowH - 2;
       ctx.strokeStyle = color;
       ctx.lineWidth = lw;
       ctx.strokeRect(x0 - lw / 2, y - lw / 2, x1 - x0 + lw, h + lw);

@@ -623,7 +623,7 @@ export class TimelineView {
 
   private toOverlay(source: number, d: TaskDetails): OverlayTask {
     // The server gives start / end in the requested clock.
-    return { id: d.id, source, track: d.track.id, startNs: d.start_ns, endNs: d.end_ns };
+    return { id: d.id, source, track: d.track.id, startNs: d.start_ns, endNs: d.end_ns, row: d.row };
   }
 
   /** Details of up to kMaxOverlayTasks tasks of the main run, 8 requests at a time. */
