@@ -344,6 +344,10 @@ struct Api::RunState {
   std::vector<std::string> levels;
   std::mutex summary_mutex;
   std::string summary_json;  // default options, computed once
+  // The whole-trace analyses (critical path, idle/overlap, findings, ...):
+  // seconds on a million tasks, and the same until the server stops.
+  std::mutex analyses_mutex;
+  std::string analyses_json;
 };
 
 Api::Api(std::vector<ServedRun> runs, ApiOptions options)
@@ -482,7 +486,11 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
     return TimingAnalysis(*run.run.session, request, seg[3]);
   }
   if (seg.size() == 4 && seg[3] == "analyses") {
-    return Json(run.run.session->AnalysesJson());
+    std::lock_guard<std::mutex> lock(run.analyses_mutex);
+    if (run.analyses_json.empty()) {
+      run.analyses_json = run.run.session->AnalysesJson();
+    }
+    return Json(run.analyses_json);
   }
   if (seg.size() >= 6 && seg[3] == "levels") {
     std::string_view level = seg[4];

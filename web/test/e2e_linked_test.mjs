@@ -253,7 +253,11 @@ try {
   }
 
   // 2. Mapping: virtualised, server sort, clicks select.
-  const mstate = await page.evaluate(() => ({ total: window.__mi.mapping.total, dom: window.__mi.mapping.domRowCount(), h: document.querySelector('#mapping .mapping-viewport').clientHeight }));
+  // Rows are drawn on the frame after their page arrives: wait for them.
+  const mstate = await poll(page, () => {
+    const m = window.__mi.mapping, dom = m.domRowCount();
+    return dom > 0 && { total: m.total, dom, h: document.querySelector('#mapping .mapping-viewport').clientHeight };
+  }, null, 30000, 'mapping rows in the DOM');
   check(mstate.dom > 0 && mstate.dom <= Math.ceil(mstate.h / 24) + 22, `mapping keeps only the visible rows in the DOM (${mstate.dom} of ${mstate.total}, viewport ${mstate.h} px)`);
   const sortedBy = async (col) => {
     const before = await page.evaluate(() => window.__mi.mapping.pageRequests);
