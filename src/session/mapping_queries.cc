@@ -16,6 +16,7 @@
 #include "base/json_writer.h"
 #include "linker/links.h"
 #include "model/model.h"
+#include "session/node_queries.h"
 #include "session/session_impl.h"
 #include "session/timeline_queries.h"
 #include "trace/trace.h"
@@ -101,16 +102,15 @@ void BuildRows(const Session::Impl& run, const TimelineIndex& index) {
 bool Matches(const Model& m, const Links& links, const MappingRow& row,
              std::string_view q) {
   if (q.empty()) return true;
-  if (TextContainsIgnoreCase(row.name, q) ||
-      TextContainsIgnoreCase(row.op_type, q)) {
+  if (ContainsIgnoreCase(row.name, q) || ContainsIgnoreCase(row.op_type, q)) {
     return true;
   }
   for (std::string_view k : row.kernels) {
-    if (TextContainsIgnoreCase(k, q)) return true;
+    if (ContainsIgnoreCase(k, q)) return true;
   }
   if (!row.unlinked) {
     for (NodeId f : links.fused_from.Get(row.node)) {
-      if (TextContainsIgnoreCase(m.str(m.node_name(f)), q)) return true;
+      if (ContainsIgnoreCase(m.str(m.node_name(f)), q)) return true;
     }
   }
   return false;
@@ -236,14 +236,13 @@ StatusOr<std::string> MappingJsonOf(const Session::Impl& run,
     w.BeginObject();
     w.Field("kind", row.unlinked ? "unlinked" : "node");
     w.Key("node");
-    row.unlinked ? (void)w.Null() : WriteTimelineNodeRef(w, m, row.node);
+    row.unlinked ? (void)w.Null() : WriteNodeRef(w, m, row.node);
     w.Field("name", row.name);
     w.Field("op_type", row.op_type);
     w.Field("status", row.status);
     w.Key("fused_from").BeginArray();
     if (!row.unlinked) {
-      for (NodeId f : run.links.fused_from.Get(row.node))
-        WriteTimelineNodeRef(w, m, f);
+      for (NodeId f : run.links.fused_from.Get(row.node)) WriteNodeRef(w, m, f);
     }
     w.EndArray();
     w.FieldInt("task_count", static_cast<int64_t>(row.task_count));

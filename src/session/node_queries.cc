@@ -104,14 +104,6 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
-bool ContainsIgnoreCase(std::string_view haystack, std::string_view needle) {
-  if (needle.empty()) return true;
-  auto it = std::search(haystack.begin(), haystack.end(), needle.begin(),
-                        needle.end(),
-                        [](char a, char b) { return Lower(a) == Lower(b); });
-  return it != haystack.end();
-}
-
 // Case-insensitive glob over a whole name: '?' is one character other than
 // '/', '*' any run within one '/' segment, '**' any run across segments
 // ('**/' also matches no segment at all).
@@ -215,15 +207,6 @@ std::string TrackName(const Trace& trace, TrackId id) {
   return TrackProcessName(trace, id) + " / " + TrackShortName(trace, id);
 }
 
-void WriteNodeRef(JsonWriter& w, const Model& m, NodeId n) {
-  w.BeginObject();
-  w.FieldInt("id", n.value());
-  w.Field("name", m.str(m.node_name(n)));
-  w.Field("op_type", m.str(m.node_op_type(n)));
-  w.Field("level", LayerLevelName(m.node_level(n)));
-  w.EndObject();
-}
-
 void WriteValue(JsonWriter& w, const Model& m, ValueId v, bool consumers) {
   w.BeginObject();
   if (!v.valid()) {
@@ -308,6 +291,23 @@ void WriteOpDoc(JsonWriter& w, const Model& m, NodeId n) {
 }
 
 }  // namespace
+
+bool ContainsIgnoreCase(std::string_view haystack, std::string_view needle) {
+  if (needle.empty()) return true;
+  auto it = std::search(haystack.begin(), haystack.end(), needle.begin(),
+                        needle.end(),
+                        [](char a, char b) { return Lower(a) == Lower(b); });
+  return it != haystack.end();
+}
+
+void WriteNodeRef(JsonWriter& w, const Model& m, NodeId n) {
+  w.BeginObject();
+  w.FieldInt("id", n.value());
+  w.Field("name", m.str(m.node_name(n)));
+  w.Field("op_type", m.str(m.node_op_type(n)));
+  w.Field("level", LayerLevelName(m.node_level(n)));
+  w.EndObject();
+}
 
 std::vector<std::string> Session::Levels() const {
   std::vector<std::string> out;

@@ -1,7 +1,8 @@
 #pragma once
 
-// Helpers shared by the node queries (node_queries.cc) and the Model
-// Explorer export (model_explorer_export.cc).
+// Helpers shared by the node queries (node_queries.cc), the Model
+// Explorer export (model_explorer_export.cc) and the timeline and mapping
+// queries.
 
 #include <string>
 #include <string_view>
@@ -9,10 +10,20 @@
 #include <vector>
 
 #include "base/ids.h"
+#include "base/json_writer.h"
+#include "model/model.h"
 #include "model_inspector/session.h"
 #include "model_inspector/status.h"
 
 namespace mi {
+
+// Case-insensitive (ASCII) substring test: search, mapping and timeline
+// name filters.
+bool ContainsIgnoreCase(std::string_view haystack, std::string_view needle);
+
+// {"id", "name", "op_type", "level"} of a node: node details, task details
+// and mapping rows.
+void WriteNodeRef(JsonWriter& w, const Model& m, NodeId n);
 
 // The root graph of a level ("framework" | "compiled" | "stage:<Stage>");
 // NotFound for any other name or a level this run lacks.

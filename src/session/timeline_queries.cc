@@ -19,6 +19,7 @@
 #include "base/json_writer.h"
 #include "linker/links.h"
 #include "model/model.h"
+#include "session/node_queries.h"
 #include "session/session_impl.h"
 #include "trace/trace.h"
 
@@ -603,27 +604,6 @@ void IntOrNull(JsonWriter& w, std::string_view key, int64_t v) {
 
 }  // namespace
 
-bool TextContainsIgnoreCase(std::string_view haystack,
-                            std::string_view needle) {
-  auto lower = [](char c) {
-    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  };
-  if (needle.empty()) return true;
-  auto it = std::search(haystack.begin(), haystack.end(), needle.begin(),
-                        needle.end(),
-                        [&](char a, char b) { return lower(a) == lower(b); });
-  return it != haystack.end();
-}
-
-void WriteTimelineNodeRef(JsonWriter& w, const Model& m, NodeId n) {
-  w.BeginObject();
-  w.FieldInt("id", n.value());
-  w.Field("name", m.str(m.node_name(n)));
-  w.Field("op_type", m.str(m.node_op_type(n)));
-  w.Field("level", LayerLevelName(m.node_level(n)));
-  w.EndObject();
-}
-
 std::string TimelineTrackName(const Trace& trace, TrackId id) {
   return TrackShortName(trace, id);
 }
@@ -768,9 +748,8 @@ StatusOr<std::string> TimelineWindowOf(const Session::Impl& run,
     filter.name.assign(x.names.size(), 0);
     for (size_t i = 0; i < x.names.size(); ++i) {
       filter.name[i] =
-          TextContainsIgnoreCase(trace.str(x.names[i]), request.name_contains)
-              ? 1
-              : 0;
+          ContainsIgnoreCase(trace.str(x.names[i]), request.name_contains) ? 1
+                                                                           : 0;
     }
   }
   const double pixel_ns =
@@ -831,11 +810,10 @@ StatusOr<std::string> TaskDetailsJsonOf(const Session::Impl& run, uint32_t task,
   NodeId node = trace.task_node(t);
   w.Key("node");
   const bool has_node = node.valid() && node.value() < m.node_count();
-  has_node ? WriteTimelineNodeRef(w, m, node) : (void)w.Null();
+  has_node ? WriteNodeRef(w, m, node) : (void)w.Null();
   w.Key("fused_from").BeginArray();
   if (has_node) {
-    for (NodeId f : run.links.fused_from.Get(node))
-      WriteTimelineNodeRef(w, m, f);
+    for (NodeId f : run.links.fused_from.Get(node)) WriteNodeRef(w, m, f);
   }
   w.EndArray();
   w.Key("launch");

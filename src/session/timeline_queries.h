@@ -131,13 +131,6 @@ StatusOr<std::string> MappingJsonOf(const Session::Impl& run,
 std::string TimelineTrackName(const Trace& trace, TrackId id);
 std::string TimelineTrackGroup(const Trace& trace, TrackId id);
 
-// Case-insensitive (ASCII) substring test for the name filters.
-bool TextContainsIgnoreCase(std::string_view haystack, std::string_view needle);
-
-// {"id", "name", "op_type", "level"} of a node, in task details and
-// mapping rows.
-void WriteTimelineNodeRef(JsonWriter& w, const Model& m, NodeId n);
-
 // The label a task is drawn and filtered by: its op type, else its node's
 // op type, else its name.
 StringId TaskLabel(const Session::Impl& run, TaskId task);
