@@ -42,6 +42,9 @@ using ValueId = StrongId<struct ValueIdTag>;
 using ScopeId = StrongId<struct ScopeIdTag>;
 using TaskId = StrongId<struct TaskIdTag>;
 using TrackId = StrongId<struct TrackIdTag>;
+// One profiled run of one process / rank: a trace file, or the files of one
+// profiler output folder (trace/trace.h SourceInfo).
+using SourceId = StrongId<struct SourceIdTag>;
 
 }  // namespace mi
 

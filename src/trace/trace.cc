@@ -36,6 +36,28 @@ std::string_view TrackKindName(TrackKind kind) {
   return "other";
 }
 
+std::string_view TimeBaseName(TimeBase base) {
+  switch (base) {
+    case TimeBase::kUnknown:
+      return "unknown";
+    case TimeBase::kEpoch:
+      return "epoch";
+    case TimeBase::kSessionStart:
+      return "session_start";
+  }
+  return "unknown";
+}
+
+SourceId Trace::FindOrAddSource(StringId key) {
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    if (sources_[i].key == key) return SourceId(static_cast<uint32_t>(i));
+  }
+  SourceInfo info;
+  info.key = key;
+  sources_.push_back(std::move(info));
+  return SourceId(static_cast<uint32_t>(sources_.size() - 1));
+}
+
 TrackId Trace::AddTrack(const TrackInfo& info) {
   tracks_.push_back(info);
   return TrackId(static_cast<uint32_t>(tracks_.size() - 1));

@@ -38,8 +38,42 @@ inline bool IsExecutionKind(TaskKind k) {
 enum class TrackKind : uint8_t { kDeviceStream, kHostThread, kOther };
 std::string_view TrackKindName(TrackKind kind);
 
+// What time 0 of a source's raw clock is.
+enum class TimeBase : uint8_t {
+  kUnknown,
+  kEpoch,         // Unix epoch (Kineto, msprof, torch_npu)
+  kSessionStart,  // the profiled session's start (ONNX Runtime)
+};
+std::string_view TimeBaseName(TimeBase base);
+
+// One profiled run of one process (a rank): everything whose ids and clocks
+// were assigned by one profiler instance. Correlation / External / flow /
+// event ids, host clocks and the dialect are per source; two sources never
+// share them, even when their numbers collide. A source is one trace file,
+// or the files of one profiler output folder read together (an Ascend
+// run's timeline slices and CSVs), grouped by `key`.
+struct SourceInfo {
+  // What groups files into this source: the file path, or the profiler
+  // output folder. Unique per source.
+  StringId key = StringPool::kEmpty;
+  // The files read into it, in load order.
+  std::vector<StringId> files;
+  // Where the trace came from: "onnxruntime", "pytorch", "ascend",
+  // "chrome" (empty until an importer knows).
+  StringId dialect = StringPool::kEmpty;
+  // Distributed rank when the source says (Kineto distributedInfo.rank,
+  // torch_npu profiler_info_<rank>.json), else -1.
+  int32_t rank = -1;
+  // Host name when the source says, else empty.
+  StringId host = StringPool::kEmpty;
+  TimeBase time_base = TimeBase::kUnknown;
+};
+
 struct TrackInfo {
   TrackKind kind = TrackKind::kOther;
+  // The source the track belongs to: pid, tid, device and stream numbers
+  // are only unique within it.
+  SourceId source;
   int64_t pid = 0;
   int64_t tid = 0;
   // pid given as a string ("Spans"), else empty
@@ -109,6 +143,17 @@ class Trace {
 
   StringPool& strings() const { return *strings_; }
   std::string_view str(StringId id) const { return strings_->Get(id); }
+
+  // Sources (SourceInfo): FindOrAddSource returns the source with this key,
+  // adding it when new.
+  SourceId FindOrAddSource(StringId key);
+  size_t source_count() const { return sources_.size(); }
+  const SourceInfo& source(SourceId s) const { return sources_[s.value()]; }
+  SourceInfo& mutable_source(SourceId s) { return sources_[s.value()]; }
+  SourceId track_source(TrackId t) const { return tracks_[t.value()].source; }
+  SourceId task_source(TaskId t) const {
+    return tracks_[track_[t.value()].value()].source;
+  }
 
   TrackId AddTrack(const TrackInfo& info);
   size_t track_count() const { return tracks_.size(); }
@@ -198,6 +243,7 @@ class Trace {
 
  private:
   StringPool* strings_ = nullptr;
+  std::vector<SourceInfo> sources_;
   std::vector<TrackInfo> tracks_;
   std::vector<RunInfo> runs_;
   StringId dialect_ = StringPool::kEmpty;
