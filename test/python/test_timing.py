@@ -6,14 +6,15 @@ interval from the anchors the generator made, critical path as the chain
 of binding dependencies checked against networkx's longest path, idle by
 cause, sync waits) — never from model-inspector's output. Also: raw vs
 calibrated times in trace.json, `--no-calibrate`, `path --critical` /
-`--node`, and the ResNet-18 ORT critical path derived from the profile
-itself."""
+`--node`, and the ONNX Runtime fixtures' critical path and idle (and the
+summary goldens showing them) derived from the profiles themselves."""
 import json
+import re
 
 import jsonschema
 import pytest
 
-from conftest import FIXTURES, SCHEMAS, run
+from conftest import FIXTURES, ROOT, SCHEMAS, run
 
 TRUTH = FIXTURES / "timing_truth"
 EXPECTED = json.loads((TRUTH / "expected.json").read_text())
@@ -185,29 +186,81 @@ def test_path_on_the_raw_clock():
             assert s["start_ns"] == truth[s["name"]] - 790_000
 
 
-def test_resnet18_ort_critical_path_is_every_node():
-    """The ONNX Runtime CPU profile runs every node on one thread, one after
-    another (the sequential executor): each kernel_time event starts at or
-    after the previous one ended. Then the thread order chains all of them
-    and the longest path is every task, from the first start to the last
-    end. Derived here from the profile itself."""
-    events = json.loads((FIXTURES / "resnet18" / "ort_all" /
-                         "onnxruntime_profile.json").read_text())
-    nodes = sorted((e for e in events if e.get("cat") == "Node"
-                    and e["name"].endswith("_kernel_time")), key=lambda e: e["ts"])
+def ort_truth(folder, run_index=None):
+    """Critical path and idle of an ONNX Runtime CPU profile, derived from
+    the profile itself. The sequential executor runs every node on one
+    thread, one after another: each Node event starts at or after the
+    previous one ended. Then thread order chains all of them, the longest
+    path is every task from the first start to the last end (share 100%),
+    and the thread's idle is its span minus the kernels' time, with no
+    launch or other stream to wait for ("other")."""
+    events = json.loads((FIXTURES / folder / "onnxruntime_profile.json").read_text())
+    nodes = sorted((e for e in events if e.get("cat") == "Node"), key=lambda e: e["ts"])
+    if run_index is not None:  # run k = the k-th model_run (run 0 precedes them)
+        runs = sorted((e for e in events if e["name"] == "model_run"), key=lambda e: e["ts"])
+        r = runs[run_index - 1]
+        nodes = [n for n in nodes if r["ts"] <= n["ts"] < r["ts"] + r["dur"]]
     assert len({(e["pid"], e["tid"]) for e in nodes}) == 1
     assert all(b["ts"] >= a["ts"] + a["dur"] for a, b in zip(nodes, nodes[1:]))
-    length_us = nodes[-1]["ts"] + nodes[-1]["dur"] - nodes[0]["ts"]
-    path = json.loads(run("path", FIXTURES / "resnet18" / "ort_all", "--critical", "--json",
-                          "-q").stdout)
-    assert len(path["tasks"]) == len(nodes) == 102
-    assert path["length_ns"] == path["wall_ns"] == length_us * 1000
-    # Per run (model_run #2 is run 2): its 34 nodes, first start to last end.
-    run2 = nodes[34:68]
-    path2 = json.loads(run("path", FIXTURES / "resnet18" / "ort_all", "--critical", "--json",
-                           "--run", "2", "-q").stdout)
-    assert len(path2["tasks"]) == 34
-    assert path2["length_ns"] == (run2[-1]["ts"] + run2[-1]["dur"] - run2[0]["ts"]) * 1000
+    kernels = [n for n in nodes if n["name"].endswith("_kernel_time")]
+    length = nodes[-1]["ts"] + nodes[-1]["dur"] - nodes[0]["ts"]
+    span = kernels[-1]["ts"] + kernels[-1]["dur"] - kernels[0]["ts"]
+    return {"length_us": length, "tasks": len(nodes),
+            "idle_us": span - sum(k["dur"] for k in kernels)}
+
+
+@pytest.mark.parametrize("folder", ["resnet18/ort_all", "resnet18/ort_extended",
+                                    "transformer/ort_all", "transformer/ort_extended"])
+def test_ort_critical_path_is_every_node(folder, tmp_path):
+    truth = ort_truth(folder)
+    run("export", FIXTURES / folder, "--out", tmp_path, "-q")
+    analyses = json.loads((tmp_path / "analyses.json").read_text())
+    path = analyses["critical_path"]
+    assert len(path["tasks"]) == truth["tasks"]
+    assert path["length_ns"] == path["wall_ns"] == truth["length_us"] * 1000
+    (thread,) = analyses["idle_overlap"]["streams"]
+    assert thread["idle_ns"] == thread["idle_by_reason"]["other"] == truth["idle_us"] * 1000
+    # One run: model_run #2 of ResNet-18 is run 2.
+    if folder == "resnet18/ort_all":
+        run2 = ort_truth(folder, 2)
+        path2 = json.loads(run("path", FIXTURES / folder, "--critical", "--json", "--run", "2",
+                               "-q").stdout)
+        assert len(path2["tasks"]) == run2["tasks"] == 34
+        assert path2["length_ns"] == run2["length_us"] * 1000
+
+
+# The summary goldens of ONNX Runtime inputs show the critical path and idle
+# figures; each is checked against the derivation from the profile.
+ORT_GOLDENS = {"resnet18_ort_all": ("resnet18/ort_all", None),
+               "ort_profile_alone": ("resnet18/ort_all", None),
+               "resnet18_ort_extended_csv": ("resnet18/ort_extended", None),
+               "resnet18_run2_json": ("resnet18/ort_all", 2),
+               "transformer_ort_extended_markdown": ("transformer/ort_extended", None)}
+
+
+@pytest.mark.parametrize("golden", sorted(ORT_GOLDENS))
+def test_ort_summary_goldens_agree_with_the_profile(golden):
+    folder, run_index = ORT_GOLDENS[golden]
+    truth = ort_truth(folder, run_index)
+    text = (ROOT / "test" / "golden" / "summary" / f"{golden}.out").read_text()
+    if golden.endswith("_json"):
+        doc = json.loads(text)
+        assert doc["critical_path"]["length_us"] == truth["length_us"]
+        assert doc["critical_path"]["tasks"] == truth["tasks"]
+        assert doc["critical_path"]["share"] == 1
+        (stream,) = doc["streams"]
+        assert stream["idle"]["total_us"] == stream["idle"]["other_us"] == truth["idle_us"]
+        return
+    lines = text.splitlines()
+    tokens = lambda line: [t for t in re.split(r"[\s,|]+", line) if t]
+    at = next(i for i, line in enumerate(lines) if "Critical path" in line)
+    row = next(tokens(line) for line in lines[at + 1:] if "%" in line)
+    assert row[:4] == [f"{truth['length_us']:.1f}", f"{truth['length_us']:.1f}", "100.0%",
+                       str(truth["tasks"])]
+    at = next(i for i, line in enumerate(lines) if "Idle time per stream" in line)
+    row = next(tokens(line) for line in lines[at + 1:] if line.lstrip("| ").startswith("thread"))
+    idle = f"{truth['idle_us']:.1f}"
+    assert row[-4:] == [idle, "0.0", "0.0", idle]
 
 
 def test_path_errors():
