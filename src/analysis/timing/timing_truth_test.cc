@@ -335,8 +335,8 @@ TEST(TimingTruthTest, IdleOverlapAndSyncsPerSource) {
 }
 
 TEST(TimingTruthTest, TracksWithoutSourceAreOneSource) {
-  // Old callers name no source: their tracks are one unnamed source, with
-  // the names they always had.
+  // Old callers name no source: their tracks are one unnamed source (or
+  // the trace's default one), with the names they always had.
   TimingFixture t;
   TrackId host = t.HostThread(1);
   TrackId s = t.Stream(0, 7);
@@ -353,7 +353,6 @@ TEST(TimingTruthTest, TracksWithoutSourceAreOneSource) {
   ASSERT_EQ(r.domains.size(), 2u);
   EXPECT_EQ(r.domains[0].name, "host");
   EXPECT_EQ(r.domains[1].name, "device 0");
-  EXPECT_EQ(r.domains[1].source, kNoSource);
   EXPECT_TRUE(r.notes.empty());
 }
 
