@@ -101,8 +101,10 @@ bool CopyCompletesInItsCall(const Trace& trace, TaskId copy) {
          has("Pinned -> Device");
 }
 
+// Also marks the tracks that have work tasks.
 std::vector<Anchor> CollectAnchors(const Model& model, const Trace& trace,
-                                   const std::vector<uint32_t>& domain_of) {
+                                   const std::vector<uint32_t>& domain_of,
+                                   std::vector<bool>* track_has_work) {
   std::vector<Anchor> anchors;
   auto domain = [&](TaskId t) {
     return domain_of[trace.task_track(t).value()];
@@ -120,10 +122,15 @@ std::vector<Anchor> CollectAnchors(const Model& model, const Trace& trace,
   std::unordered_map<SourceIdKey, std::vector<TaskId>, SourceIdKeyHash>
       recorders;
   bool any_wait = false;
+  std::vector<TaskId> sync_calls;
+  track_has_work->assign(trace.track_count(), false);
   for (uint32_t i = 0; i < trace.task_count(); ++i) {
     TaskId t(i);
     if (!IsWorkTask(trace, t)) continue;
-    if (IsDeviceTrack(trace, trace.task_track(t))) {
+    (*track_has_work)[trace.task_track(t).value()] = true;
+    if (!IsDeviceTrack(trace, trace.task_track(t))) {
+      if (IsHostSynchronizeCall(trace, t)) sync_calls.push_back(t);
+    } else {
       // Launch: the device task starts after its launching call starts.
       TaskId launch = launches.LaunchOf(t);
       if (launch.valid() && launch != t &&
@@ -225,9 +232,17 @@ std::vector<Anchor> CollectAnchors(const Model& model, const Trace& trace,
   // Sync: the last task launched on a stream before a synchronize call that
   // waited for that stream began ends before the call ends. Tasks on one
   // stream end in launch order, so the one ending last is the anchor.
+  if (sync_calls.empty()) return anchors;
   HostSyncIndex syncs(trace);
+  std::vector<std::pair<TaskId, HostSyncIndex::Targets>> calls;
+  for (TaskId call : sync_calls) {
+    HostSyncIndex::Targets targets = syncs.TargetsOf(call);
+    if (targets.certain) calls.emplace_back(call, targets);
+  }
+  if (calls.empty()) return anchors;
+  // Per stream: (launch end, the latest-ending task launched by then).
   std::vector<std::vector<std::pair<int64_t, TaskId>>> latest(
-      trace.track_count());  // per stream: launch end, latest-ending so far
+      trace.track_count());
   for (uint32_t track = 0; track < trace.track_count(); ++track) {
     auto& list = launched[track];
     if (list.empty()) continue;
@@ -240,13 +255,7 @@ std::vector<Anchor> CollectAnchors(const Model& model, const Trace& trace,
       latest[track].emplace_back(launch_end, best);
     }
   }
-  for (uint32_t i = 0; i < trace.task_count(); ++i) {
-    TaskId call(i);
-    if (!IsHostSynchronizeCall(trace, call) || !IsWorkTask(trace, call)) {
-      continue;
-    }
-    HostSyncIndex::Targets targets = syncs.TargetsOf(call);
-    if (!targets.certain) continue;
+  for (const auto& [call, targets] : calls) {
     for (TrackId stream : syncs.Streams(targets)) {
       const auto& list = latest[stream.value()];
       auto it =
@@ -369,7 +378,9 @@ CalibrationReport Calibrate(const Model& model, const Trace& trace,
   report.per_stream = options.per_stream;
   std::vector<uint32_t> domain_of =
       AssignDomains(trace, options.per_stream, &report.domains);
-  std::vector<Anchor> anchors = CollectAnchors(model, trace, domain_of);
+  std::vector<bool> track_has_work;
+  std::vector<Anchor> anchors =
+      CollectAnchors(model, trace, domain_of, &track_has_work);
   report.anchors = anchors.size();
   std::vector<ClockDomainOffset>& domains = report.domains;
   const size_t domain_count = domains.size();
@@ -483,10 +494,8 @@ CalibrationReport Calibrate(const Model& model, const Trace& trace,
   // Domains of tracks without work (empty streams, annotation rows) are
   // not reported as unanchored.
   std::vector<bool> has_work(domain_count, false);
-  for (uint32_t i = 0; i < trace.task_count(); ++i) {
-    if (IsWorkTask(trace, TaskId(i))) {
-      has_work[domain_of[trace.task_track(TaskId(i)).value()]] = true;
-    }
+  for (uint32_t i = 0; i < trace.track_count(); ++i) {
+    if (track_has_work[i]) has_work[domain_of[i]] = true;
   }
   for (size_t i = 0; i < order.size(); ++i) {
     uint32_t d = order[i];

@@ -193,6 +193,11 @@ std::vector<TrackId> HostSyncIndex::Streams(const Targets& targets) const {
 }
 
 LaunchIndex::LaunchIndex(const Trace& trace) : trace_(trace) {
+  size_t runtime_calls = 0;
+  for (uint32_t i = 0; i < trace.task_count(); ++i) {
+    runtime_calls += trace.task_kind(TaskId(i)) == TaskKind::kRuntime;
+  }
+  runtime_by_correlation_.reserve(runtime_calls);
   for (uint32_t i = 0; i < trace.task_count(); ++i) {
     TaskId t(i);
     if (trace.task_kind(t) != TaskKind::kRuntime ||
