@@ -84,12 +84,14 @@ void AddLaunchEdges(const Trace& trace, const DependencyGraph& g,
 // record that started before the waiting task.
 void AddEventEdges(const Trace& trace, const TaskClock& clock,
                    const DependencyGraph& g, std::vector<Edge>* edges) {
-  std::unordered_map<int32_t, std::vector<uint32_t>> recorders;
+  std::unordered_map<SourceIdKey, std::vector<uint32_t>, SourceIdKeyHash>
+      recorders;
   bool any_wait = false;
   for (uint32_t v = 0; v < g.tasks.size(); ++v) {
     TaskId t = g.tasks[v];
     if (trace.task_event_after(t) >= 0) {
-      recorders[trace.task_event_after(t)].push_back(v);  // in start order
+      recorders[SourceIdKey{TaskSource(trace, t), trace.task_event_after(t)}]
+          .push_back(v);  // in start order
     }
     any_wait = any_wait || trace.task_event_before(t) >= 0;
   }
@@ -97,7 +99,8 @@ void AddEventEdges(const Trace& trace, const TaskClock& clock,
   for (uint32_t v = 0; v < g.tasks.size(); ++v) {
     TaskId t = g.tasks[v];
     if (trace.task_event_before(t) < 0) continue;
-    auto it = recorders.find(trace.task_event_before(t));
+    auto it = recorders.find(
+        SourceIdKey{TaskSource(trace, t), trace.task_event_before(t)});
     if (it == recorders.end()) continue;
     const std::vector<uint32_t>& list = it->second;
     int64_t start = clock.start(t);
@@ -113,20 +116,23 @@ void AddEventEdges(const Trace& trace, const TaskClock& clock,
 void AddDataEdges(const Model& model, const Trace& trace,
                   const TaskClock& clock, DependencyGraph* g,
                   std::vector<Edge>* edges) {
-  // Per (node, run): the first-starting and the last-ending task.
+  // Per (source, node, run): the first-starting and the last-ending task.
+  // Two sources' executions of one node (two ranks) are not one execution.
   struct Span {
     uint32_t first = DependencyGraph::kNoVertex;
     uint32_t last = DependencyGraph::kNoVertex;
   };
-  std::unordered_map<uint64_t, Span> spans;
-  auto key = [](NodeId n, uint32_t run) {
-    return (static_cast<uint64_t>(n.value()) << 32) | run;
+  std::unordered_map<SourceIdKey, Span, SourceIdKeyHash> spans;
+  auto key = [](uint32_t source, NodeId n, uint32_t run) {
+    return SourceIdKey{
+        source,
+        static_cast<int64_t>((static_cast<uint64_t>(n.value()) << 32) | run)};
   };
   for (uint32_t v = 0; v < g->tasks.size(); ++v) {
     TaskId t = g->tasks[v];
     NodeId n = trace.task_node(t);
     if (!n.valid() || n.value() >= model.node_count()) continue;
-    Span& s = spans[key(n, trace.task_run(t))];
+    Span& s = spans[key(TaskSource(trace, t), n, trace.task_run(t))];
     if (s.first == DependencyGraph::kNoVertex) s.first = v;  // start order
     if (s.last == DependencyGraph::kNoVertex ||
         clock.end(t) > clock.end(g->tasks[s.last])) {
@@ -135,14 +141,15 @@ void AddDataEdges(const Model& model, const Trace& trace,
   }
   if (spans.empty()) return;
   for (const auto& [k, producer] : spans) {
-    NodeId n(static_cast<uint32_t>(k >> 32));
-    uint32_t run = static_cast<uint32_t>(k & 0xffffffffu);
+    uint64_t packed = static_cast<uint64_t>(k.id);
+    NodeId n(static_cast<uint32_t>(packed >> 32));
+    uint32_t run = static_cast<uint32_t>(packed & 0xffffffffu);
     TaskId last = g->tasks[producer.last];
     for (ValueId out : model.node_outputs(n)) {
       if (!out.valid()) continue;
       for (NodeId c : model.value_consumers(out)) {
         if (c == n) continue;
-        auto it = spans.find(key(c, run));
+        auto it = spans.find(key(k.source, c, run));
         if (it == spans.end()) continue;
         uint32_t first = it->second.first;
         if (first == producer.last) continue;
@@ -156,32 +163,43 @@ void AddDataEdges(const Model& model, const Trace& trace,
   }
 }
 
+// The device task a synchronize call waited for: of the streams it waited
+// on (HostSyncIndex: the stream or device the trace names, else the
+// devices of the call's own source), the task that ended last inside the
+// call and was still running when the call began.
 void AddHostWaitEdges(const Trace& trace, const TaskClock& clock,
                       const DependencyGraph& g, std::vector<Edge>* edges) {
   std::vector<uint32_t> syncs;
-  std::vector<std::pair<int64_t, uint32_t>> device_by_end;
+  std::vector<std::vector<std::pair<int64_t, uint32_t>>> by_end(
+      trace.track_count());  // per device stream: (end, vertex)
   for (uint32_t v = 0; v < g.tasks.size(); ++v) {
     TaskId t = g.tasks[v];
     if (IsHostSynchronizeCall(trace, t)) {
       syncs.push_back(v);
     } else if (IsDeviceTrack(trace, trace.task_track(t)) &&
                IsExecutionKind(trace.task_kind(t))) {
-      device_by_end.emplace_back(clock.end(t), v);
+      by_end[trace.task_track(t).value()].emplace_back(clock.end(t), v);
     }
   }
-  if (syncs.empty() || device_by_end.empty()) return;
-  std::sort(device_by_end.begin(), device_by_end.end());
+  if (syncs.empty()) return;
+  for (auto& list : by_end) std::sort(list.begin(), list.end());
+  HostSyncIndex index(trace);
   for (uint32_t s : syncs) {
     TaskId call = g.tasks[s];
     int64_t end = clock.end(call);
-    auto it = std::upper_bound(device_by_end.begin(), device_by_end.end(),
-                               std::pair<int64_t, uint32_t>(end, UINT32_MAX));
-    if (it == device_by_end.begin()) continue;
-    --it;
+    std::pair<int64_t, uint32_t> best(INT64_MIN, DependencyGraph::kNoVertex);
+    for (TrackId stream : index.Streams(index.TargetsOf(call))) {
+      const auto& list = by_end[stream.value()];
+      auto it = std::upper_bound(list.begin(), list.end(),
+                                 std::pair<int64_t, uint32_t>(end, UINT32_MAX));
+      if (it == list.begin()) continue;
+      best = std::max(best, *(it - 1));
+    }
+    if (best.second == DependencyGraph::kNoVertex) continue;
     // Only when the host actually waited: the device task was still
     // running when the call began.
-    if (it->first <= clock.start(call)) continue;
-    edges->push_back({s, it->second, DependencyKind::kHostWait});
+    if (best.first <= clock.start(call)) continue;
+    edges->push_back({s, best.second, DependencyKind::kHostWait});
   }
 }
 

@@ -4,8 +4,6 @@
 #include <climits>
 #include <map>
 
-#include <fmt/format.h>
-
 #include "analysis/timing/dependency_graph.h"
 
 namespace mi::analysis {
@@ -125,34 +123,26 @@ IdleOverlapReport ComputeIdleOverlap(const Model& model, const Trace& trace,
   if (gaps.size() > options.max_gaps) gaps.resize(options.max_gaps);
   report.gaps = std::move(gaps);
 
-  // Copy / compute overlap per device, and the devices' busy time.
+  // Copy / compute overlap per device: (source, device index).
   struct DeviceTasks {
     std::string name;
     std::vector<std::pair<int64_t, int64_t>> compute;
     std::vector<TaskId> copies;
   };
-  std::map<int64_t, DeviceTasks> devices;
-  std::vector<std::pair<int64_t, int64_t>> device_busy;
-  std::vector<std::pair<int64_t, TaskId>> device_by_start, device_by_end;
+  std::map<DeviceKey, DeviceTasks> devices;
   for (uint32_t track = 0; track < trace.track_count(); ++track) {
     const TrackInfo& info = trace.track(TrackId(track));
     if (info.kind != TrackKind::kDeviceStream || by_track[track].empty()) {
       continue;
     }
-    DeviceTasks& d = devices[DeviceKey(info)];
-    if (d.name.empty()) {
-      d.name = info.device >= 0 ? fmt::format("device {}", info.device)
-                                : fmt::format("device (pid {})", info.pid);
-    }
+    DeviceTasks& d = devices[DeviceKeyOf(info)];
+    if (d.name.empty()) d.name = DeviceLabel(trace, info);
     for (TaskId t : by_track[track]) {
       if (trace.task_kind(t) == TaskKind::kCompute) {
         d.compute.emplace_back(clock.start(t), clock.end(t));
       } else if (trace.task_kind(t) == TaskKind::kDataMovement) {
         d.copies.push_back(t);
       }
-      device_busy.emplace_back(clock.start(t), clock.end(t));
-      device_by_start.emplace_back(clock.start(t), t);
-      device_by_end.emplace_back(clock.end(t), t);
     }
   }
   for (auto& [key, d] : devices) {
@@ -185,10 +175,33 @@ IdleOverlapReport ComputeIdleOverlap(const Model& model, const Trace& trace,
   }
 
   // Host synchronize calls (outermost only: a sync API nested in another
-  // is the same wait).
-  IntervalSet busy(std::move(device_busy));
-  std::sort(device_by_start.begin(), device_by_start.end());
-  std::sort(device_by_end.begin(), device_by_end.end());
+  // is the same wait). The device idle of a call counts only the streams
+  // it waited for (HostSyncIndex: the stream or device the trace names,
+  // else every device of the call's own source): another process's device
+  // neither kept it waiting nor was drained by it.
+  struct Timeline {
+    IntervalSet busy;
+    std::vector<std::pair<int64_t, TaskId>> by_start, by_end;
+  };
+  std::map<std::vector<TrackId>, Timeline> timelines;
+  auto timeline_of = [&](std::vector<TrackId> streams) -> const Timeline& {
+    auto it = timelines.find(streams);
+    if (it != timelines.end()) return it->second;
+    Timeline tl;
+    std::vector<std::pair<int64_t, int64_t>> busy;
+    for (TrackId s : streams) {
+      for (TaskId t : by_track[s.value()]) {
+        busy.emplace_back(clock.start(t), clock.end(t));
+        tl.by_start.emplace_back(clock.start(t), t);
+        tl.by_end.emplace_back(clock.end(t), t);
+      }
+    }
+    tl.busy = IntervalSet(std::move(busy));
+    std::sort(tl.by_start.begin(), tl.by_start.end());
+    std::sort(tl.by_end.begin(), tl.by_end.end());
+    return timelines.emplace(std::move(streams), std::move(tl)).first->second;
+  };
+  HostSyncIndex sync_index(trace);
   std::vector<int64_t> covered_until(trace.track_count(), INT64_MIN);
   std::vector<SyncWait> waits;
   for (TaskId t : graph.tasks) {
@@ -198,25 +211,26 @@ IdleOverlapReport ComputeIdleOverlap(const Model& model, const Trace& trace,
     covered_until[track] = clock.end(t);
     ++report.sync_calls;
     report.sync_ns += clock.duration(t);
-    if (busy.intervals().empty()) continue;
+    const Timeline& tl =
+        timeline_of(sync_index.Streams(sync_index.TargetsOf(t)));
+    if (tl.busy.intervals().empty()) continue;
     SyncWait w;
     w.task = t;
     w.duration_ns = clock.duration(t);
-    int64_t resume = busy.NextBusyAtOrAfter(clock.end(t));
+    int64_t resume = tl.busy.NextBusyAtOrAfter(clock.end(t));
     if (resume == INT64_MAX) resume = clock.end(t);
     w.device_idle_ns =
-        (resume - clock.start(t)) - busy.Covered(clock.start(t), resume);
+        (resume - clock.start(t)) - tl.busy.Covered(clock.start(t), resume);
     auto before = std::upper_bound(
-        device_by_end.begin(), device_by_end.end(),
+        tl.by_end.begin(), tl.by_end.end(),
         std::pair<int64_t, TaskId>(clock.end(t), TaskId(UINT32_MAX - 1)));
-    if (before != device_by_end.begin() &&
-        (before - 1)->first > clock.start(t)) {
+    if (before != tl.by_end.begin() && (before - 1)->first > clock.start(t)) {
       w.device_before = (before - 1)->second;
     }
     auto after =
-        std::lower_bound(device_by_start.begin(), device_by_start.end(),
+        std::lower_bound(tl.by_start.begin(), tl.by_start.end(),
                          std::pair<int64_t, TaskId>(clock.end(t), TaskId(0)));
-    if (after != device_by_start.end()) w.device_after = after->second;
+    if (after != tl.by_start.end()) w.device_after = after->second;
     report.sync_device_idle_ns += w.device_idle_ns;
     waits.push_back(w);
   }

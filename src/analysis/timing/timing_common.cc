@@ -11,8 +11,47 @@ std::string_view ClockName(Clock clock) {
   return clock == Clock::kRaw ? "raw" : "calibrated";
 }
 
-int64_t DeviceKey(const TrackInfo& track) {
-  return track.device >= 0 ? track.device : track.pid;
+size_t SourcesWithTracks(const Trace& trace) {
+  std::vector<uint32_t> seen;
+  for (uint32_t i = 0; i < trace.track_count(); ++i) {
+    uint32_t s = TrackSource(trace, TrackId(i));
+    if (std::find(seen.begin(), seen.end(), s) == seen.end()) {
+      seen.push_back(s);
+    }
+  }
+  return seen.size();
+}
+
+std::string SourceLabel(const Trace& trace, uint32_t source) {
+  if (source == kNoSource || source >= trace.source_count()) return "";
+  const SourceInfo& info = trace.source(SourceId(source));
+  if (info.rank >= 0) return fmt::format("rank {}", info.rank);
+  std::string_view key = trace.str(info.key);
+  while (!key.empty() && key.back() == '/') key.remove_suffix(1);
+  size_t slash = key.rfind('/');
+  if (slash != std::string_view::npos) key.remove_prefix(slash + 1);
+  if (!key.empty()) return std::string(key);
+  return fmt::format("source {}", source);
+}
+
+std::string SourceSuffix(const Trace& trace, uint32_t source) {
+  if (SourcesWithTracks(trace) <= 1) return "";
+  std::string label = SourceLabel(trace, source);
+  return label.empty() ? " (unnamed source)" : " (" + label + ")";
+}
+
+DeviceKey DeviceKeyOf(const TrackInfo& track) {
+  DeviceKey key;
+  key.source = track.source.valid() ? track.source.value() : kNoSource;
+  key.device = track.device >= 0 ? track.device : -1;
+  return key;
+}
+
+std::string DeviceLabel(const Trace& trace, const TrackInfo& track) {
+  std::string suffix = SourceSuffix(
+      trace, track.source.valid() ? track.source.value() : kNoSource);
+  if (track.device < 0) return "device (unknown)" + suffix;
+  return fmt::format("device {}{}", track.device, suffix);
 }
 
 bool IsWorkTask(const Trace& trace, TaskId t) {
@@ -21,7 +60,8 @@ bool IsWorkTask(const Trace& trace, TaskId t) {
   // such as CANN's PROFILING_ENABLE / PROFILING_DISABLE would chain the
   // start of the trace to its end.
   if (IsDeviceTrack(trace, trace.task_track(t))) {
-    return IsExecutionKind(trace.task_kind(t));
+    return IsExecutionKind(trace.task_kind(t)) &&
+           !IsHostTimedSyncRecord(trace, t);
   }
   if (trace.task_kind(t) != TaskKind::kOther) return true;
   std::string_view category = trace.str(trace.task_category(t));
@@ -52,7 +92,112 @@ bool IsHostSynchronizeCall(const Trace& trace, TaskId t) {
   return name.find("ynchronize") != std::string_view::npos;
 }
 
+SyncKind HostSyncKind(const Trace& trace, TaskId call) {
+  std::string_view name = trace.str(trace.task_name(call));
+  auto has = [&](std::string_view part) {
+    return name.find(part) != std::string_view::npos;
+  };
+  if (has("DeviceSynchronize") || has("CtxSynchronize") ||
+      has("ThreadSynchronize") || has("SynchronizeDevice") ||
+      has("SynchronizeContext")) {
+    return SyncKind::kDevice;
+  }
+  if (has("StreamSynchronize") || has("SynchronizeStream")) {
+    return SyncKind::kStream;
+  }
+  if (has("EventSynchronize") || has("SynchronizeEvent")) {
+    return SyncKind::kEvent;
+  }
+  return SyncKind::kOther;
+}
+
+bool IsHostTimedSyncRecord(const Trace& trace, TaskId t) {
+  return IsDeviceTrack(trace, trace.task_track(t)) &&
+         trace.str(trace.task_category(t)) == "cuda_sync";
+}
+
+HostSyncIndex::HostSyncIndex(const Trace& trace) : trace_(trace) {
+  std::unordered_map<uint32_t, std::vector<int32_t>> devices;
+  for (uint32_t i = 0; i < trace.track_count(); ++i) {
+    const TrackInfo& info = trace.track(TrackId(i));
+    if (info.kind != TrackKind::kDeviceStream) continue;
+    DeviceKey key = DeviceKeyOf(info);
+    streams_by_source_[key.source].push_back(TrackId(i));
+    std::vector<int32_t>& list = devices[key.source];
+    if (std::find(list.begin(), list.end(), key.device) == list.end()) {
+      list.push_back(key.device);
+    }
+  }
+  for (const auto& [source, list] : devices) {
+    devices_by_source_[source] = static_cast<uint32_t>(list.size());
+  }
+  for (uint32_t i = 0; i < trace.task_count(); ++i) {
+    TaskId t(i);
+    if (trace.task_correlation(t) < 0 || !IsHostTimedSyncRecord(trace, t)) {
+      continue;
+    }
+    std::string_view name = trace.str(trace.task_name(t));
+    if (name != "Stream Sync" && name != "Context Sync") continue;
+    record_by_call_.emplace(
+        SourceIdKey{TaskSource(trace, t), trace.task_correlation(t)}, t);
+  }
+}
+
+HostSyncIndex::Targets HostSyncIndex::TargetsOf(TaskId call) const {
+  Targets targets;
+  targets.source = TaskSource(trace_, call);
+  if (trace_.task_correlation(call) >= 0 && !record_by_call_.empty()) {
+    auto it = record_by_call_.find(
+        SourceIdKey{targets.source, trace_.task_correlation(call)});
+    if (it != record_by_call_.end()) {
+      TrackId track = trace_.task_track(it->second);
+      if (trace_.str(trace_.task_name(it->second)) == "Stream Sync") {
+        targets.scope = Targets::Scope::kStream;
+        targets.stream = track;
+      } else {
+        targets.scope = Targets::Scope::kDevice;
+        targets.device = DeviceKeyOf(trace_.track(track));
+      }
+      targets.certain = true;
+      return targets;
+    }
+  }
+  auto devices = devices_by_source_.find(targets.source);
+  targets.certain = HostSyncKind(trace_, call) == SyncKind::kDevice &&
+                    devices != devices_by_source_.end() && devices->second == 1;
+  return targets;
+}
+
+bool HostSyncIndex::Covers(const Targets& targets, TrackId track) const {
+  const TrackInfo& info = trace_.track(track);
+  if (info.kind != TrackKind::kDeviceStream) return false;
+  switch (targets.scope) {
+    case Targets::Scope::kStream:
+      return track == targets.stream;
+    case Targets::Scope::kDevice:
+      return DeviceKeyOf(info) == targets.device;
+    case Targets::Scope::kSource:
+      return TrackSource(trace_, track) == targets.source;
+  }
+  return false;
+}
+
+std::vector<TrackId> HostSyncIndex::Streams(const Targets& targets) const {
+  std::vector<TrackId> out;
+  auto it = streams_by_source_.find(targets.source);
+  if (it == streams_by_source_.end()) return out;
+  for (TrackId track : it->second) {
+    if (Covers(targets, track)) out.push_back(track);
+  }
+  return out;
+}
+
 LaunchIndex::LaunchIndex(const Trace& trace) : trace_(trace) {
+  size_t runtime_calls = 0;
+  for (uint32_t i = 0; i < trace.task_count(); ++i) {
+    runtime_calls += trace.task_kind(TaskId(i)) == TaskKind::kRuntime;
+  }
+  runtime_by_correlation_.reserve(runtime_calls);
   for (uint32_t i = 0; i < trace.task_count(); ++i) {
     TaskId t(i);
     if (trace.task_kind(t) != TaskKind::kRuntime ||
@@ -60,18 +205,21 @@ LaunchIndex::LaunchIndex(const Trace& trace) : trace_(trace) {
         IsDeviceTrack(trace, trace.task_track(t))) {
       continue;
     }
-    runtime_by_correlation_.emplace(trace.task_correlation(t), t);
+    runtime_by_correlation_.emplace(
+        SourceIdKey{TaskSource(trace, t), trace.task_correlation(t)}, t);
   }
+}
+
+TaskId LaunchIndex::RuntimeCall(uint32_t source, int64_t correlation) const {
+  if (correlation < 0) return TaskId::Invalid();
+  auto it = runtime_by_correlation_.find(SourceIdKey{source, correlation});
+  return it == runtime_by_correlation_.end() ? TaskId::Invalid() : it->second;
 }
 
 TaskId LaunchIndex::LaunchOf(TaskId t) const {
   if (trace_.task_launch(t).valid()) return trace_.task_launch(t);
-  if (trace_.task_correlation(t) >= 0) {
-    auto it = runtime_by_correlation_.find(trace_.task_correlation(t));
-    if (it != runtime_by_correlation_.end() && it->second != t) {
-      return it->second;
-    }
-  }
+  TaskId call = RuntimeCall(TaskSource(trace_, t), trace_.task_correlation(t));
+  if (call.valid() && call != t) return call;
   TaskId parent = trace_.task_parent(t);
   if (parent.valid() && !IsDeviceTrack(trace_, trace_.task_track(parent))) {
     return parent;

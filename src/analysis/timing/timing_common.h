@@ -5,6 +5,7 @@
 // which tasks are in scope, which host call launched a device task, which
 // host calls block on the device, and merged interval sets.
 
+#include <compare>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -60,10 +61,52 @@ inline bool IsDeviceTrack(const Trace& trace, TrackId track) {
   return trace.track(track).kind == TrackKind::kDeviceStream;
 }
 
+// Sources (trace/trace.h SourceInfo): correlation ids, event ids, node
+// executions and clocks are only comparable within one. A track without a
+// source (traces built by hand, importers that name none) belongs to one
+// unnamed source, kNoSource.
+inline constexpr uint32_t kNoSource = UINT32_MAX;
+inline uint32_t TrackSource(const Trace& trace, TrackId track) {
+  SourceId s = trace.track_source(track);
+  return s.valid() ? s.value() : kNoSource;
+}
+inline uint32_t TaskSource(const Trace& trace, TaskId t) {
+  return TrackSource(trace, trace.task_track(t));
+}
+// Sources that own at least one track (the unnamed one counts).
+size_t SourcesWithTracks(const Trace& trace);
+// A source for people: "rank N" when it says its rank, else the base name
+// of its file or folder, else "source N"; "" for the unnamed source.
+std::string SourceLabel(const Trace& trace, uint32_t source);
+// " (rank 1)" when the trace has tracks of several sources, else "": what
+// names of per-source things (a clock domain, a device) end with.
+std::string SourceSuffix(const Trace& trace, uint32_t source);
+
+// A key for (source, id) hash maps: correlation and event ids are only
+// unique within a source.
+struct SourceIdKey {
+  uint32_t source = kNoSource;
+  int64_t id = 0;
+  friend bool operator==(const SourceIdKey&, const SourceIdKey&) = default;
+};
+struct SourceIdKeyHash {
+  size_t operator()(const SourceIdKey& k) const noexcept {
+    return std::hash<int64_t>()(k.id) * 31 + k.source;
+  }
+};
+
 // Tracks sharing one physical clock: the streams of one device (GPU global
-// timer, NPU system counter). Device streams are keyed by device index,
-// else by process id (Kineto and msprof give each device its own pid).
-int64_t DeviceKey(const TrackInfo& track);
+// timer, NPU system counter), keyed by (source, device index). Two ranks'
+// "device 0" are two devices; a process id never identifies a device (ranks
+// reuse them). Streams of an unknown device (-1) of one source share a key.
+struct DeviceKey {
+  uint32_t source = kNoSource;
+  int32_t device = -1;
+  friend auto operator<=>(const DeviceKey&, const DeviceKey&) = default;
+};
+DeviceKey DeviceKeyOf(const TrackInfo& track);
+// "device 0", "device 0 (rank 1)" with several sources, "device (unknown)".
+std::string DeviceLabel(const Trace& trace, const TrackInfo& track);
 
 // "stream 7 (device 0)", "thread 1234", for messages.
 std::string TrackLabel(const Trace& trace, TrackId track);
@@ -73,18 +116,65 @@ std::string TrackLabel(const Trace& trace, TrackId track);
 // rtStreamSynchronize, hipDeviceSynchronize, ... (by name: "ynchronize").
 bool IsHostSynchronizeCall(const Trace& trace, TaskId t);
 
+// What a host synchronize call waits for, by its name: a whole device
+// (cudaDeviceSynchronize, cudaCtxSynchronize, hipDeviceSynchronize,
+// aclrtSynchronizeDevice), one stream (cudaStreamSynchronize,
+// aclrtSynchronizeStream, rtStreamSynchronize), one event
+// (cudaEventSynchronize, aclrtSynchronizeEvent), or something else.
+enum class SyncKind : uint8_t { kDevice, kStream, kEvent, kOther };
+SyncKind HostSyncKind(const Trace& trace, TaskId call);
+
+// Kineto's cuda_sync records (Stream Sync, Context Sync, Event Sync, Stream
+// Wait Event): CUPTI times them as the host API call they record and puts
+// them on the device stream they concern, so they are not device work.
+bool IsHostTimedSyncRecord(const Trace& trace, TaskId t);
+
+// The device streams a host synchronize call waited for, within the call's
+// own source: the stream the trace names (a Kineto cuda_sync "Stream Sync"
+// record with the call's correlation id), the device it names ("Context
+// Sync"), else every device stream of the source. `certain` says the set
+// is what the call waited for: named by the trace, or a device synchronize
+// in a source with a single device.
+class HostSyncIndex {
+ public:
+  explicit HostSyncIndex(const Trace& trace);
+  struct Targets {
+    enum class Scope : uint8_t { kStream, kDevice, kSource };
+    Scope scope = Scope::kSource;
+    TrackId stream;    // kStream
+    DeviceKey device;  // kDevice
+    uint32_t source = kNoSource;
+    bool certain = false;
+  };
+  Targets TargetsOf(TaskId call) const;
+  // Whether device stream `track` is among the targets.
+  bool Covers(const Targets& targets, TrackId track) const;
+  // The device streams of the targets, in track order.
+  std::vector<TrackId> Streams(const Targets& targets) const;
+
+ private:
+  const Trace& trace_;
+  // (source, correlation) -> the cuda_sync record of that call.
+  std::unordered_map<SourceIdKey, TaskId, SourceIdKeyHash> record_by_call_;
+  std::unordered_map<uint32_t, std::vector<TrackId>> streams_by_source_;
+  std::unordered_map<uint32_t, uint32_t> devices_by_source_;
+};
+
 // The host task that launched a device task: the importer's launch link
-// (CANN Node@launch, flows), else the runtime call with the same
-// correlation id on a host thread (Kineto cudaLaunchKernel), else the host
-// op the linker named as parent. Invalid when unknown.
+// (CANN Node@launch, flows), else the runtime call of the same source with
+// the same correlation id on a host thread (Kineto cudaLaunchKernel), else
+// the host op the linker named as parent. Invalid when unknown.
 class LaunchIndex {
  public:
   explicit LaunchIndex(const Trace& trace);
   TaskId LaunchOf(TaskId device_task) const;
+  // The runtime call of `source` with this correlation id, if any.
+  TaskId RuntimeCall(uint32_t source, int64_t correlation) const;
 
  private:
   const Trace& trace_;
-  std::unordered_map<int64_t, TaskId> runtime_by_correlation_;
+  std::unordered_map<SourceIdKey, TaskId, SourceIdKeyHash>
+      runtime_by_correlation_;
 };
 
 // Sorted, merged, half-open [start, end) intervals with prefix sums, for

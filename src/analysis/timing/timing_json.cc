@@ -30,6 +30,40 @@ std::string Encode(F&& write) {
   return out;
 }
 
+void WriteOptionalNs(JsonWriter& w, std::string_view key,
+                     const std::optional<int64_t>& ns) {
+  w.Key(key);
+  ns ? w.Int(*ns) : w.Null();
+}
+
+void WriteAnchor(JsonWriter& w, std::string_view key,
+                 const std::optional<AnchorRef>& a) {
+  w.Key(key);
+  if (!a) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.Field("kind", AnchorKindName(a->kind));
+  w.FieldInt("from_task", a->from.value());
+  w.FieldInt("to_task", a->to.value());
+  w.FieldInt("from_ns", a->from_ns);
+  w.FieldInt("to_ns", a->to_ns);
+  w.EndObject();
+}
+
+std::string_view DomainKindName(ClockDomainOffset::Kind kind) {
+  switch (kind) {
+    case ClockDomainOffset::Kind::kHost:
+      return "host";
+    case ClockDomainOffset::Kind::kDevice:
+      return "device";
+    case ClockDomainOffset::Kind::kStream:
+      return "stream";
+  }
+  return "host";
+}
+
 }  // namespace
 
 void WriteCalibrationJson(JsonWriter& w, const CalibrationReport& r) {
@@ -38,10 +72,9 @@ void WriteCalibrationJson(JsonWriter& w, const CalibrationReport& r) {
   w.FieldBool("per_stream", r.per_stream);
   w.FieldInt("anchors", static_cast<int64_t>(r.anchors));
   w.Key("anchors_by_kind").BeginObject();
-  for (AnchorKind k :
-       {AnchorKind::kLaunch, AnchorKind::kEvent, AnchorKind::kCopy}) {
-    w.FieldInt(AnchorKindName(k),
-               static_cast<int64_t>(r.anchors_by_kind[static_cast<size_t>(k)]));
+  for (size_t k = 0; k < kAnchorKindCount; ++k) {
+    w.FieldInt(AnchorKindName(static_cast<AnchorKind>(k)),
+               static_cast<int64_t>(r.anchors_by_kind[k]));
   }
   w.EndObject();
   w.Key("violations_before").BeginObject();
@@ -55,23 +88,36 @@ void WriteCalibrationJson(JsonWriter& w, const CalibrationReport& r) {
   WriteOptionalId(w, "to_task", r.worst_residual_to);
   w.EndObject();
   w.FieldBool("converged", r.converged);
+  w.FieldInt("contradictions", static_cast<int64_t>(r.contradictions));
+  w.FieldInt("unanchored", static_cast<int64_t>(r.unanchored));
+  w.FieldBool("time_bases_differ", r.time_bases_differ);
+  w.Key("notes").BeginArray();
+  for (const std::string& note : r.notes) w.String(note);
+  w.EndArray();
   w.Key("domains").BeginArray();
   for (const ClockDomainOffset& d : r.domains) {
     w.BeginObject();
     w.Field("name", d.name);
+    w.Field("kind", DomainKindName(d.kind));
+    w.Key("source");
+    d.source == kNoSource ? w.Null() : w.UInt(d.source);
+    w.Key("device");
+    d.device >= 0 ? w.Int(d.device) : w.Null();
     w.FieldBool("reference", d.reference);
+    w.FieldBool("anchored", d.anchored);
+    w.Key("reference_domain");
+    d.reference_domain >= 0 ? w.Int(d.reference_domain) : w.Null();
     w.FieldInt("offset_ns", d.offset_ns);
+    w.Key("interval").BeginObject();
+    WriteOptionalNs(w, "lower_ns", d.lower_ns);
+    WriteOptionalNs(w, "upper_ns", d.upper_ns);
+    w.EndObject();
+    WriteOptionalNs(w, "error_bound_ns", d.error_bound_ns);
+    w.FieldBool("contradiction", d.contradiction);
     w.FieldInt("anchors", static_cast<int64_t>(d.anchors));
     WriteIds(w, "tracks", d.tracks);
-    w.Key("binding_anchor");
-    if (d.binding_from.valid()) {
-      w.BeginObject();
-      w.FieldInt("from_task", d.binding_from.value());
-      w.FieldInt("to_task", d.binding_to.value());
-      w.EndObject();
-    } else {
-      w.Null();
-    }
+    WriteAnchor(w, "binding_lower", d.binding_lower);
+    WriteAnchor(w, "binding_upper", d.binding_upper);
     w.EndObject();
   }
   w.EndArray();

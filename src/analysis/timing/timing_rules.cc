@@ -221,7 +221,7 @@ void FalseDependencies(const Model& model, const Trace& trace,
       const TrackInfo& info = trace.track(TrackId(i));
       if (i == trace.task_track(c.task).value() ||
           info.kind != TrackKind::kDeviceStream ||
-          DeviceKey(info) != DeviceKey(own)) {
+          DeviceKeyOf(info) != DeviceKeyOf(own)) {
         continue;
       }
       int64_t idle =

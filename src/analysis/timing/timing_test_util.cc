@@ -9,17 +9,27 @@ TimingFixture::TimingFixture() {
   trace.AddRun({pool.Intern("whole trace"), 0, 0});
 }
 
-TrackId TimingFixture::HostThread(int64_t tid) {
+SourceId TimingFixture::Source(std::string_view key, int32_t rank,
+                               TimeBase time_base) {
+  SourceId s = trace.FindOrAddSource(pool.Intern(key));
+  trace.mutable_source(s).rank = rank;
+  trace.mutable_source(s).time_base = time_base;
+  return s;
+}
+
+TrackId TimingFixture::HostThread(int64_t tid, SourceId source) {
   TrackInfo info;
   info.kind = TrackKind::kHostThread;
+  info.source = source;
   info.pid = 1;
   info.tid = tid;
   return trace.AddTrack(info);
 }
 
-TrackId TimingFixture::Stream(int32_t device, int64_t stream) {
+TrackId TimingFixture::Stream(int32_t device, int64_t stream, SourceId source) {
   TrackInfo info;
   info.kind = TrackKind::kDeviceStream;
+  info.source = source;
   info.pid = 100 + device;
   info.tid = stream;
   info.device = device;
@@ -37,6 +47,8 @@ TaskId TimingFixture::Add(TrackId track, const TaskSpec& spec) {
   row.duration_ns = spec.duration_ns;
   row.event_before = spec.event_before;
   row.event_after = spec.event_after;
+  row.correlation = spec.correlation;
+  row.category = pool.Intern(spec.category);
   row.run = spec.run;
   TaskId t = trace.AddTask(row);
   if (spec.launch.valid()) trace.SetTaskLaunch(t, spec.launch);
@@ -45,10 +57,12 @@ TaskId TimingFixture::Add(TrackId track, const TaskSpec& spec) {
 }
 
 TaskId TimingFixture::Launch(TrackId thread, int64_t start_ns,
-                             int64_t duration_ns) {
+                             int64_t duration_ns, int64_t correlation,
+                             std::string_view name) {
   TaskSpec spec;
   spec.kind = TaskKind::kRuntime;
-  spec.name = "cudaLaunchKernel";
+  spec.name = name.empty() ? "cudaLaunchKernel" : name;
+  spec.correlation = correlation;
   spec.start_ns = start_ns;
   spec.duration_ns = duration_ns;
   return Add(thread, spec);

@@ -21,6 +21,8 @@ struct TaskSpec {
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
   TaskId launch;              // launching host call
+  int64_t correlation = -1;   // runtime call <-> device task, per source
+  std::string_view category;  // "cuda_sync" for Kineto's sync records
   int32_t event_before = -1;  // waits on
   int32_t event_after = -1;   // records
   NodeId node;
@@ -35,11 +37,16 @@ struct TimingFixture {
   GraphId graph;
 
   TimingFixture();
-  TrackId HostThread(int64_t tid);
-  TrackId Stream(int32_t device, int64_t stream);
+  // A source (one profiled process): a rank and a time base.
+  SourceId Source(std::string_view key, int32_t rank,
+                  TimeBase time_base = TimeBase::kEpoch);
+  // Tracks of `source`, or of no source (the unnamed one) when invalid.
+  TrackId HostThread(int64_t tid, SourceId source = SourceId());
+  TrackId Stream(int32_t device, int64_t stream, SourceId source = SourceId());
   TaskId Add(TrackId track, const TaskSpec& spec);
   // A host runtime call (cudaLaunchKernel) at [start, start + duration).
-  TaskId Launch(TrackId thread, int64_t start_ns, int64_t duration_ns);
+  TaskId Launch(TrackId thread, int64_t start_ns, int64_t duration_ns,
+                int64_t correlation = -1, std::string_view name = "");
   // A node `name` of `op_type` consuming the outputs of `inputs`.
   NodeId Node(std::string_view name, std::string_view op_type,
               const std::vector<NodeId>& inputs);
