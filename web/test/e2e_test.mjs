@@ -145,7 +145,7 @@ try {
       const dbg = window.__miDebug.view('graph'), p = dbg.pane(0), l = p.scene.layout, b = l.groupBounds;
       let item = -1;
       for (let i = 0; i < l.itemCount; ++i) if (l.itemKind[i] === 3 && l.itemRef[i] === g) item = i;
-      return { expanded: p.isExpanded(g), item, c: dbg.itemScreenCenter(item), top: { x: p.cam.toScreenX(b[4 * g] + b[4 * g + 2] / 2), y: p.cam.toScreenY(b[4 * g + 1]) }, hash: location.hash };
+      return { expanded: dbg.isExpanded(g), item, c: dbg.itemScreenCenter(item), top: { x: p.cam.toScreenX(b[4 * g] + b[4 * g + 2] / 2), y: p.cam.toScreenY(b[4 * g + 1]) }, hash: location.hash };
     }, frame.g);
     check(!after.expanded && after.item >= 0, `group ${frame.g} collapsed into an item by double-click`);
     check(Math.abs(after.top.x - frame.top.x) < 2 && Math.abs(after.top.y - frame.top.y) < 2, `collapsed group stays in place (${JSON.stringify(frame.top)} → ${JSON.stringify(after.top)})`);
@@ -154,7 +154,7 @@ try {
     n = await layoutCount(page);
     await page.mouse.dblclick(box.x + after.c.x, box.y + after.c.y);
     await waitLayouts(page, n + 1);
-    const again = await page.evaluate((g) => window.__miDebug.view('graph').pane(0).isExpanded(g), frame.g);
+    const again = await page.evaluate((g) => window.__miDebug.view('graph').isExpanded(g), frame.g);
     check(again, `group ${frame.g} expanded again by double-click`);
   }
 
@@ -165,6 +165,16 @@ try {
   await poll(page2, () => document.querySelector('#details .op-type')?.textContent === 'Conv');
   const st2 = await page2.evaluate(() => { const p = window.__miDebug.state().panes[0]; return { node: p.node, level: p.level }; });
   eq(st2.node, sel.node, 'deep link reopens the selected node');
+  // The user edits the hash: the state (and the view) follow it.
+  const n2 = await layoutCount(page2);
+  await page2.evaluate(() => { location.hash = '#run=0&level=compiled&grouping=scopes&color=time'; });
+  await waitLayouts(page2, n2 + 1);
+  const edited = await page2.evaluate(() => {
+    const s = window.__miDebug.state(), p = window.__miDebug.view('graph').pane(0);
+    return { level: s.panes[0].level, node: s.panes[0].node, sel: s.selection, color: s.color, shown: p.view.level, colour: p.scene.options.colorMode };
+  });
+  eq(JSON.stringify(edited), JSON.stringify({ level: 'compiled', node: null, sel: null, color: 'time', shown: 'compiled', colour: 'time' }),
+    'an edited hash is applied: level, no selection, colour mode');
   await page2.close();
 
   // 6. Switch to the compiled level.

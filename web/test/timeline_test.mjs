@@ -155,7 +155,7 @@ try {
       eq(ev.info.startNs, conv.start, 'taskClicked: start');
     }
     eq(JSON.stringify((await state(page)).selected), JSON.stringify([conv.task]), 'state.selected');
-    await until(page, () => window.__view.selectedTask !== null, 'selected task details');
+    await until(page, () => window.__view.state.selectedTask !== null, 'selected task details');
     // F: zoom to the selection (the task fills ~80 % of the plot).
     await page.evaluate(() => window.__view.zoomTo(window.__view.state.startNs - 5e6, window.__view.state.endNs + 5e6));
     await page.keyboard.press('f');
@@ -349,8 +349,8 @@ try {
     const p = await zoomOnto(p2, kern);
     await p2.mouse.click(p.x, p.y);
     await until(p2, (id) => window.__events.some((e) => e.type === 'task' && e.id === id), 'taskClicked on a kernel', kern.task);
-    await until(p2, () => window.__view.flowCount > 0, 'launch flow drawn');
-    const det = await p2.evaluate(() => window.__view.selectedTask);
+    await until(p2, () => window.__view.state.flows > 0, 'launch flow drawn');
+    const det = await p2.evaluate(() => window.__view.state.selectedTask);
     check(det && det.flows.some((f) => f.kind === 'launch' && f.to_task === det.id), 'the kernel has its launch flow');
     await p2.evaluate(() => { const s = window.__view.state; window.__view.zoomTo(s.startNs - 60000, s.endNs + 20000); });
     await settled(p2);
@@ -358,11 +358,11 @@ try {
   }
   // A request the server rejects: its message is shown over the plot, and the view recovers.
   await p2.evaluate(() => window.__view.setFilter({ tracks: [99999] }));
-  const msg = await until(p2, () => window.__view.messageText, 'error message shown');
+  const msg = await until(p2, () => window.__view.state.message, 'error message shown');
   check(/no track 99999/.test(msg ?? ''), `the server's message is shown (${msg})`);
   await p2.evaluate(() => window.__view.setFilter({}));
   await settled(p2);
-  eq(await p2.evaluate(() => window.__view.messageText), null, 'message cleared after a good window');
+  eq(await p2.evaluate(() => window.__view.state.message), null, 'message cleared after a good window');
   await p2.close();
   // (The rejected request above is expected: the console logs its 400.)
   const unexpected = (list) => list.filter((m) => !/tracks=99999/.test(m) && !/status of 400/.test(m));

@@ -15,6 +15,8 @@ export interface GraphDebugHandle {
   groupHeaderScreen(g: number, k?: number): { x: number; y: number } | null;
   /** Groups expanded in the pane's layout. */
   expandedGroups(k?: number): number[];
+  /** Whether group `g` is expanded in the pane's layout. */
+  isExpanded(g: number, k?: number): boolean;
   /** A canvas point over no item and no frame (a click there clears the selection), or null. */
   emptyPoint(k?: number): { x: number; y: number } | null;
 }
@@ -39,6 +41,10 @@ export function graphDebugHandle(panes: readonly Pane[]): GraphDebugHandle {
       const l = pane(k)?.scene?.layout, out: number[] = [];
       if (l) for (let g = 1; g < l.groupCount; ++g) if (l.groupFlags[g] & kGroupExpanded) out.push(g);
       return out;
+    },
+    isExpanded(g, k = 0) {
+      const l = pane(k)?.scene?.layout;
+      return !!l && g >= 0 && g < l.groupCount && (l.groupFlags[g] & kGroupExpanded) !== 0;
     },
     emptyPoint(k = 0) {
       const p = pane(k), s = p?.scene;

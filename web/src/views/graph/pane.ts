@@ -9,7 +9,7 @@
 
 import type { Stats } from '../../base/stats';
 import type { ApiClient } from '../../rpc/api';
-import { decodeLayout, graphNodeCount, ItemKind, kGroupExpanded, kNone, type Layout } from '../../rpc/layout_binary';
+import { graphNodeCount, ItemKind, kGroupExpanded, kNone, type Layout } from '../../rpc/layout_binary';
 import type { ColorMode, PaneState } from '../../core/state';
 import { attachCameraInput, Camera } from './camera';
 import { Minimap } from './minimap';
@@ -361,16 +361,5 @@ export class Pane {
     this.setLayout(layout);
     this.fit();
     this.host.layoutChanged(this);
-  }
-
-  /** Whether group `g` is expanded in the current layout. */
-  isExpanded(g: number): boolean {
-    const l = this.scene?.layout;
-    return !!l && (l.groupFlags[g] & kGroupExpanded) !== 0;
-  }
-
-  /** Decodes a layout binary (the "open .bin" input). */
-  static decode(buf: ArrayBuffer): Layout {
-    return decodeLayout(buf);
   }
 }

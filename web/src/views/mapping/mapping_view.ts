@@ -248,15 +248,6 @@ export class MappingView {
     });
   }
 
-  /** Scrolls so that row `index` is in sight. */
-  scrollToRow(index: number): void {
-    const top = index * kMappingRowHeight, h = this.viewport.clientHeight;
-    if (top < this.viewport.scrollTop || top + kMappingRowHeight > this.viewport.scrollTop + h) {
-      this.viewport.scrollTop = Math.max(0, top - h / 3);
-    }
-    this.requestRender();
-  }
-
   private reset(): void {
     this.generation++;
     this.locating = false;

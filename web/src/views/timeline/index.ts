@@ -27,8 +27,8 @@ class TimelineTab implements ViewInstance {
   private readonly compareSel: HTMLSelectElement;
   private readonly alignSel: HTMLSelectElement;
   /** What was last handed to the view (so each part is applied once, and again after a reopen). */
-  private applied: { compare: string; tasks: number[] | null; path: number[] | null; opFilter: string | null; zoom: unknown; clock: string } =
-    { compare: '', tasks: null, path: null, opFilter: null, zoom: null, clock: 'raw' };
+  private applied: { compare: string; tasks: number[] | null; path: number[] | null; opFilter: string | null; zoom: unknown } =
+    { compare: '', tasks: null, path: null, opFilter: null, zoom: null };
 
   constructor(private readonly ctx: ViewContext, private readonly mount: ViewMount) {
     const tools = mount.tools;
@@ -118,9 +118,9 @@ class TimelineTab implements ViewInstance {
       }, { forceCanvas2d: this.ctx.options.forceCanvas2d, stats: this.ctx.stats });
     }
     const view = this.view;
-    this.applied = { compare: '', tasks: null, path: null, opFilter: null, zoom: null, clock: 'raw' };
+    this.applied = { compare: '', tasks: null, path: null, opFilter: null, zoom: null };
     // The clock first, so the first window is already in it.
-    if (s.clock !== 'raw') { view.setClock(s.clock); this.applied.clock = s.clock; }
+    if (view.state.clock !== s.clock) view.setClock(s.clock);
     try {
       await view.open(run);
     } catch (e) {
@@ -138,7 +138,7 @@ class TimelineTab implements ViewInstance {
     const view = this.view;
     if (!view) return;
     const a = this.applied;
-    if (s.clock !== a.clock) { a.clock = s.clock; view.setClock(s.clock); }
+    if (view.state.clock !== s.clock) view.setClock(s.clock);
     const cmp = s.timelineCompare;
     const valid = cmp !== null && cmp !== this.run && !!s.runs[cmp]?.has_trace;
     const compareKey = valid ? `${cmp}:${s.align}` : '';

@@ -49,6 +49,12 @@ export interface TimelineState {
   /** Ids given to setPath, and the tasks drawn. */
   pathIds: number[]; path: OverlayTask[];
   filter: TimelineFilter;
+  /** Details of the selected task (with its flows), once fetched; the flows drawn for it. */
+  selectedTask: TaskDetails | null; flows: number;
+  /** The area selection (shift-drag), ordered. */
+  area: { startNs: number; endNs: number } | null;
+  /** The message over the plot (loading, an error from the server, an empty run), or null. */
+  message: string | null;
 }
 
 /** Pixels of change below which a drag is a click. */
@@ -210,6 +216,7 @@ export class TimelineView {
       clock: this.clock, selected: this.selected.filter((s) => s.source === 0).map((s) => s.id),
       highlightIds: this.highlightIds.slice(), highlighted: this.highlighted.map((t) => ({ ...t })),
       pathIds: this.pathIds.slice(), path: this.path.map((t) => ({ ...t })), filter: { ...this.filter },
+      selectedTask: this.selectedDetails, flows: this.flows.length, area: this.areaSelection, message: this.message,
     };
   }
 
@@ -382,15 +389,9 @@ export class TimelineView {
   get busy(): boolean {
     return this.metaLoading > 0 || this.sources.some((s) => s.loading) || this.fetchTimer !== null || this.filterTimer !== null;
   }
-  get areaSelection(): { startNs: number; endNs: number } | null {
+  private get areaSelection(): { startNs: number; endNs: number } | null {
     return this.area ? { startNs: Math.min(this.area.startNs, this.area.endNs), endNs: Math.max(this.area.startNs, this.area.endNs) } : null;
   }
-  get flowCount(): number { return this.flows.length; }
-  /** The message over the plot (loading, an error from the server, an empty run), or null. */
-  get messageText(): string | null { return this.message; }
-  /** Details of the selected task (with its flows), once fetched. */
-  get selectedTask(): TaskDetails | null { return this.selectedDetails; }
-  get lastFrameMs(): number { return this.renderer.lastFrameMs; }
 
   // ---- layout of lanes ----
 
@@ -767,7 +768,7 @@ export class TimelineView {
    * only that track, later clicks add or remove tracks; removing the last
    * one shows all again.
    */
-  toggleTrackFilter(track: number): void {
+  private toggleTrackFilter(track: number): void {
     const cur = new Set(this.filter.tracks ?? []);
     if (cur.has(track)) cur.delete(track); else cur.add(track);
     this.setFilter({ ...this.filter, tracks: cur.size ? [...cur].sort((a, b) => a - b) : undefined });
