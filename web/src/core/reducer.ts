@@ -1,5 +1,5 @@
 // The reducer: (state, action) → the next state, without side effects, so
-// every rule of the UI state is testable in Node (test/store_test.mjs).
+// every rule of the UI state is testable in Node (test/unit/store_test.mjs).
 // An action that changes nothing returns the same object.
 
 import { sameSelection, type Selection, type SelectionSource } from './selection';
