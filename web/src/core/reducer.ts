@@ -128,11 +128,11 @@ export function reduce(s: AppState, a: Action): AppState {
       next.panes = next.panes.map((p) => validPane(next, p));
       const p1 = s.panes[1];
       if (next.comparing && (!p1 || !a.runs[p1.run]?.levels.includes(p1.level))) next = { ...next, comparing: false, active: 0 };
-      // A link's node= without sel= selects that node (once the level is known to exist).
+      // The link's selection takes effect now that its run and level are known to exist
+      // (an op type's search, a finding's pane); node= without sel= selects that node.
       const main = next.panes[0];
-      if (!next.selection && main.node !== null) {
-        next = select(next, { kind: 'node', level: main.level, id: main.node, run: main.run }, 'url', 0);
-      }
+      const sel = next.selection ?? (main.node !== null ? { kind: 'node' as const, level: main.level, id: main.node, run: main.run } : null);
+      if (sel) next = select({ ...next, selection: null }, sel, 'url', sel.kind === 'node' ? 0 : undefined);
       return next;
     }
     case 'loadFailed':

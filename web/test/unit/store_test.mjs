@@ -38,6 +38,8 @@ test('runsLoaded: node= without sel= selects the node; compare= to a level the r
   s = open('#run=0&level=framework&grouping=scopes&node=12&sel=task:5');
   assert.deepEqual(s.selection, { kind: 'task', ids: [5] }, 'sel= wins over node=');
   assert.equal(s.panes[0].node, 12, 'node= stays the graph part');
+  s = open('#run=0&level=framework&grouping=scopes&sel=op:Conv');
+  assert.deepEqual([s.search.query, s.search.mode, s.search.fromSelection], ['Conv', 'op', true], 'a linked op type searches its nodes');
   s = open('#run=0&level=framework&grouping=scopes&compare=1:compiled');
   assert.equal(s.comparing, false);
   s = open('#run=0&level=framework&grouping=scopes&compare=0:compiled');
