@@ -58,14 +58,15 @@ async function firstRender(page) {
     const r = await page.evaluate(() => {
       const v = window.__view;
       if (document.body.dataset.ready && document.body.dataset.ready !== '1') return { error: document.body.dataset.ready };
-      if (!v || !(v.firstRenderAt > 0)) return null;
+      const at = v?.stats.num('timeline.first_render_at');
+      if (!(at > 0)) return null;
       // Where the time went: the track list request (on a cold server it builds the timeline index).
       const meta = performance.getEntriesByType('resource').find((e) => /\/timeline\?/.test(e.name));
-      return { at: v.firstRenderAt, fetch: v.fetchMs[0], meta: meta ? meta.duration : NaN, items: v.windowOf(0).itemCount, tasks: v.windowOf(0).totalTasks };
+      return { at, fetch: v.stats.samples('timeline.fetch_ms')[0], meta: meta ? meta.duration : NaN, items: v.windowOf(0).itemCount, tasks: v.windowOf(0).totalTasks };
     });
     if (r?.error) throw new Error(r.error);
     if (r) return r;
-    await page.waitForTimeout(20);
+    await page.evaluate(() => new Promise((res) => requestAnimationFrame(res)));
   }
 }
 
@@ -76,19 +77,22 @@ async function measure(page) {
     const frame = () => new Promise((res) => requestAnimationFrame(res));
     const idle = async () => { while (v.busy) await new Promise((r) => setTimeout(r, 20)); await frame(); await frame(); };
     const run = async (n, step) => {
+      // The view's counters and timings (base/stats.ts, "timeline.*").
+      const st = v.stats, num = (k) => st.num(`timeline.${k}`), series = (k) => st.samples(`timeline.${k}`);
       const dt = [], draw = [];
-      const req0 = v.requestCount, win0 = v.windowCount, drop0 = v.droppedResponses, f0 = v.fetchMs.length;
+      const req0 = num('requests'), win0 = num('windows'), drop0 = num('dropped'), f0 = series('fetch_ms').length;
       let last = performance.now();
       for (let k = 0; k < n; ++k) {
         step(k);
         await frame();
         const now = performance.now();
         dt.push(now - last);
-        draw.push(v.lastFrameMs);
+        const frames = series('frame_ms');
+        draw.push(frames[frames.length - 1]);
         last = now;
       }
       await idle();
-      return { dt, draw, requests: v.requestCount - req0, windows: v.windowCount - win0, dropped: v.droppedResponses - drop0, fetch: v.fetchMs.slice(f0) };
+      return { dt, draw, requests: num('requests') - req0, windows: num('windows') - win0, dropped: num('dropped') - drop0, fetch: series('fetch_ms').slice(f0) };
     };
     const W = v.canvas.clientWidth;
     v.zoomTo(v.state.startNs, v.state.endNs);

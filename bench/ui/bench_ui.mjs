@@ -40,7 +40,8 @@ const p95 = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor
 /** Runs in the page: scripted pan / zoom, rAF intervals and renderer CPU time. */
 async function measure(page) {
   return page.evaluate(async () => {
-    const app = window.__mi, cam = app.cam, l = app.scene.layout;
+    // The main graph pane and the graph view's stats, through the debug surface (web/README.md).
+    const D = window.__miDebug, p = D.view('graph').pane(0), cam = p.cam, l = p.scene.layout;
     const frame = () => new Promise((res) => requestAnimationFrame(res));
     const run = async (n, step) => {
       const dt = [], cpu = [];
@@ -49,7 +50,7 @@ async function measure(page) {
         step(k);
         await frame();
         const now = performance.now();
-        dt.push(now - last); cpu.push(app.rendererFrameMs());
+        dt.push(now - last); cpu.push(p.renderer.lastFrameMs);
         last = now;
       }
       return { dt, cpu };
@@ -57,14 +58,16 @@ async function measure(page) {
     cam.centreOn(l.width / 2, l.height / 2, 1);
     await frame(); await frame();
     const pan = await run(120, () => cam.panBy(-7, -11));
-    app.fit();
+    p.fit();
     await frame(); await frame();
-    const lod = app.scene.lodStats(cam.scale);
+    const lod = p.scene.lodStats(cam.scale);
     const panFar = await run(60, () => cam.panBy(0, -5));
     const zoom = await run(80, (k) => cam.zoomAt(k < 40 ? 1.12 : 1 / 1.12, cam.viewW / 2, cam.viewH / 2));
+    const stats = D.stats();
     return {
-      items: l.itemCount, nodes: l.nodeCount, edges: l.edgeCount, segs: app.scene.segCount, frames: l.frameCount,
-      pan, panFar, zoom, lod, fitScale: cam.scale, load: app.lastLoadMs, firstRenderAt: app.firstRenderAt,
+      items: l.itemCount, nodes: l.nodeCount, edges: l.edgeCount, segs: p.scene.segCount, frames: l.frameCount,
+      pan, panFar, zoom, lod, fitScale: cam.scale, load: { fetch: stats['graph.load_fetch_ms'] ?? 0, scene: stats['graph.load_scene_ms'] ?? 0 },
+      firstRenderAt: stats['graph.first_render_at'],
       bytes: l.stringData.buffer.byteLength, heap: performance.memory ? performance.memory.usedJSHeapSize : 0,
     };
   });

@@ -1,15 +1,69 @@
-// Entry point: builds the App and exposes it as window.__mi for the browser
-// tests and the benchmark scripts.
+// Entry point: builds the store from the URL, the API client, the selection
+// controller, the URL sync, the panels and the views, then asks the server
+// for its runs. The views are listed here (an explicit list, no
+// self-registration): adding a view is a folder under views/ and a line in
+// kViews (web/README.md, "Adding a view").
 
 import './style.css';
-import { App } from './app';
+import { Stats } from './base/stats';
+import { installDebugSurface } from './core/debug';
+import { SelectionController } from './core/selection_controller';
+import { initialState } from './core/state';
+import { Store } from './core/store';
+import { UrlSync } from './core/url_sync';
+import { parseHash } from './core/url_state';
+import type { ViewInstance, ViewPlugin } from './core/view';
+import { BottomPanel } from './components/bottom_panel';
+import { mountDetailsPanel } from './components/details_panel';
+import { mountLegend } from './components/legend_panel';
+import { SearchPanel } from './components/search_panel';
+import { mountToolbar } from './components/toolbar';
+import { Api } from './rpc/api';
+import { CachedApi } from './rpc/cached_api';
+import { graphView } from './views/graph';
+import { kDefaultMaxItems } from './views/graph/pane';
+import { mappingView } from './views/mapping';
+import { summaryView } from './views/summary';
+import { timelineView } from './views/timeline';
+import { byId } from './widgets/dom';
 
-declare global {
-  interface Window { __mi: App }
+/** The views, bottom tabs in tab order (the first is the default tab). */
+const kViews: readonly ViewPlugin[] = [graphView, timelineView, mappingView, summaryView];
+
+const page = new URLSearchParams(location.search);
+const maxItems = page.get('max_items');
+const options = {
+  forceCanvas2d: page.get('renderer') === 'canvas2d',
+  // Visible-item budget of layout requests: ?max_items=N (0 = all expanded).
+  maxItems: maxItems !== null && /^\d+$/.test(maxItems) ? parseInt(maxItems, 10) : kDefaultMaxItems,
+};
+const bottomViews = kViews.filter((v) => v.slot === 'bottom');
+const tabs = bottomViews.map((v) => v.id);
+const store = new Store(initialState(parseHash(location.hash, tabs), tabs));
+const api = new CachedApi(new Api());
+const stats = new Stats();
+new UrlSync(store);
+new SelectionController(store, api);
+mountToolbar(store);
+new SearchPanel(byId<HTMLInputElement>('search'), byId<HTMLSelectElement>('search-mode'), byId('results'), store, api);
+mountDetailsPanel(byId('details'), store);
+mountLegend(byId('legend'), byId('heat-legend'), byId('status-legend'), store);
+const bottom = new BottomPanel(store, bottomViews);
+const instances = new Map<string, ViewInstance>();
+const ctx = { store, api, stats, options };
+for (const v of kViews) {
+  const inst = v.create(ctx, v.slot === 'main' ? { root: byId('view'), tools: byId('graph-tools') } : bottom.mount(v.id));
+  instances.set(v.id, inst);
+  if (v.slot === 'bottom') bottom.attach(v.id, inst);
 }
+installDebugSurface(store, stats, instances);
 
-const app = new App();
-window.__mi = app;
-void app.start().then(() => {
-  if (!document.body.dataset.ready) document.body.dataset.ready = '1';
+api.runs().then((runs) => {
+  store.dispatch({ type: 'runsLoaded', runs });
+  if (!runs.length) store.dispatch({ type: 'banner', message: 'the server has no runs' });
+}, (e: Error) => {
+  store.dispatch({
+    type: 'loadFailed',
+    message: `${e.message}. You can still open a layout file (.bin from 'model-inspector render --format binary').`,
+  });
 });

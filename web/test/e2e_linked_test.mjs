@@ -20,13 +20,17 @@
 //   - the URL hash records the selection, tab and timeline compare, and a
 //     new page with it restores them;
 //   - several runs: the run picker moves the timeline; timeline compare of two runs.
+// The UI is read through its debug surface (window.__miDebug: the store's
+// state, the views' handles) and waited on by its state, never by sleeps.
 // Screenshots: ui_linked_*, and ui_timeline (docs/images/ui_timeline.png is a copy).
 
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { artifactsDir, check, done, eq, fail, launchBrowser, miBinary, repoDir } from './lib.mjs';
+import {
+  artifactsDir, check, clickEmptyGraph, clickNode, done, eq, fail, frames, launchBrowser, miBinary, poll, repoDir, resolvedAfter,
+} from './lib.mjs';
 import { startServer } from './server.mjs';
 
 const art = artifactsDir();
@@ -67,25 +71,25 @@ console.log(`  server at ${server.url}`);
 const browser = await launchBrowser();
 const shot = (page, name) => page.screenshot({ path: join(art, `${name}.png`) });
 
-async function poll(page, fn, arg, timeout = 30000, what = '') {
-  const end = Date.now() + timeout;
-  for (;;) {
-    const v = await page.evaluate(fn, arg).catch(() => false);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeout} ms waiting for ${what || String(fn).slice(0, 160)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-const frames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-
 /** The timeline has its first window and nothing in flight. */
 const timelineIdle = (page) => poll(page, () => {
-  const tl = window.__mi.timeline;
-  return tl && tl.windowOf(0) !== null && !tl.busy && tl.renderCount > 0;
+  const tl = window.__miDebug.view('timeline');
+  return tl && tl.windowOf(0) !== null && !tl.busy && window.__miDebug.stats()['timeline.renders'] > 0;
 }, null, 60000, 'the timeline window');
 
-/** Waits until the selection made after version `v` was resolved into every view. */
-const resolvedAfter = (page, v) => poll(page, (v) => window.__mi.resolvedVersion > v, v, 30000, 'selection resolved');
+/** The selection version now (to wait for the next one's resolution). */
+const selVersion = (page) => page.evaluate(() => window.__miDebug.state().selectionVersion);
+
+/** Clears the selection as a user would: "whole run" in the summary for a range, else a click on empty graph space. */
+async function clearSelection(page) {
+  const sel = await page.evaluate(() => window.__miDebug.state().selection);
+  if (!sel) return;
+  if (sel.kind !== 'range') { await clickEmptyGraph(page); return; }
+  const v = await selVersion(page);
+  await page.click('#tabs button[data-tab="summary"]');
+  await page.click('#summary button.summary-whole');
+  await resolvedAfter(page, v);
+}
 
 async function open(hash, viewport = { width: 1500, height: 1000 }) {
   const page = await browser.newPage({ viewport });
@@ -103,26 +107,9 @@ async function open(hash, viewport = { width: 1500, height: 1000 }) {
 /** The server's JSON, fetched in the page (same token and origin as the UI). */
 const apiJson = (page, path) => page.evaluate(async (p) => (await fetch(p)).json(), path);
 
-/** Clicks model node `id` of the main pane on screen (revealed and centred first). */
-async function clickNode(page, id) {
-  const pos = await page.evaluate(async (id) => {
-    const app = window.__mi, p = app.main;
-    await p.reveal(id);
-    p.centreOnNode(id);
-    const c = app.itemScreenCenter(p.itemOfNode(id));
-    const r = p.canvas.getBoundingClientRect();
-    return c && { x: r.left + c.x, y: r.top + c.y };
-  }, id);
-  if (!pos) throw new Error(`node ${id} is not in the main pane`);
-  await frames(page);
-  const v = await page.evaluate(() => window.__mi.resolvedVersion);
-  await page.mouse.click(pos.x, pos.y);
-  await resolvedAfter(page, v);
-}
-
 /** Screen point of task `taskId` in the timeline's current window (single item), or null. */
 const taskPoint = (page, taskId) => page.evaluate((id) => {
-  const tl = window.__mi.timeline, w = tl.windowOf(0);
+  const tl = window.__miDebug.view('timeline'), w = tl.windowOf(0);
   if (!w) return null;
   for (let i = 0; i < w.itemCount; ++i) {
     if (w.task[i] !== id || w.count[i] !== 1) continue;
@@ -138,21 +125,21 @@ const taskPoint = (page, taskId) => page.evaluate((id) => {
 /** Zooms the timeline onto task `t` (details JSON) and clicks it. */
 async function clickTask(page, t) {
   await page.evaluate((t) => {
-    const tl = window.__mi.timeline, pad = Math.max(t.duration_ns, 1000) * 2;
+    const tl = window.__miDebug.view('timeline'), pad = Math.max(t.duration_ns, 1000) * 2;
     tl.zoomTo(t.start_ns - pad, t.end_ns + pad);
   }, t);
-  await poll(page, () => !window.__mi.timeline.busy, null, 30000, 'timeline fetch after zoom');
+  await poll(page, () => !window.__miDebug.view('timeline').busy, null, 30000, 'timeline fetch after zoom');
   let pt = null;
   for (let k = 0; k < 40 && !pt; ++k) {
     pt = await taskPoint(page, t.id);
     if (!pt) {
       // Its lane may be scrolled away: scroll the lanes down a step.
-      await page.evaluate(() => window.__mi.timeline.panBy(0, -60));
+      await page.evaluate(() => window.__miDebug.view('timeline').panBy(0, -60));
       await frames(page);
     }
   }
   if (!pt) throw new Error(`task ${t.id} not found as a single item in the timeline window`);
-  const v = await page.evaluate(() => window.__mi.resolvedVersion);
+  const v = await selVersion(page);
   await page.mouse.click(pt.x, pt.y);
   await resolvedAfter(page, v);
 }
@@ -173,7 +160,7 @@ try {
   // ---------------------------------------------------------------- ResNet-18 (ORT)
   const page = await open(`#run=${kResnet}&level=compiled`);
   await timelineIdle(page);
-  eq(await page.evaluate(() => window.__mi.timeline.state.run), kResnet, 'the timeline shows the main pane\'s run');
+  eq(await page.evaluate(() => window.__miDebug.view('timeline').state.run), kResnet, 'the timeline shows the main pane\'s run');
   const runs = await page.$$eval('#run option', (o) => o.map((x) => x.textContent));
   eq(runs.length, 3, `run picker offers the three runs (${runs.join(' | ')})`);
 
@@ -185,9 +172,9 @@ try {
   const nodeTasks = await apiJson(page, `/api/runs/${kResnet}/tasks?node=${conv.node.id}`);
   check(nodeTasks.tasks.length === conv.task_count, `tasks?node= lists the row's ${conv.task_count} tasks (${nodeTasks.tasks.length})`);
   const hl = await poll(page, (n) => {
-    const app = window.__mi, tl = app.timeline;
-    const drawn = (tl.highlighted ?? []).map((t) => t.id);
-    return drawn.length >= n && { sel: app.selection.current, selected: app.selectedTasks, drawn, ids: tl.highlightIds };
+    const s = window.__miDebug.state(), tl = window.__miDebug.view('timeline').state;
+    const drawn = tl.highlighted.map((t) => t.id);
+    return drawn.length >= n && { sel: s.selection, selected: s.resolved.tasks, drawn, ids: tl.highlightIds };
   }, nodeTasks.tasks.length, 30000, 'highlighted tasks drawn on the timeline');
   eq(hl.sel.kind, 'node', 'graph click selects the node');
   eq([...hl.selected].sort((a, b) => a - b).join(), [...nodeTasks.tasks].sort((a, b) => a - b).join(), 'the node\'s tasks are the timeline highlight');
@@ -205,14 +192,15 @@ try {
   check(paths.ancestors.length + paths.descendants.length > 0, `the Conv node has ancestors or descendants (${paths.ancestors.length} / ${paths.descendants.length})`);
   await page.click('#lineage');
   const lin = await poll(page, () => {
-    const app = window.__mi, tl = app.timeline;
-    return app.lineageTasks.length > 0 && { lineage: app.lineageTasks, pathIds: tl.pathIds, lineageItems: app.main.lineageCount };
+    const s = window.__miDebug.state(), tl = window.__miDebug.view('timeline').state;
+    return s.resolved.lineageTasks.length > 0 && tl.pathIds.length > 0
+      && { lineage: s.resolved.lineageTasks, pathIds: tl.pathIds, lineageItems: window.__miDebug.view('graph').pane(0).highlights.lineage?.length ?? 0 };
   }, null, 30000, 'node paths on the timeline');
   eq([...lin.lineage].sort((a, b) => a - b).join(), [...expectPath].sort((a, b) => a - b).join(), 'lineage tasks = ancestor + own + descendant tasks of /paths');
   eq([...lin.pathIds].sort((a, b) => a - b).join(), [...expectPath].sort((a, b) => a - b).join(), 'the timeline path overlay holds them');
   check(lin.lineageItems > 1, `the graph highlights the lineage too (${lin.lineageItems} items)`);
   await page.click('#lineage');
-  await poll(page, () => window.__mi.lineageTasks.length === 0 && window.__mi.timeline.pathIds.length === 0, null, 30000, 'lineage off clears the path');
+  await poll(page, () => window.__miDebug.state().resolved.lineageTasks.length === 0 && window.__miDebug.view('timeline').state.pathIds.length === 0, null, 30000, 'lineage off clears the path');
 
   // Mapping marks the node's row.
   await page.click('#tabs button[data-tab="mapping"]');
@@ -241,29 +229,34 @@ try {
     await page.hover('#mapping .mapping-viewport');
     await page.mouse.wheel(0, -100000);
     await poll(page, () => document.querySelector('#mapping .mapping-viewport').scrollTop === 0, null, 10000, 'wheel to the top');
-    await page.evaluate(() => window.__mi.mapping.located);
+    await poll(page, () => !window.__miDebug.view('mapping').state.locating, null, 30000, 'the locate answer');
     await frames(page);
     eq(await page.evaluate(() => document.querySelector('#mapping .mapping-viewport').scrollTop), 0, 'a user scroll afterwards is not undone');
     await page.fill('#mapping .mapping-filter', 'no such row');
     const note = await poll(page, () => { const n = document.querySelector('#mapping .mapping-find-note'); return !n.hidden && n.textContent; }, null, 30000, 'hidden-row note');
     eq(note, 'selected row hidden by the filter', 'a filter that drops the selected row says so');
     await page.fill('#mapping .mapping-filter', '');
-    await poll(page, (n) => document.querySelector('#mapping .mapping-find-note').hidden && window.__mi.mapping.total === n && window.__mi.mapping.rowAt(0) !== null,
-      mapping.total, 30000, 'filter cleared');
+    await poll(page, (n) => document.querySelector('#mapping .mapping-find-note').hidden && window.__miDebug.view('mapping').state.total === n
+      && window.__miDebug.view('mapping').rowAt(0) !== null, mapping.total, 30000, 'filter cleared');
   }
 
   // 2. Mapping: virtualised, server sort, clicks select.
   // Rows are drawn on the frame after their page arrives: wait for them.
   const mstate = await poll(page, () => {
-    const m = window.__mi.mapping, dom = m.domRowCount();
-    return dom > 0 && { total: m.total, dom, h: document.querySelector('#mapping .mapping-viewport').clientHeight };
+    const m = window.__miDebug.view('mapping').state;
+    return m.domRows > 0 && { total: m.total, dom: m.domRows, h: document.querySelector('#mapping .mapping-viewport').clientHeight };
   }, null, 30000, 'mapping rows in the DOM');
   check(mstate.dom > 0 && mstate.dom <= Math.ceil(mstate.h / 24) + 22, `mapping keeps only the visible rows in the DOM (${mstate.dom} of ${mstate.total}, viewport ${mstate.h} px)`);
+  const pageRequests = () => page.evaluate(() => window.__miDebug.stats()['mapping.page_requests'] ?? 0);
   const sortedBy = async (col) => {
-    const before = await page.evaluate(() => window.__mi.mapping.pageRequests);
+    const before = await pageRequests();
     await page.click(`#mapping .mapping-head [data-col="${col}"]`);
-    await poll(page, (b) => window.__mi.mapping.pageRequests > b && window.__mi.mapping.rowAt(0) !== null, before, 30000, `sort by ${col}`);
-    return page.evaluate(() => { const m = window.__mi.mapping, out = []; for (let i = 0; i < Math.min(m.total, 100); ++i) out.push(m.rowAt(i)); return { rows: out, sort: m.sortKey, desc: m.sortDesc }; });
+    await poll(page, (b) => window.__miDebug.stats()['mapping.page_requests'] > b && window.__miDebug.view('mapping').rowAt(0) !== null, before, 30000, `sort by ${col}`);
+    return page.evaluate(() => {
+      const m = window.__miDebug.view('mapping'), st = m.state, out = [];
+      for (let i = 0; i < Math.min(st.total, 100); ++i) out.push(m.rowAt(i));
+      return { rows: out, sort: st.sort, desc: st.desc };
+    });
   };
   let s = await sortedBy('tasks');
   check(s.sort === 'task_count' && s.desc, `header click sorts by task count, descending (${s.sort} ${s.desc})`);
@@ -277,58 +270,71 @@ try {
   check(s.sort === 'total_ns' && s.desc && s.rows.every((r, i) => i === 0 || s.rows[i - 1].total_ns >= r.total_ns), 'total header sorts by total time');
   // Filter box and status filter (server side).
   {
-    const before = await page.evaluate(() => window.__mi.mapping.pageRequests);
+    const before = await pageRequests();
     await page.fill('#mapping .mapping-filter', 'Relu');
-    await poll(page, (b) => window.__mi.mapping.pageRequests > b && window.__mi.mapping.rowAt(0) !== null, before, 30000, 'mapping filter');
-    const f = await page.evaluate(() => { const m = window.__mi.mapping, out = []; for (let i = 0; i < m.total; ++i) out.push(m.rowAt(i)); return { total: m.total, rows: out }; });
+    await poll(page, (b) => window.__miDebug.stats()['mapping.page_requests'] > b && window.__miDebug.view('mapping').rowAt(0) !== null, before, 30000, 'mapping filter');
+    const f = await page.evaluate(() => {
+      const m = window.__miDebug.view('mapping'), total = m.state.total, out = [];
+      for (let i = 0; i < total; ++i) out.push(m.rowAt(i));
+      return { total, rows: out };
+    });
     check(f.total > 0 && f.total < mstate.total && f.rows.every((r) => r && JSON.stringify(r).toLowerCase().includes('relu')), `filter box: ${f.total} of ${mstate.total} rows, all mention Relu`);
-    const b2 = await page.evaluate(() => window.__mi.mapping.pageRequests);
     await page.fill('#mapping .mapping-filter', '');
+    // The cleared box answers after its 200 ms debounce: wait for its rows before the status filter.
+    await poll(page, (n) => { const m = window.__miDebug.view('mapping'); return m.state.query === '' && m.state.total === n && m.rowAt(0) !== null; },
+      mstate.total, 30000, 'filter box cleared');
+    const b2 = await pageRequests();
     await page.selectOption('#mapping .mapping-status', 'inserted');
-    await poll(page, (b) => window.__mi.mapping.pageRequests > b && window.__mi.mapping.rowAt(0) !== null, b2, 30000, 'status filter');
-    const st = await page.evaluate(() => { const m = window.__mi.mapping, out = []; for (let i = 0; i < m.total; ++i) out.push(m.rowAt(i)?.status); return out; });
+    await poll(page, (b) => window.__miDebug.stats()['mapping.page_requests'] > b && window.__miDebug.view('mapping').rowAt(0) !== null, b2, 30000, 'status filter');
+    const st = await page.evaluate(() => {
+      const m = window.__miDebug.view('mapping'), total = m.state.total, out = [];
+      for (let i = 0; i < total; ++i) out.push(m.rowAt(i)?.status);
+      return out;
+    });
     check(st.length > 0 && st.every((x) => x === 'inserted'), `status filter: ${st.length} inserted rows`);
     await page.selectOption('#mapping .mapping-status', '');
-    await poll(page, (n) => window.__mi.mapping.total === n && window.__mi.mapping.rowAt(0) !== null, mstate.total, 30000, 'filters cleared');
+    await poll(page, (n) => window.__miDebug.view('mapping').state.total === n && window.__miDebug.view('mapping').rowAt(0) !== null, mstate.total, 30000, 'filters cleared');
   }
   // A node cell selects the node in the graph.
   const rowK = s.rows.findIndex((r) => r.kind === 'node' && r.fused_from.length >= 2 && r.node.id !== conv.node.id);
   if (check(rowK >= 0, 'a mapping row with fused_from')) {
     const row = s.rows[rowK];
-    let v = await page.evaluate(() => window.__mi.resolvedVersion);
+    let v = await selVersion(page);
     await page.click(`#mapping .mapping-row[data-index="${rowK}"] .col-node`);
     await resolvedAfter(page, v);
-    await poll(page, (id) => window.__mi.main.state.node === id && document.querySelector('#details .node-name')?.textContent !== undefined, row.node.id, 30000, 'node selected from the mapping');
-    eq(await page.evaluate(() => window.__mi.main.state.level), 'compiled', 'node cell: the compiled level stays');
+    await poll(page, (id) => window.__miDebug.state().panes[0].node === id && document.querySelector('#details .node-name')?.textContent !== undefined, row.node.id, 30000, 'node selected from the mapping');
+    eq(await page.evaluate(() => window.__miDebug.state().panes[0].level), 'compiled', 'node cell: the compiled level stays');
     // The tasks cell selects the node's tasks.
-    v = await page.evaluate(() => window.__mi.resolvedVersion);
+    v = await selVersion(page);
     await page.click(`#mapping .mapping-row[data-index="${rowK}"] .col-tasks`);
     await resolvedAfter(page, v);
-    const sel = await page.evaluate(() => window.__mi.selection.current);
+    const sel = await page.evaluate(() => window.__miDebug.state().selection);
     eq(sel.kind === 'task' && sel.ids.length, row.task_count, 'tasks cell selects the row\'s tasks');
     // A fused_from entry selects the framework node (the graph switches level).
-    v = await page.evaluate(() => window.__mi.resolvedVersion);
+    v = await selVersion(page);
     const ff = row.fused_from[0];
     await page.click(`#mapping .mapping-row[data-index="${rowK}"] .ff-link[data-node="${ff.id}"]`);
     await resolvedAfter(page, v);
-    await poll(page, (id) => window.__mi.main.state.level === 'framework' && window.__mi.main.state.node === id, ff.id, 30000, 'fused_from entry opens the framework node');
+    await poll(page, (id) => window.__miDebug.state().panes[0].level === 'framework' && window.__miDebug.state().panes[0].node === id, ff.id, 30000, 'fused_from entry opens the framework node');
     check(true, `fused_from entry ${ff.name} selected on the framework level`);
     await shot(page, 'ui_linked_mapping');
   }
 
   // 3. A task on the timeline → details show it, the graph centres on its node, the framework level outlines its fused_from.
   await page.click('#levels button[data-level="compiled"]');
-  await poll(page, () => window.__mi.main.state.level === 'compiled' && window.__mi.main.scene !== null);
+  await poll(page, () => window.__miDebug.state().panes[0].level === 'compiled' && window.__miDebug.view('graph').pane(0).current);
   await page.click('#tabs button[data-tab="timeline"]');
   const task = await apiJson(page, `/api/runs/${kResnet}/tasks/${nodeTasks.tasks[0]}`);
   check(task.node && task.node.id === conv.node.id && task.fused_from.length >= 2, `task ${task.id} runs compiled node ${conv.node.id} with fused_from (${JSON.stringify(task.node)})`);
   await clickTask(page, task);
+  // The details show the task; the graph selects its node and centres on it.
   const afterTask = await poll(page, (id) => {
-    const app = window.__mi, p = app.main;
-    const it = p.itemOfNode(id), c = it >= 0 ? app.itemScreenCenter(it) : null;
-    return document.querySelector('#details .task-name') && { sel: app.selection.current, node: p.state.node, c, w: p.cam.viewW, h: p.cam.viewH,
-      details: document.getElementById('details').textContent, tl: app.timeline.state.selected };
-  }, task.node.id, 30000, 'task details');
+    const D = window.__miDebug, g = D.view('graph'), p = g.pane(0), s = D.state();
+    const it = p.itemOfNode(id), c = it >= 0 ? g.itemScreenCenter(it) : null;
+    const centred = c && Math.abs(c.x - p.cam.viewW / 2) < 4 && Math.abs(c.y - p.cam.viewH / 2) < 4;
+    return document.querySelector('#details .task-name') && s.panes[0].node === id && centred && { sel: s.selection, node: s.panes[0].node, c, w: p.cam.viewW, h: p.cam.viewH,
+      details: document.getElementById('details').textContent, tl: D.view('timeline').state.selected };
+  }, task.node.id, 30000, 'task details, its node selected and centred');
   eq(afterTask.sel.kind === 'task' && afterTask.sel.ids[0], task.id, 'timeline click selects the task');
   eq(afterTask.tl.join(), String(task.id), 'the timeline\'s own selection is the task');
   eq(afterTask.node, task.node.id, 'the compiled graph selects the task\'s node');
@@ -342,9 +348,10 @@ try {
   // Framework level: the task's fused_from nodes are outlined.
   await page.click('#levels button[data-level="framework"]');
   const fw = await poll(page, (n) => {
-    const p = window.__mi.main;
-    return p.state.level === 'framework' && p.linkedIds.length === n && { ids: p.linkedIds, visible: p.linkedIds.filter((id) => p.nodeVisible(id)).length, items: (p.highlights.linked ?? []).length };
-  }, task.fused_from.length, 30000, 'fused_from outlined on the framework level');
+    const p = window.__miDebug.view('graph').pane(0), visible = p.linkedIds.filter((id) => p.nodeVisible(id)).length;
+    return p.view.level === 'framework' && p.linkedIds.length === n && visible === n
+      && { ids: p.linkedIds, visible, items: (p.highlights.linked ?? []).length };
+  }, task.fused_from.length, 30000, 'fused_from revealed and outlined on the framework level');
   eq([...fw.ids].sort((a, b) => a - b).join(), task.fused_from.map((r) => r.id).sort((a, b) => a - b).join(), 'framework level: the task\'s fused_from nodes are linked');
   check(fw.visible === task.fused_from.length && fw.items > 0, `framework level: fused_from revealed and drawn (${fw.visible} visible, ${fw.items} items)`);
   await shot(page, 'ui_linked_fused_from');
@@ -353,8 +360,9 @@ try {
   const p2 = await open(taskHash, { width: 1200, height: 900 });
   await timelineIdle(p2);
   const restored = await poll(p2, (id) => {
-    const app = window.__mi, s = app.selection.current;
-    return s && s.kind === 'task' && document.querySelector('#details .task-name') && app.selectedTasks.includes(id) && { s, node: app.main.state.node, level: app.main.state.level };
+    const st = window.__miDebug.state(), s = st.selection;
+    return s && s.kind === 'task' && document.querySelector('#details .task-name') && st.resolved.tasks.includes(id) && st.resolved.done
+      && { s, node: st.panes[0].node, level: st.panes[0].level };
   }, task.id, 30000, 'deep link restores the task');
   eq(restored.s.ids.join(), String(task.id), 'deep link: task selection restored');
   check(restored.level !== 'compiled' || restored.node === task.node.id, `deep link: graph shows the task's node (${JSON.stringify(restored)})`);
@@ -399,18 +407,18 @@ try {
   }
   await shot(page, 'ui_linked_summary');
   const opType = apiSummary.op_types.find((o) => /Conv/.test(o.op_type)).op_type;
-  let v = await page.evaluate(() => window.__mi.resolvedVersion);
+  let v = await selVersion(page);
   await page.click(`#summary tr.op-row[data-op="${opType}"]`);
   await resolvedAfter(page, v);
   await page.click('#tabs button[data-tab="timeline"]');
   await poll(page, (op) => {
-    const tl = window.__mi.timeline;
-    return tl.lastRequestPath.includes(`op=${encodeURIComponent(op)}`) && !tl.busy;
+    const tl = window.__miDebug.view('timeline');
+    return (window.__miDebug.stats()['timeline.last_request'] ?? '').includes(`op=${encodeURIComponent(op)}`) && !tl.busy;
   }, opType, 30000, 'timeline request with the op filter');
   const filtered = await page.evaluate(() => {
-    const tl = window.__mi.timeline, w = tl.windowOf(0), labels = new Set();
+    const tl = window.__miDebug.view('timeline'), w = tl.windowOf(0), labels = new Set();
     for (let i = 0; i < w.itemCount; ++i) labels.add(w.str(w.label[i]));
-    return { labels: [...labels], items: w.itemCount, matches: window.__mi.main.matchIds.length, hash: location.hash };
+    return { labels: [...labels], items: w.itemCount, matches: window.__miDebug.view('graph').pane(0).matchIds.length, hash: location.hash };
   });
   check(filtered.items > 0 && filtered.labels.length === 1 && filtered.labels[0] === opType, `timeline shows only ${opType} (${filtered.labels})`);
   check(filtered.matches > 0, `graph highlights the ${opType} nodes (${filtered.matches})`);
@@ -419,24 +427,22 @@ try {
   check(searchOps.length > 0 && searchOps.every((o) => o === opType), `the search list shows the ${opType} nodes`);
   await shot(page, 'ui_linked_op_filter');
   // Clearing the selection (click on empty graph space) removes the filter.
-  v = await page.evaluate(() => window.__mi.resolvedVersion);
-  await page.evaluate(() => window.__mi.selection.clear('app'));
-  await resolvedAfter(page, v);
-  await poll(page, () => !window.__mi.timeline.lastRequestPath.includes('op=') && !window.__mi.timeline.busy, null, 30000, 'filter cleared');
-  eq(await page.evaluate(() => window.__mi.main.matchIds.length + document.querySelectorAll('#results .result').length), 0, 'clearing the op type clears the graph highlight and the search list');
+  await clickEmptyGraph(page);
+  await poll(page, () => !(window.__miDebug.stats()['timeline.last_request'] ?? '').includes('op=') && !window.__miDebug.view('timeline').busy, null, 30000, 'filter cleared');
+  eq(await page.evaluate(() => window.__miDebug.view('graph').pane(0).matchIds.length + document.querySelectorAll('#results .result').length), 0, 'clearing the op type clears the graph highlight and the search list');
 
   // 6. Area selection on the timeline → range summary, checked against the CLI.
-  await page.evaluate(() => { const tl = window.__mi.timeline, m = tl.state; tl.zoomTo(m.startNs, m.endNs); });
+  await page.evaluate(() => { const tl = window.__miDebug.view('timeline'), m = tl.state; tl.zoomTo(m.startNs, m.endNs); });
   await page.keyboard.press('Escape');
-  await page.evaluate(() => window.__mi.timeline.canvas.focus());
+  await page.evaluate(() => window.__miDebug.view('timeline').canvas.focus());
   await page.keyboard.press('0');
-  await poll(page, () => !window.__mi.timeline.busy, null, 30000, 'timeline fit');
+  await poll(page, () => !window.__miDebug.view('timeline').busy, null, 30000, 'timeline fit');
   const box = await page.evaluate(() => {
-    const tl = window.__mi.timeline, r = tl.canvas.getBoundingClientRect(), lanes = tl.lanesForTest().filter((l) => l.source === 0 && l.h > 0);
+    const tl = window.__miDebug.view('timeline'), r = tl.canvas.getBoundingClientRect(), lanes = tl.laneBoxes().filter((l) => l.source === 0 && l.h > 0);
     const w = r.width;
     return { x0: r.left + w * 0.45, x1: r.left + w * 0.7, y0: r.top + lanes[0].y + 2, y1: r.top + lanes[lanes.length - 1].y + lanes[lanes.length - 1].h - 2 };
   });
-  v = await page.evaluate(() => window.__mi.resolvedVersion);
+  v = await selVersion(page);
   await page.keyboard.down('Shift');
   await page.mouse.move(box.x0, box.y0);
   await page.mouse.down();
@@ -445,7 +451,7 @@ try {
   await page.mouse.up();
   await page.keyboard.up('Shift');
   await resolvedAfter(page, v);
-  const range = await page.evaluate(() => ({ sel: window.__mi.selection.current, summary: window.__mi.summaryView.rangeSummary, details: document.getElementById('details').textContent, hash: location.hash }));
+  const range = await page.evaluate(() => ({ sel: window.__miDebug.state().selection, summary: window.__miDebug.state().resolved.rangeSummary, details: document.getElementById('details').textContent, hash: location.hash }));
   if (check(range.sel?.kind === 'range' && range.summary, `shift-drag selects a range with a summary (${JSON.stringify(range.sel)})`)) {
     check(range.hash.includes(`sel=range:${range.sel.startNs}-${range.sel.endNs}`), `hash records the range (${range.hash})`);
     check(/Time range/.test(range.details), 'details show the range summary');
@@ -477,25 +483,25 @@ try {
     const rangeHash = await page.evaluate(() => location.hash);
     check(rangeHash.includes('tab=summary'), `hash records the bottom tab (${rangeHash})`);
     const p3 = await open(rangeHash, { width: 1200, height: 800 });
-    const r3 = await poll(p3, () => window.__mi.summaryView.rangeSummary && window.__mi.selection.current, null, 30000, 'range deep link');
+    const r3 = await poll(p3, () => window.__miDebug.state().resolved.rangeSummary && window.__miDebug.state().selection, null, 30000, 'range deep link');
     eq(`${r3.startNs}-${r3.endNs}`, `${range.sel.startNs}-${range.sel.endNs}`, 'deep link restores the range');
-    eq(await p3.evaluate(() => window.__mi.summaryView.rangeSummary.tasks), range.summary.tasks, 'deep link: same range summary');
-    eq(await p3.evaluate(() => window.__mi.ui.tab), 'summary', 'deep link restores the bottom tab');
+    eq(await p3.evaluate(() => window.__miDebug.state().resolved.rangeSummary.tasks), range.summary.tasks, 'deep link: same range summary');
+    eq(await p3.evaluate(() => window.__miDebug.state().tab), 'summary', 'deep link restores the bottom tab');
     await p3.close();
   }
 
   // 7. Findings of the analyses (when the server has them).
-  const analyses = await page.evaluate(async () => { const r = await fetch(`/api/runs/${window.__mi.state.run}/analyses`); return r.ok ? r.json() : null; });
+  const analyses = await page.evaluate(async () => { const r = await fetch(`/api/runs/${window.__miDebug.state().panes[0].run}/analyses`); return r.ok ? r.json() : null; });
   if (!analyses) skipped('findings (GET /analyses answers 404: no analyses yet)');
   else if (!analyses.findings?.length) console.log('  analyses: no findings for this run');
   else {
-    await page.evaluate(() => window.__mi.selection.clear('app'));
+    await clearSelection(page);
     await page.click('#tabs button[data-tab="summary"]');
     await page.waitForSelector('#summary li.finding');
-    v = await page.evaluate(() => window.__mi.resolvedVersion);
+    v = await selVersion(page);
     await page.click('#summary li.finding >> nth=0');
     await resolvedAfter(page, v);
-    const f = await page.evaluate(() => ({ sel: window.__mi.selection.current, tasks: window.__mi.selectedTasks, linked: window.__mi.main.linkedIds }));
+    const f = await page.evaluate(() => ({ sel: window.__miDebug.state().selection, tasks: window.__miDebug.state().resolved.tasks, linked: window.__miDebug.view('graph').pane(0).linkedIds }));
     eq(f.sel.kind, 'finding', 'a finding entry selects the finding');
     const want = (analyses.findings[0].tasks ?? []).map((x) => (typeof x === 'number' ? x : x.id));
     eq(f.tasks.join(), want.join(), 'finding: its tasks are highlighted on the timeline');
@@ -503,7 +509,7 @@ try {
   }
   if (analyses?.critical_path?.tasks?.length) {
     await page.click('#summary button.show-critical-path');
-    const cp = await poll(page, () => { const tl = window.__mi.timeline; return tl.path.length > 0 && window.__mi.main.linkedIds.length > 0 && { path: tl.path.length, linked: window.__mi.main.linkedIds.length }; }, null, 30000, 'critical path drawn');
+    const cp = await poll(page, () => { const tl = window.__miDebug.view('timeline'); return tl.state.path.length > 0 && window.__miDebug.view('graph').pane(0).linkedIds.length > 0 && { path: tl.state.path.length, linked: window.__miDebug.view('graph').pane(0).linkedIds.length }; }, null, 30000, 'critical path drawn');
     check(cp.path > 0 && cp.linked > 0, `critical path on timeline (${cp.path} tasks) and graph (${cp.linked} nodes)`);
     await page.click('#summary button.show-critical-path');
   }
@@ -513,28 +519,31 @@ try {
   // 8. Several runs: the run picker moves the timeline; compare two runs on the timeline.
   await page.click('#tabs button[data-tab="timeline"]');
   await page.selectOption('#run', String(kTransformer));
-  await poll(page, (r) => window.__mi.timeline.state.run === r && !window.__mi.timeline.busy && window.__mi.timeline.windowOf(0), kTransformer, 60000, 'timeline of the second run');
+  await poll(page, (r) => window.__miDebug.view('timeline').state.run === r && !window.__miDebug.view('timeline').busy && window.__miDebug.view('timeline').windowOf(0), kTransformer, 60000, 'timeline of the second run');
   await page.selectOption('#tl-compare', String(kResnet));
-  await poll(page, () => window.__mi.timeline.lanesForTest().some((l) => l.source === 1) && !window.__mi.timeline.busy, null, 60000, 'compare lanes');
-  const cmp = await page.evaluate(() => ({ hash: location.hash, lanes: window.__mi.timeline.lanesForTest().map((l) => l.source) }));
+  await poll(page, () => window.__miDebug.view('timeline').laneBoxes().some((l) => l.source === 1) && !window.__miDebug.view('timeline').busy, null, 60000, 'compare lanes');
+  const cmp = await page.evaluate(() => ({ hash: location.hash, lanes: window.__miDebug.view('timeline').laneBoxes().map((l) => l.source) }));
   check(cmp.lanes.includes(0) && cmp.lanes.includes(1), 'timeline compare: lanes of both runs');
   check(cmp.hash.includes(`tcompare=${kResnet}`) && cmp.hash.includes(`run=${kTransformer}`), `hash records the timeline compare (${cmp.hash})`);
   await frames(page);
   await shot(page, 'ui_linked_compare');
   const p4 = await open(cmp.hash, { width: 1200, height: 800 });
-  await poll(p4, () => window.__mi.timeline?.lanesForTest().some((l) => l.source === 1), null, 60000, 'compare from the hash');
+  await poll(p4, () => window.__miDebug.view('timeline')?.laneBoxes().some((l) => l.source === 1), null, 60000, 'compare from the hash');
   eq(await p4.evaluate(() => document.getElementById('tl-compare').value), String(kResnet), 'deep link restores the timeline compare');
   await p4.close();
   // Colour mode and graph compare live in the URL too.
   await page.selectOption('#color-by', 'time');
   await page.click('#compare');
-  await poll(page, () => window.__mi.panes.length === 2 && window.__mi.panes[1].scene !== null, null, 30000, 'graph compare');
+  await poll(page, () => window.__miDebug.state().comparing && window.__miDebug.view('graph').pane(1)?.current, null, 30000, 'graph compare');
   const gh = await page.evaluate(() => location.hash);
   check(gh.includes('color=time') && /compare=\d+:\w+/.test(gh), `hash records colour mode and graph compare (${gh})`);
   const p5 = await open(gh, { width: 1200, height: 800 });
-  const g5 = await poll(p5, () => window.__mi.comparing && window.__mi.panes[1]?.scene && { color: window.__mi.main.colorMode, level: window.__mi.panes[1].state.level }, null, 60000, 'compare from the hash');
+  const g5 = await poll(p5, () => {
+    const s = window.__miDebug.state();
+    return s.comparing && window.__miDebug.view('graph').pane(1)?.current && { color: s.color, level: s.panes[1].level };
+  }, null, 60000, 'compare from the hash');
   eq(g5.color, 'time', 'deep link restores the colour mode');
-  eq(g5.level, await page.evaluate(() => window.__mi.panes[1].state.level), 'deep link restores the second pane');
+  eq(g5.level, await page.evaluate(() => window.__miDebug.state().panes[1].level), 'deep link restores the second pane');
   await p5.close();
   await page.click('#compare');
   await page.selectOption('#color-by', 'op');
@@ -552,7 +561,7 @@ try {
   const top = tm.rows.find((r) => r.kind === 'node' && r.task_count > 0);
   await clickNode(pt, top.node.id);
   const tt = await apiJson(pt, `/api/runs/${kTransformer}/tasks?node=${top.node.id}`);
-  const thl = await poll(pt, (n) => (window.__mi.timeline.highlighted ?? []).length >= n && window.__mi.selectedTasks, tt.tasks.length, 30000, 'transformer highlight');
+  const thl = await poll(pt, (n) => window.__miDebug.view('timeline').state.highlighted.length >= n && window.__miDebug.state().resolved.tasks, tt.tasks.length, 30000, 'transformer highlight');
   eq([...thl].sort((a, b) => a - b).join(), [...tt.tasks].sort((a, b) => a - b).join(), `transformer: ${top.op_type} node's tasks highlighted`);
   eq(pt.errors.join('; '), '', 'no page errors (transformer)');
   await pt.close();
@@ -565,16 +574,16 @@ try {
   if (check(conv1 && conv1.op_type === 'Conv2D' && conv1.task_count === 3, `Ascend: conv1 (Conv2D) has its 3 kernels (${JSON.stringify(conv1)})`)) {
     check(conv1.fused_from.map((f) => f.name).sort().join() === 'bn_conv1,conv1,scale_conv1', `Ascend: conv1 fused_from (${conv1.fused_from.map((f) => f.name)})`);
     await clickNode(pa, conv1.node.id);
-    const ids = await poll(pa, () => (window.__mi.timeline.highlighted ?? []).length >= 3 && window.__mi.selectedTasks, null, 30000, 'Ascend highlight');
+    const ids = await poll(pa, () => window.__miDebug.view('timeline').state.highlighted.length >= 3 && window.__miDebug.state().resolved.tasks, null, 30000, 'Ascend highlight');
     const at = await apiJson(pa, `/api/runs/${kAscend}/tasks?node=${conv1.node.id}`);
     eq([...ids].sort((a, b) => a - b).join(), [...at.tasks].sort((a, b) => a - b).join(), 'Ascend: the Conv2D node\'s kernels highlighted on the timeline');
     await shot(pa, 'ui_linked_ascend_node');
     // A kernel on the timeline → the framework level outlines conv1's fused_from.
     const task = await apiJson(pa, `/api/runs/${kAscend}/tasks/${at.tasks[1]}`);
     await clickTask(pa, task);
-    await poll(pa, (id) => window.__mi.main.state.node === id, conv1.node.id, 30000, 'Ascend: graph selects conv1');
+    await poll(pa, (id) => window.__miDebug.state().panes[0].node === id, conv1.node.id, 30000, 'Ascend: graph selects conv1');
     await pa.click('#levels button[data-level="framework"]');
-    const afw = await poll(pa, () => window.__mi.main.state.level === 'framework' && window.__mi.main.linkedIds.length === 3 && window.__mi.main.linkedIds, null, 30000, 'Ascend fused_from');
+    const afw = await poll(pa, () => window.__miDebug.state().panes[0].level === 'framework' && window.__miDebug.view('graph').pane(0).linkedIds.length === 3 && window.__miDebug.view('graph').pane(0).linkedIds, null, 30000, 'Ascend fused_from');
     eq([...afw].sort((a, b) => a - b).join(), conv1.fused_from.map((f) => f.id).sort((a, b) => a - b).join(), 'Ascend: framework level outlines scale_conv1, conv1, bn_conv1');
     await shot(pa, 'ui_linked_ascend_fused_from');
     // Summary: TransData (layout conversion) is a row of its own.

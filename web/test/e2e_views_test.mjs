@@ -7,12 +7,13 @@
 // framework pane highlights its fused_from), export (PNG, SVG parsed with
 // DOMParser, Model Explorer JSON), the operator doc in the details panel.
 // Parts that need a newer server (node times, reveal, exports, docs) say
-// "skipped" when the server does not have them yet.
+// "skipped" when the server does not have them yet. The UI is read through
+// its debug surface (window.__miDebug) and waited on by its state.
 // Screenshots: ui_heatmap, ui_lineage, ui_reveal, ui_compare, ui_export_*.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifactsDir, check, colorDistance, done, eq, fail, launchBrowser, pixelsAt } from './lib.mjs';
+import { artifactsDir, check, clickNode, colorDistance, done, eq, fail, frames, launchBrowser, pixelsAt, poll } from './lib.mjs';
 import { startServer } from './server.mjs';
 
 const art = artifactsDir();
@@ -24,16 +25,6 @@ const browser = await launchBrowser();
 const shot = (page, name) => page.screenshot({ path: join(art, `${name}.png`) });
 const skipped = (what) => console.log(`  skipped: ${what}`);
 
-async function poll(page, fn, arg, timeout = 30000) {
-  const end = Date.now() + timeout;
-  for (;;) {
-    const v = await page.evaluate(fn, arg).catch(() => false);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeout} ms waiting for ${String(fn).slice(0, 160)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-const frames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
 async function open(viewport = { width: 1400, height: 900 }, hash = '') {
   const page = await browser.newPage({ viewport, acceptDownloads: true });
@@ -50,7 +41,7 @@ try {
   // 1. Heat map: colour by time, then share.
   const page = await open();
   const has = await page.evaluate(() => {
-    const l = window.__mi.scene.layout;
+    const l = window.__miDebug.view('graph').pane(0).scene.layout;
     return { times: !!l.nodeTimeUs, status: !!l.nodeStatus, profiles: !!l.frameProfiles };
   });
   console.log(`  layout sections: node times ${has.times}, node status ${has.status}, frame profiles ${has.profiles}`);
@@ -58,9 +49,9 @@ try {
     skipped('heat map colours (the server sends no node_time_us, section 32)');
   } else {
     await page.selectOption('#color-by', 'time');
-    await poll(page, () => window.__mi.scene.options.colorMode === 'time');
+    await poll(page, () => window.__miDebug.view('graph').pane(0).scene.options.colorMode === 'time' && document.querySelector('.heat-max'));
     const heat = await page.evaluate(() => {
-      const app = window.__mi, s = app.scene, l = s.layout;
+      const s = window.__miDebug.view('graph').pane(0).scene, l = s.layout;
       let differ = 0, withData = 0, grey = 0;
       // The op colour of each node item, computed the same way as colour-by-op does.
       for (let i = 0; i < l.itemCount; ++i) {
@@ -73,13 +64,15 @@ try {
     check(!!heat.min && !!heat.max && heat.min !== heat.max, `heat legend shows the range (${heat.min} … ${heat.max})`);
     check(await page.$('.heat-bar') !== null, 'heat legend has the gradient bar');
     // Colours differ from the op colours: compare the scene's colours before / after per item.
-    const cmp = await page.evaluate(async () => {
-      const app = window.__mi;
-      const heatCol = Array.from(app.scene.itemColor);
-      app.setColorMode('op');
-      const opCol = Array.from(app.scene.itemColor);
-      app.setColorMode('time');
-      const l = app.scene.layout;
+    const colours = () => page.evaluate(() => Array.from(window.__miDebug.view('graph').pane(0).scene.itemColor));
+    const heatCol = await colours();
+    await page.selectOption('#color-by', 'op');
+    await poll(page, () => window.__miDebug.view('graph').pane(0).scene.options.colorMode === 'op');
+    const opCol = await colours();
+    await page.selectOption('#color-by', 'time');
+    await poll(page, () => window.__miDebug.view('graph').pane(0).scene.options.colorMode === 'time');
+    const cmp = await page.evaluate(({ heatCol, opCol }) => {
+      const l = window.__miDebug.view('graph').pane(0).scene.layout;
       let n = 0, diff = 0;
       for (let i = 0; i < l.itemCount; ++i) {
         if (l.itemKind[i] !== 0) continue;
@@ -88,27 +81,27 @@ try {
         if (d > 0.1) diff++;
       }
       return { n, diff };
-    });
+    }, { heatCol, opCol });
     check(cmp.diff >= cmp.n * 0.5, `heat colours differ from op colours (${cmp.diff}/${cmp.n} nodes)`);
     // Zoom to the hottest node and check its pixel colour is the heat colour.
     const probe = await page.evaluate(() => {
-      const app = window.__mi, s = app.scene, l = s.layout, b = l.itemBox;
+      const g = window.__miDebug.view('graph'), p = g.pane(0), s = p.scene, l = s.layout, b = l.itemBox;
       let best = -1;
       for (let i = 0; i < l.itemCount; ++i) if (l.itemKind[i] === 0 && (best < 0 || s.itemTime[i] > s.itemTime[best])) best = i;
-      app.cam.centreOn(b[4 * best] + b[4 * best + 2] / 2, b[4 * best + 1] + b[4 * best + 3] / 2, 0.9);
-      const r = app.canvas.getBoundingClientRect();
-      return { x: r.left + app.cam.toScreenX(b[4 * best] + 6), y: r.top + app.itemScreenCenter(best).y, rgb: Array.from(s.itemColor.slice(3 * best, 3 * best + 3), (v) => Math.round(v * 255)) };
+      p.cam.centreOn(b[4 * best] + b[4 * best + 2] / 2, b[4 * best + 1] + b[4 * best + 3] / 2, 0.9);
+      const r = p.canvas.getBoundingClientRect();
+      return { x: r.left + p.cam.toScreenX(b[4 * best] + 6), y: r.top + g.itemScreenCenter(best).y, rgb: Array.from(s.itemColor.slice(3 * best, 3 * best + 3), (v) => Math.round(v * 255)) };
     });
     await frames(page);
     const png = await shot(page, 'ui_heatmap_hottest');
     const [px] = await pixelsAt(page, png, [[probe.x, probe.y]]);
     check(colorDistance(px, probe.rgb) <= 24, `hottest node drawn in its heat colour (${px} vs ${probe.rgb})`);
     // A wider view for the docs (docs/images/ui_heatmap.png).
-    await page.evaluate(() => { const app = window.__mi, l = app.scene.layout; app.cam.centreOn(l.width / 2, l.height * 0.3, 0.55); });
+    await page.evaluate(() => { const p = window.__miDebug.view('graph').pane(0), l = p.scene.layout; p.cam.centreOn(l.width / 2, l.height * 0.3, 0.55); });
     await frames(page);
     await shot(page, 'ui_heatmap');
     await page.selectOption('#color-by', 'share');
-    await poll(page, () => window.__mi.scene.options.colorMode === 'share');
+    await poll(page, () => window.__miDebug.view('graph').pane(0).scene.options.colorMode === 'share' && /%/.test(document.querySelector('.heat-max')?.textContent ?? ''));
     const share = await page.evaluate(() => ({ max: document.querySelector('.heat-max')?.textContent }));
     check(/%/.test(share.max ?? ''), `share legend in percent (${share.max})`);
     await page.selectOption('#color-by', 'op');
@@ -123,9 +116,9 @@ try {
     skipped('silhouettes (no frame_profiles section)');
   } else {
     const lod = await page.evaluate(() => {
-      const app = window.__mi, l = app.scene.layout;
-      app.cam.centreOn(l.width / 2, l.height / 2, 0.03);
-      return app.scene.lodStats(app.cam.scale);
+      const p = window.__miDebug.view('graph').pane(0), l = p.scene.layout;
+      p.cam.centreOn(l.width / 2, l.height / 2, 0.03);
+      return p.scene.lodStats(p.cam.scale);
     });
     check(lod.silhouettes > 0 && lod.hiddenItems > 0, `zoomed out: silhouettes drawn (${JSON.stringify(lod)})`);
     await frames(page);
@@ -134,20 +127,21 @@ try {
 
   // 3. Lineage: select a node in the middle, toggle the highlight.
   const mid = await page.evaluate(() => {
-    const app = window.__mi, l = app.scene.layout;
+    const l = window.__miDebug.view('graph').pane(0).scene.layout;
     const nodes = [];
     for (let i = 0; i < l.itemCount; ++i) if (l.itemKind[i] === 0) nodes.push(i);
     return l.itemModelId[nodes[Math.floor(nodes.length / 2)]];
   });
-  await page.evaluate((id) => window.__mi.revealAndSelect(id), mid);
+  await clickNode(page, mid);
   await page.check('#lineage');
-  const lin = await page.evaluate(() => window.__mi.main.lineageCount);
+  const lineageCount = () => page.evaluate(() => window.__miDebug.view('graph').pane(0).highlights.lineage?.length ?? 0);
+  const lin = await poll(page, () => window.__miDebug.view('graph').pane(0).highlights.lineage?.length);
   check(lin > 0, `lineage highlights ancestors / descendants (${lin} items)`);
-  await page.evaluate(() => window.__mi.cam.centreOn(window.__mi.cam.toWorldX(window.__mi.cam.viewW / 2), window.__mi.cam.toWorldY(window.__mi.cam.viewH / 2), 0.5));
+  await page.evaluate(() => { const cam = window.__miDebug.view('graph').pane(0).cam; cam.centreOn(cam.toWorldX(cam.viewW / 2), cam.toWorldY(cam.viewH / 2), 0.5); });
   await frames(page);
   await shot(page, 'ui_lineage');
   await page.uncheck('#lineage');
-  eq(await page.evaluate(() => window.__mi.main.lineageCount), 0, 'lineage off');
+  eq(await lineageCount(), 0, 'lineage off');
 
   // 4. Export: PNG and SVG of the view, through the menu (downloads), and Model Explorer JSON.
   await page.click('#export summary');
@@ -173,14 +167,13 @@ try {
   await svgPage.screenshot({ path: join(art, 'ui_export_svg_rendered.png') });
   await svgPage.close();
   const me = await page.evaluate(async () => {
-    const app = window.__mi;
+    const st = window.__miDebug.state().panes[0];
     const out = {};
     for (const what of ['graph', 'node-data']) {
-      try {
-        const b = await app.api.exportModelExplorer(app.state.run, app.state.level, what);
-        const t = await b.text();
-        out[what] = { bytes: t.length, json: (() => { try { JSON.parse(t); return true; } catch { return false; } })() };
-      } catch (e) { out[what] = { error: e.message, status: e.status }; }
+      const r = await fetch(`/api/runs/${st.run}/levels/${st.level}/export/model-explorer-${what}`);
+      const t = await r.text();
+      if (!r.ok) { out[what] = { error: t, status: r.status }; continue; }
+      out[what] = { bytes: t.length, json: (() => { try { JSON.parse(t); return true; } catch { return false; } })() };
     }
     return out;
   });
@@ -199,8 +192,8 @@ try {
   const p2 = await open();
   // Fold a node's two innermost enclosing groups (inner first, then outer), so it sits two levels deep.
   const hidden = await p2.evaluate(async () => {
-    const app = window.__mi;
-    let l = app.scene.layout;
+    const p = window.__miDebug.view('graph').pane(0);
+    let l = p.scene.layout;
     const b = l.itemBox, gb = l.groupBounds;
     for (let i = 0; i < l.itemCount; ++i) {
       if (l.itemKind[i] !== 0) continue;
@@ -212,11 +205,11 @@ try {
       if (around.length < 2) continue;
       around.sort((x, y) => l.groupDepth[y] - l.groupDepth[x]);
       const id = l.itemModelId[i];
-      await app.collapseGroup(around[0]);
-      await app.collapseGroup(around[1]);
-      l = app.scene.layout;
-      const d = await app.api.node(app.state.run, app.state.level, id);
-      return { id, name: d.name, groups: [around[0], around[1]], folded: !app.main.nodeVisible(id) };
+      await p.collapseGroup(around[0]);
+      await p.collapseGroup(around[1]);
+      l = p.scene.layout;
+      const d = await (await fetch(`/api/runs/${p.view.run}/levels/${p.view.level}/nodes/${id}`)).json();
+      return { id, name: d.name, groups: [around[0], around[1]], folded: !p.nodeVisible(id) };
     }
     return null;
   });
@@ -225,13 +218,15 @@ try {
   await p2.fill('#search', hidden.name);
   await p2.press('#search', 'Enter');
   await p2.waitForSelector(`#results .result[data-node="${hidden.id}"]`, { timeout: 15000 });
-  const before = await p2.evaluate(() => ({ layouts: window.__mi.layoutCount, expanded: window.__mi.expandedGroups() }));
+  const before = await p2.evaluate(() => ({ layouts: window.__miDebug.stats()['graph.layouts'], expanded: window.__miDebug.view('graph').expandedGroups() }));
   await p2.click(`#results .result[data-node="${hidden.id}"]`);
-  await poll(p2, (id) => window.__mi.state.node === id && window.__mi.main.nodeVisible(id), hidden.id);
+  await poll(p2, (id) => window.__miDebug.state().panes[0].node === id && window.__miDebug.view('graph').pane(0).nodeVisible(id)
+    && location.hash.includes(`node=${id}`) && location.hash.includes('expand='), hidden.id);
+  await frames(p2);
   const rev = await p2.evaluate(() => {
-    const app = window.__mi;
-    const c = app.itemScreenCenter(app.itemOfNode(app.state.node));
-    return { layouts: app.layoutCount, reveals: app.main.revealRequests, expand: app.state.expand, expanded: app.expandedGroups(), c, w: app.cam.viewW, h: app.cam.viewH, hash: location.hash };
+    const D = window.__miDebug, g = D.view('graph'), p = g.pane(0), st = D.state().panes[0];
+    const c = g.itemScreenCenter(p.itemOfNode(st.node));
+    return { layouts: D.stats()['graph.layouts'], expand: st.expand, expanded: g.expandedGroups(), c, w: p.cam.viewW, h: p.cam.viewH, hash: location.hash };
   });
   check(rev.c && Math.abs(rev.c.x - rev.w / 2) < 4 && Math.abs(rev.c.y - rev.h / 2) < 4, `revealed node centred (${JSON.stringify(rev.c)})`);
   const newly = rev.expanded.filter((g) => !before.expanded.includes(g));
@@ -245,10 +240,11 @@ try {
   const p3 = await browser.newPage({ viewport: { width: 900, height: 600 } });
   await p3.goto(server.url + rev.hash.replace(/&node=\d+/, ''));
   await poll(p3, () => Number(document.body.dataset.rendered || 0) > 0);
-  check(await p3.evaluate((id) => window.__mi.main.nodeVisible(id), hidden.id), 'the hash without reveal= shows the node (state is the client\'s)');
+  check(await p3.evaluate((id) => window.__miDebug.view('graph').pane(0).nodeVisible(id), hidden.id), 'the hash without reveal= shows the node (state is the client\'s)');
   await p3.close();
   // Details: the operator documentation (when the server sends it).
-  const doc = await p2.evaluate(() => window.__mi.lastDetails[0]?.doc);
+  const doc = await poll(p2, (id) => { const c = window.__miDebug.state().details.content; return c.kind === 'node' && c.node.id === id && { doc: c.node.doc }; }, hidden.id)
+    .then((x) => x.doc);
   if (doc === undefined) skipped('operator doc (server without "doc")');
   else if (doc === null) console.log('  operator doc: null for this op');
   else {
@@ -262,16 +258,17 @@ try {
   // 6. Compare: framework | compiled; select a compiled Conv with fused_from → the framework pane highlights them.
   const p4 = await open({ width: 1600, height: 900 });
   await p4.click('#compare');
-  await poll(p4, () => window.__mi.panes.length === 2 && window.__mi.panes[1].scene !== null);
-  const panes = await p4.evaluate(() => window.__mi.panes.map((p) => p.state.level));
+  await poll(p4, () => window.__miDebug.view('graph').pane(1)?.current);
+  const panes = await p4.evaluate(() => window.__miDebug.state().panes.map((p) => p.level));
   eq(panes.join('|'), 'framework|compiled', 'compare: framework | compiled by default');
   const target = await p4.evaluate(async () => {
-    const app = window.__mi, p = app.panes[1], l = p.scene.layout;
+    const p = window.__miDebug.view('graph').pane(1), l = p.scene.layout;
     const ids = [];
     for (let n = 0; n < l.nodeCount; ++n) ids.push(l.nodeModelId[n]);
     let fallback = null;
     for (const id of ids.slice(0, 200)) {
-      const d = await app.api.node(p.state.run, 'compiled', id).catch(() => null);
+      const r = await fetch(`/api/runs/${p.view.run}/levels/compiled/nodes/${id}`);
+      const d = r.ok ? await r.json() : null;
       if (!d || !d.fused_from || d.fused_from.length < 2) continue;
       if (/Conv/.test(d.op_type)) return { id: d.id, op: d.op_type, from: d.fused_from.map((r) => r.id) };
       fallback ??= { id: d.id, op: d.op_type, from: d.fused_from.map((r) => r.id) };
@@ -279,30 +276,23 @@ try {
     return fallback;
   });
   if (check(target !== null, 'a compiled node with fused_from (Conv preferred)')) {
-    // Make it visible in the right pane and click it there.
-    const pos = await p4.evaluate(async (id) => {
-      const app = window.__mi, p = app.panes[1];
-      await p.reveal(id);
-      p.centreOnNode(id);
-      const c = app.itemScreenCenter(p.itemOfNode(id), p);
-      const r = p.canvas.getBoundingClientRect();
-      return { x: r.left + c.x, y: r.top + c.y };
-    }, target.id);
-    await frames(p4);
-    const seq = await p4.evaluate(() => window.__mi.linkSeq);
-    await p4.mouse.click(pos.x, pos.y);
-    await poll(p4, (s) => window.__mi.linkSeq > s, seq);
+    // Make it visible in the right pane and click it there: the left pane links (reveals) its fused_from.
+    await clickNode(p4, target.id, 1);
+    await poll(p4, (n) => {
+      const m = window.__miDebug.view('graph').pane(0);
+      return m.linkedIds.length === n && m.linkedIds.every((id) => m.nodeVisible(id));
+    }, target.from.length);
     await frames(p4);
     const linked = await p4.evaluate(() => {
-      const app = window.__mi, m = app.panes[0];
-      return { ids: m.linkedIds, items: Array.from(m.highlights.linked ?? []), visible: m.linkedIds.filter((id) => m.nodeVisible(id)).length, sel: app.panes[1].state.node, op: document.querySelector('#details .op-type')?.textContent };
+      const m = window.__miDebug.view('graph').pane(0);
+      return { ids: m.linkedIds, items: Array.from(m.highlights.linked ?? []), visible: m.linkedIds.filter((id) => m.nodeVisible(id)).length, sel: window.__miDebug.state().panes[1].node, op: document.querySelector('#details .op-type')?.textContent };
     });
     eq(linked.sel, target.id, `compare: the compiled ${target.op} is selected in the right pane`);
     eq([...linked.ids].sort().join(','), [...target.from].sort().join(','), 'compare: the framework pane links its fused_from');
     check(linked.items.length > 0 && linked.visible === target.from.length, `compare: fused_from nodes revealed and highlighted (${linked.visible}/${target.from.length})`);
     // A linked node's outline is drawn in the link colour (pixel just outside its box).
     const probe = await p4.evaluate(() => {
-      const app = window.__mi, m = app.panes[0], l = m.scene.layout, b = l.itemBox;
+      const m = window.__miDebug.view('graph').pane(0), l = m.scene.layout, b = l.itemBox;
       const i = m.highlights.linked[0];
       const r = m.canvas.getBoundingClientRect();
       return { x: r.left + m.cam.toScreenX(b[4 * i] + b[4 * i + 2] / 2), y: r.top + m.cam.toScreenY(b[4 * i + 1]) - 0.5 };
@@ -311,12 +301,11 @@ try {
     const [px] = await pixelsAt(p4, png, [[probe.x, probe.y]]);
     check(colorDistance(px, [0xd0, 0x27, 0x9a]) <= 40, `compare: linked outline drawn (${px} at ${probe.x},${probe.y})`);
     // And back: select a framework node → the compiled pane highlights its fused_into.
-    const back = await p4.evaluate(async (from) => {
-      const app = window.__mi;
-      const seq = app.linkSeq;
-      await app.select(from, app.panes[0]);
-      return { linked: app.panes[1].linkedIds, target: app.lastDetails[0]?.fused_into?.id ?? null, seq: app.linkSeq - seq };
-    }, target.from[0]);
+    await clickNode(p4, target.from[0], 0);
+    const back = await poll(p4, () => {
+      const c = window.__miDebug.state().details.content, linked = window.__miDebug.view('graph').pane(1).linkedIds;
+      return c.kind === 'node' && c.node.fused_into && linked.length > 0 && { linked, target: c.node.fused_into.id };
+    });
     eq(back.linked.join(','), String(back.target), 'compare: a framework node links its fused_into in the compiled pane');
   }
   eq(p4.errors.join('; '), '', 'no page errors (compare)');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { check, done, eq, importTs, miBinary, readArrayBuffer, repoDir } from './lib.mjs';
 
 const bin = miBinary();
-const lb = await importTs('layout_binary');
+const lb = await importTs('rpc/layout_binary');
 const tmp = mkdtempSync(join(tmpdir(), 'mi-layout-'));
 
 const kinds = { node: 0, graph_input: 1, graph_output: 2, group: 3 };

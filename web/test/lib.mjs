@@ -79,6 +79,71 @@ export async function launchBrowser() {
   });
 }
 
+/**
+ * Polls `fn(arg)` in the page, once per animation frame, until it returns
+ * a truthy value, and returns it (throws after `timeout` ms). The tests
+ * wait on the UI's state this way (window.__miDebug, data-* attributes,
+ * the DOM), never on fixed sleeps; page.waitForFunction is out because the
+ * server's Content-Security-Policy forbids the strings it evaluates.
+ */
+export async function poll(page, fn, arg, timeout = 30000, what = '') {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const v = await page.evaluate(fn, arg).catch(() => false);
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeout} ms waiting for ${what || String(fn).slice(0, 160)}`);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r()))).catch(() => {});
+  }
+}
+
+/** Two animation frames: what was requested before is drawn. */
+export const frames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+/** The UI's state (a copy; web/README.md "Debug surface"). */
+export const uiState = (page) => page.evaluate(() => window.__miDebug.state());
+
+/**
+ * Reveals node `id` in graph pane `k`, centres it and clicks it; resolves
+ * once the selection it makes is resolved in every view.
+ */
+export async function clickNode(page, id, k = 0) {
+  const pos = await page.evaluate(async ({ id, k }) => {
+    const g = window.__miDebug.view('graph'), p = g.pane(k);
+    await p.settled();
+    await p.reveal(id);
+    p.centreOnNode(id);
+    const c = g.itemScreenCenter(p.itemOfNode(id), k);
+    const r = p.canvas.getBoundingClientRect();
+    return c && { x: r.left + c.x, y: r.top + c.y };
+  }, { id, k });
+  if (!pos) throw new Error(`node ${id} is not in graph pane ${k}`);
+  await frames(page);
+  const before = await page.evaluate(() => { const s = window.__miDebug.state(); return { v: s.selectionVersion, sel: s.selection }; });
+  await page.mouse.click(pos.x, pos.y);
+  // Clicking the node already selected selects nothing new.
+  if (before.sel?.kind === 'node' && before.sel.id === id) return;
+  await resolvedAfter(page, before.v);
+}
+
+/** Waits until a selection made after version `v` is resolved into every view. */
+export const resolvedAfter = (page, v) => poll(page, (v) => {
+  const s = window.__miDebug.state();
+  return s.selectionVersion > v && s.resolved.version === s.selectionVersion && s.resolved.done;
+}, v, 30000, 'selection resolved');
+
+/** Clicks empty graph space (no item, no frame) in pane `k`: clears the selection. */
+export async function clickEmptyGraph(page, k = 0) {
+  const pos = await page.evaluate((k) => {
+    const g = window.__miDebug.view('graph'), p = g.pane(k), c = g.emptyPoint(k);
+    const r = p.canvas.getBoundingClientRect();
+    return c && { x: r.left + c.x, y: r.top + c.y };
+  }, k);
+  if (!pos) throw new Error('no empty graph space on screen');
+  const v = await page.evaluate(() => window.__miDebug.state().selectionVersion);
+  await page.mouse.click(pos.x, pos.y);
+  await resolvedAfter(page, v);
+}
+
 /** Reads the RGB of CSS pixel (x, y) of a PNG screenshot buffer via the page. */
 export async function pixelsAt(page, png, points) {
   return page.evaluate(async ({ b64, points }) => {

@@ -5,7 +5,7 @@
 import { importTs } from './lib.mjs';
 import assert from 'node:assert/strict';
 
-const { opColor, darker } = await importTs('palette');
+const { opColor, darker } = await importTs('base/palette');
 const bytes = (c) => c.map((v) => Math.round(v * 255));
 
 assert.deepEqual(bytes(opColor('Conv')), [0x8f, 0xb8, 0xf0]);

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Runs the web UI tests: layout binary decoding (node), renderers on a
-# layout file (Chromium + vite preview), end-to-end against the real server
+# Runs the web UI tests: the import layering check and the Node unit tests
+# of the UI state (URL state, reducer and store, selection controller
+# against a test double of the API), layout binary decoding (node),
+# renderers on a layout file (Chromium + vite preview), end-to-end against the real server
 # (Chromium + `model-inspector open`): the structure view (e2e_test), then
 # heat map, lineage, reveal, compare and export (e2e_views_test), then the
 # linked views — graph, timeline, mapping, summary, one selection, URL —
 # on ORT and Ascend runs (e2e_linked_test). For ctest:
 #   MI_BINARY=<build>/src/cli/model-inspector MI_TEST_ARTIFACTS=<build>/web-test-artifacts web/test/run_all.sh
 # Fails with a clear message when node, the npm packages, Chromium or the
-# binary are missing. Set MI_SKIP_E2E=1 to run only the first two.
+# binary are missing. Set MI_SKIP_E2E=1 to skip the tests against the server.
 set -euo pipefail
 # Resolve a relative MI_BINARY against the caller's directory before cd.
 if [[ -n "${MI_BINARY:-}" && "$MI_BINARY" != /* ]]; then MI_BINARY="$PWD/$MI_BINARY"; fi
@@ -32,6 +34,8 @@ else
   [[ -f dist/index.html ]] || node_modules/.bin/vite build --logLevel error
 fi
 
+node test/check_imports.mjs
+node --test test/unit/
 node test/layout_binary_test.mjs
 node test/palette_test.mjs
 node test/timeline_binary_test.mjs

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { importTs } from './lib.mjs';
 
-const tb = await importTs('timeline_binary');
-const { formatCursor, formatDuration, formatTick, niceStep } = await importTs('timeline_render');
+const tb = await importTs('rpc/timeline_binary');
+const { formatCursor, formatDuration, formatTick, niceStep } = await importTs('views/timeline/timeline_render');
 
 /** Writes an MITW buffer: items = [{start,end,task,count,track,label,busy,kind,row,flags}]. */
 function encode(items, strings, { start = 0, end = 1000, total = items.length, magic = 'MITW', version = 1, cut = 0 } = {}) {

@@ -1,4 +1,4 @@
-// Mounts the timeline view (web/src/timeline_view.ts) on a tiny page on the
+// Mounts the timeline view (web/src/views/timeline/timeline_view.ts) on a tiny page on the
 // real server's origin, for timeline_test.mjs and bench/ui/bench_timeline.mjs.
 // The view is built from src/ as one ES module; Playwright's request routing
 // answers the page and the module under /__timeline_test/, so the view's
@@ -18,14 +18,15 @@ export async function buildTimelineBundle() {
     configFile: false, logLevel: 'error', root: webDir,
     build: {
       outDir: out, emptyOutDir: true, minify: false,
-      lib: { entry: join(webDir, 'src/timeline_view.ts'), formats: ['es'], fileName: () => 'timeline_view.mjs' },
+      lib: { entry: join(webDir, 'src/views/timeline/timeline_view.ts'), formats: ['es'], fileName: () => 'timeline_view.mjs' },
     },
   });
   return readFileSync(join(out, 'timeline_view.mjs'));
 }
 
 // The page: the view fills 1200 x 640 px (or the viewport with ?fill=1);
-// host callbacks are recorded in window.__events; the view is window.__view.
+// host callbacks are recorded in window.__events; the view is window.__view
+// (its counters and timings: window.__view.stats, base/stats.ts).
 const kPage = `<!doctype html><html><head><meta charset="utf-8"><title>timeline</title>
 <style>html,body{margin:0;height:100%}#tl{position:absolute;left:0;top:0;width:1200px;height:640px}</style></head>
 <body><div id="tl"></div><script type="module">
@@ -54,20 +55,28 @@ export async function gotoTimelinePage(page, base, bundle, run, extraQuery = '')
   await page.goto(`${base}/__timeline_test/index.html?run=${run}${extraQuery}`);
 }
 
-/** Polls `fn` in the page until it returns a truthy value (a failed check after the timeout). */
+/**
+ * Polls `fn` in the page, once per animation frame, until it returns a
+ * truthy value (a failed check after the timeout). Polls in the page: the
+ * server's CSP forbids page.waitForFunction's evaluated strings.
+ */
 export async function until(page, fn, what, arg, timeoutMs = 60000) {
   const t0 = Date.now();
   for (;;) {
     const v = await page.evaluate(fn, arg);
     if (v) return v;
     if (Date.now() - t0 > timeoutMs) { check(false, `timed out waiting for: ${what}`); return v; }
-    await page.waitForTimeout(50);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(r)));
   }
 }
 
-/** Waits until no window request is pending or scheduled and the latest window is drawn. */
+/**
+ * Waits until what input or a call started has landed: no track list,
+ * window request or toolbar filter pending (the view's `busy`), a window
+ * drawn, and two more frames drawn with it.
+ */
 export async function settled(page) {
-  await page.waitForTimeout(120);
-  await until(page, () => !window.__view.busy && window.__view.renderCount > 0, 'window loaded and drawn');
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await until(page, () => !window.__view.busy && window.__view.stats.num('timeline.renders') > 0, 'window loaded and drawn');
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 }

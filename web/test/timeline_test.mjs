@@ -31,9 +31,9 @@ const tracePath = join(tmp, 'synthetic_kineto.json');
 execFileSync('python3', [join(repoDir, 'bench/timeline/make_timeline_trace.py'), '--tasks', '4000', '--out', tracePath]);
 
 const bundle = await buildTimelineBundle();
-const { decodeTimelineWindow, kAggregateTask, kTaskKindNames } = await importTs('timeline_binary');
-const { opColor } = await importTs('palette');
-const { kCopyFill, kCopyStripe, kSyncFill, kSyncStripe, hexRgb } = await importTs('timeline_render');
+const { decodeTimelineWindow, kAggregateTask, kTaskKindNames } = await importTs('rpc/timeline_binary');
+const { opColor } = await importTs('base/palette');
+const { kCopyFill, kCopyStripe, kSyncFill, kSyncStripe, hexRgb } = await importTs('views/timeline/timeline_render');
 const rgb255 = (c) => c.map((v) => Math.round(v * 255));
 
 const server = await startServer([join(repoDir, 'test/fixtures/resnet18/ort_all'), tracePath]);
@@ -135,7 +135,7 @@ try {
   // ORT run: Conv colour, click, F, wheel, W/A/S/D, area selection, filter, clock.
   const page = await openPage(0);
   await page.screenshot({ path: join(art, 'timeline_ort_fit.png') });
-  const lanes = await page.evaluate(() => window.__view.lanesForTest());
+  const lanes = await page.evaluate(() => window.__view.laneBoxes());
   check(lanes.length >= 1, `ORT run: lanes (${lanes.length})`);
   const conv = await findItem(page, "(it) => it.label === 'Conv'");
   if (check(conv !== null, 'a Conv task is drawn alone at fit')) {
@@ -155,7 +155,7 @@ try {
       eq(ev.info.startNs, conv.start, 'taskClicked: start');
     }
     eq(JSON.stringify((await state(page)).selected), JSON.stringify([conv.task]), 'state.selected');
-    await until(page, () => window.__view.selectedTask !== null, 'selected task details');
+    await until(page, () => window.__view.state.selectedTask !== null, 'selected task details');
     // F: zoom to the selection (the task fills ~80 % of the plot).
     await page.evaluate(() => window.__view.zoomTo(window.__view.state.startNs - 5e6, window.__view.state.endNs + 5e6));
     await page.keyboard.press('f');
@@ -175,7 +175,7 @@ try {
   const c = await canvasBox(page);
   const wx = c.x + 700, wy = c.y + 120;
   const tUnder = await page.evaluate((x) => { const v = window.__view, s = v.state; return s.startNs + ((x - 190) * (s.endNs - s.startNs)) / (1200 - 190); }, 700);
-  const windows0 = await page.evaluate(() => window.__view.windowCount);
+  const windows0 = await page.evaluate(() => window.__view.stats.num('timeline.windows'));
   await page.mouse.move(wx, wy);
   await page.mouse.wheel(0, -300);
   await settled(page);
@@ -184,8 +184,8 @@ try {
   check(Math.abs(ratio - Math.exp(-0.6)) < 0.02, `wheel zooms in by exp(-0.6) (ratio ${ratio.toFixed(3)})`);
   const tUnderAfter = after.startNs + ((700 - 190) * (after.endNs - after.startNs)) / (1200 - 190);
   check(Math.abs(tUnderAfter - tUnder) <= (before.endNs - before.startNs) / 1000, 'wheel zoom keeps the time under the pointer');
-  check(await page.evaluate((n) => window.__view.windowCount > n, windows0), 'wheel zoom fetched a new window');
-  const req = new URLSearchParams((await page.evaluate(() => window.__view.lastRequestPath)).split('?')[1]);
+  check(await page.evaluate((n) => window.__view.stats.num('timeline.windows') > n, windows0), 'wheel zoom fetched a new window');
+  const req = new URLSearchParams((await page.evaluate(() => window.__view.stats.get('timeline.last_request'))).split('?')[1]);
   check(Number(req.get('start_ns')) <= after.startNs && Number(req.get('end_ns')) >= Math.min(after.endNs, metas[0].end_ns),
     `the window request covers the view (${req.get('start_ns')}..${req.get('end_ns')})`);
   // Trackpad pinch arrives as ctrl + wheel: zoom by exp(-deltaY / 100).
@@ -218,7 +218,7 @@ try {
   for (let i = 0; i < 8; ++i) await page.mouse.wheel(0, i % 2 ? 120 : -180);
   await settled(page);
   const fin = await state(page);
-  const fr = new URLSearchParams((await page.evaluate(() => window.__view.lastRequestPath)).split('?')[1]);
+  const fr = new URLSearchParams((await page.evaluate(() => window.__view.stats.get('timeline.last_request'))).split('?')[1]);
   check(Number(fr.get('start_ns')) <= Math.max(fin.startNs, metas[0].start_ns) && Number(fr.get('end_ns')) >= Math.min(fin.endNs, metas[0].end_ns),
     'after rapid zooming the last window covers the view');
 
@@ -226,7 +226,7 @@ try {
   await page.keyboard.press('0');
   await settled(page);
   const fitState = await state(page);
-  const lane0 = (await page.evaluate(() => window.__view.lanesForTest()))[0];
+  const lane0 = (await page.evaluate(() => window.__view.laneBoxes()))[0];
   const ax0 = 400, ax1 = 760, ay = lane0.y + 4;
   await page.keyboard.down('Shift');
   await page.mouse.move(c.x + ax0, c.y + ay);
@@ -249,60 +249,57 @@ try {
   // Op-type filter and clock are the server's: the request carries them, the window holds only Conv.
   await page.evaluate(() => window.__view.setFilter({ opTypes: ['Conv'] }));
   await settled(page);
-  const fq = await page.evaluate(() => window.__view.lastRequestPath);
+  const fq = await page.evaluate(() => window.__view.stats.get('timeline.last_request'));
   check(fq.includes('op=Conv'), `filter sent to the server (${fq})`);
   const onlyConv = await page.evaluate(() => { const w = window.__view.windowOf(0); for (let i = 0; i < w.itemCount; ++i) if (w.str(w.label[i]) !== 'Conv') return false; return w.itemCount > 0; });
   check(onlyConv, 'filtered window holds only Conv');
   await page.evaluate(() => window.__view.setFilter({}));
   await page.evaluate(() => window.__view.setClock('calibrated'));
   await settled(page);
-  check((await page.evaluate(() => window.__view.lastRequestPath)).includes('clock=calibrated'), 'calibrated clock sent to the server');
+  check((await page.evaluate(() => window.__view.stats.get('timeline.last_request'))).includes('clock=calibrated'), 'calibrated clock sent to the server');
   eq((await state(page)).clock, 'calibrated', 'state.clock');
   await page.evaluate(() => window.__view.setClock('raw'));
   await settled(page);
 
   // The toolbar: unticking "copies" sends every other kind; typing an op type filters by it.
   await page.locator('.mi-tl-kinds input[value="data_movement"]').uncheck();
-  await page.waitForTimeout(300);
   await settled(page);
-  const kq = new URLSearchParams((await page.evaluate(() => window.__view.lastRequestPath)).split('?')[1]);
+  const kq = new URLSearchParams((await page.evaluate(() => window.__view.stats.get('timeline.last_request'))).split('?')[1]);
   eq(kq.get('kind'), 'compute,sync,host_op,runtime,annotation,overhead,other', 'kind filter from the toolbar');
   await page.locator('.mi-tl-kinds input[value="data_movement"]').check();
   await page.locator('.mi-tl-bar input[placeholder^="op types"]').fill('Conv, Relu');
-  await page.waitForTimeout(300);
   await settled(page);
-  const oq = new URLSearchParams((await page.evaluate(() => window.__view.lastRequestPath)).split('?')[1]);
+  const oq = new URLSearchParams((await page.evaluate(() => window.__view.stats.get('timeline.last_request'))).split('?')[1]);
   eq(oq.get('op'), 'Conv,Relu', 'op filter from the toolbar');
   eq(oq.get('kind'), null, 'all kinds ticked: no kind filter');
   await page.locator('.mi-tl-bar input[placeholder^="op types"]').fill('');
-  await page.waitForTimeout(300);
   await settled(page);
 
   // Group header click collapses the group, a second click expands it.
-  const g0 = await page.evaluate(() => window.__view.lanesForTest()[0]);
+  const g0 = await page.evaluate(() => window.__view.laneBoxes()[0]);
   await page.mouse.click(c.x + 30, c.y + g0.y - 10);
-  check(await page.evaluate(() => window.__view.lanesForTest()[0].collapsed), 'group collapsed by a click on its header');
+  check(await page.evaluate(() => window.__view.laneBoxes()[0].collapsed), 'group collapsed by a click on its header');
   await page.mouse.click(c.x + 30, c.y + g0.y - 10);
-  check(!(await page.evaluate(() => window.__view.lanesForTest()[0].collapsed)), 'group expanded again');
+  check(!(await page.evaluate(() => window.__view.laneBoxes()[0].collapsed)), 'group expanded again');
 
   // Stream filter: a click on a track label shows only that track (server side); a second click clears it.
-  const l0 = await page.evaluate(() => window.__view.lanesForTest()[0]);
+  const l0 = await page.evaluate(() => window.__view.laneBoxes()[0]);
   await page.mouse.click(c.x + 40, c.y + l0.y + 10);
   await settled(page);
-  check((await page.evaluate(() => window.__view.lastRequestPath)).includes(`tracks=${l0.track}`), 'track label click filters by that track');
+  check((await page.evaluate(() => window.__view.stats.get('timeline.last_request'))).includes(`tracks=${l0.track}`), 'track label click filters by that track');
   await page.mouse.click(c.x + 40, c.y + l0.y + 10);
   await settled(page);
-  check(!(await page.evaluate(() => window.__view.lastRequestPath)).includes('tracks='), 'second click clears the track filter');
+  check(!(await page.evaluate(() => window.__view.stats.get('timeline.last_request'))).includes('tracks='), 'second click clears the track filter');
 
   // Compare: the same run below on an aligned axis.
   await page.evaluate(() => window.__view.setCompareRun(0, 'start'));
-  await until(page, () => window.__view.lanesForTest().some((l) => l.source === 1) && window.__view.windowOf(1) !== null, 'compare run loaded');
+  await until(page, () => window.__view.laneBoxes().some((l) => l.source === 1) && window.__view.windowOf(1) !== null, 'compare run loaded');
   await settled(page);
   await page.screenshot({ path: join(art, 'timeline_compare.png') });
   const cmp = await page.evaluate(() => ({ a: window.__view.windowOf(0).itemCount, b: window.__view.windowOf(1).itemCount }));
   eq(cmp.b, cmp.a, 'compare: the same run aligned at start gives the same items');
   await page.evaluate(() => window.__view.setCompareRun(null));
-  check(!(await page.evaluate(() => window.__view.lanesForTest().some((l) => l.source === 1))), 'compare off');
+  check(!(await page.evaluate(() => window.__view.laneBoxes().some((l) => l.source === 1))), 'compare off');
 
   // highlightTasks with focus: the view moves onto them.
   if (conv) {
@@ -312,21 +309,21 @@ try {
   // setPath: the tasks' boxes come from /tasks/{id} (track, times); null clears.
   const two = await page.evaluate(() => { const w = window.__view.windowOf(0); const ids = []; for (let i = 0; i < w.itemCount && ids.length < 2; ++i) if (!(w.flags[i] & 1)) ids.push({ id: w.task[i], track: w.track[i], start: w.start[i], end: w.end[i] }); return ids; });
   await page.evaluate((ids) => window.__view.setPath(ids), two.map((t) => t.id));
-  const path = await until(page, () => window.__view.path.length === 2 && window.__view.path, 'path loaded');
+  const path = await until(page, () => window.__view.state.path.length === 2 && window.__view.state.path, 'path loaded');
   if (path) {
     eq(JSON.stringify(path.map((p) => [p.id, p.track, p.startNs, p.endNs])), JSON.stringify(two.map((t) => [t.id, t.track, t.start, t.end])), 'setPath: tasks placed from their details');
   }
   await page.evaluate(() => window.__view.setPath(null));
-  eq(await page.evaluate(() => window.__view.path.length), 0, 'setPath(null) clears');
+  eq(await page.evaluate(() => window.__view.state.path.length), 0, 'setPath(null) clears');
 
-  const frameMs = await page.evaluate(() => window.__view.frameMs.slice().sort((a, b) => a - b));
+  const frameMs = await page.evaluate(() => window.__view.stats.samples('timeline.frame_ms').slice().sort((a, b) => a - b));
   console.log(`  ORT run: ${frameMs.length} frames drawn, median draw ${frameMs[frameMs.length >> 1].toFixed(2)} ms`);
   await page.close();
 
   // Synthetic Kineto run: copies and syncs are hatched; a kernel's launch flow.
   const p2 = await openPage(1);
   await p2.screenshot({ path: join(art, 'timeline_kineto_fit.png') });
-  const dLanes = await p2.evaluate(() => window.__view.lanesForTest());
+  const dLanes = await p2.evaluate(() => window.__view.laneBoxes());
   eq(dLanes.length, metas[1].tracks.length, 'synthetic run: one lane per track');
   for (const [kind, fill, stripe, what] of [[1, kCopyFill, kCopyStripe, 'copy'], [2, kSyncFill, kSyncStripe, 'sync']]) {
     await p2.keyboard.press('0');
@@ -352,8 +349,8 @@ try {
     const p = await zoomOnto(p2, kern);
     await p2.mouse.click(p.x, p.y);
     await until(p2, (id) => window.__events.some((e) => e.type === 'task' && e.id === id), 'taskClicked on a kernel', kern.task);
-    await until(p2, () => window.__view.flowCount > 0, 'launch flow drawn');
-    const det = await p2.evaluate(() => window.__view.selectedTask);
+    await until(p2, () => window.__view.state.flows > 0, 'launch flow drawn');
+    const det = await p2.evaluate(() => window.__view.state.selectedTask);
     check(det && det.flows.some((f) => f.kind === 'launch' && f.to_task === det.id), 'the kernel has its launch flow');
     await p2.evaluate(() => { const s = window.__view.state; window.__view.zoomTo(s.startNs - 60000, s.endNs + 20000); });
     await settled(p2);
@@ -361,11 +358,11 @@ try {
   }
   // A request the server rejects: its message is shown over the plot, and the view recovers.
   await p2.evaluate(() => window.__view.setFilter({ tracks: [99999] }));
-  const msg = await until(p2, () => window.__view.messageText, 'error message shown');
+  const msg = await until(p2, () => window.__view.state.message, 'error message shown');
   check(/no track 99999/.test(msg ?? ''), `the server's message is shown (${msg})`);
   await p2.evaluate(() => window.__view.setFilter({}));
   await settled(p2);
-  eq(await p2.evaluate(() => window.__view.messageText), null, 'message cleared after a good window');
+  eq(await p2.evaluate(() => window.__view.state.message), null, 'message cleared after a good window');
   await p2.close();
   // (The rejected request above is expected: the console logs its 400.)
   const unexpected = (list) => list.filter((m) => !/tracks=99999/.test(m) && !/status of 400/.test(m));

@@ -1,0 +1,116 @@
+// Stable colour per op type, the same in every view and every run: a fixed
+// table for the common ONNX ops (families share a hue: convolutions blue,
+// activations green, normalisation purple, ...) and a hash of the name for the
+// rest. Colours are RGB in [0, 1] for the renderers and CSS strings for DOM.
+
+export type Rgb = [number, number, number];
+
+// The table lives in src/layout/op_palette.json, which the server's SVG
+// reads too: one source for both.
+import palette from '../../../src/layout/op_palette.json';
+
+interface PaletteFamily { family: string; ops: Record<string, string> }
+const kFixed: Record<string, string> = Object.assign(
+  {},
+  ...(palette.families as unknown as PaletteFamily[]).map((f) => f.ops),
+);
+const kFallbackSaturation: number = palette.fallback.saturation;
+const kFallbackLightness: number = palette.fallback.lightness;
+const kOutlineFactor: number = palette.outline_factor;
+
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; ++i) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+function hexToRgb(hex: string): Rgb {
+  const v = parseInt(hex.slice(1), 16);
+  return [((v >> 16) & 255) / 255, ((v >> 8) & 255) / 255, (v & 255) / 255];
+}
+
+function hslToRgb(h: number, s: number, l: number): Rgb {
+  const a = s * Math.min(l, 1 - l);
+  const f = (n: number): number => {
+    const k = (n + h / 30) % 12;
+    return l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+  };
+  return [f(0), f(8), f(4)];
+}
+
+const cache = new Map<string, Rgb>();
+
+/** Fill colour of an op type. */
+export function opColor(op: string): Rgb {
+  let c = cache.get(op);
+  if (!c) {
+    const fixed = kFixed[op];
+    c = fixed ? hexToRgb(fixed) : hslToRgb(fnv1a(op) % 360, kFallbackSaturation, kFallbackLightness);
+    cache.set(op, c);
+  }
+  return c;
+}
+
+export function rgbCss(c: Rgb, alpha = 1): string {
+  const r = Math.round(c[0] * 255), g = Math.round(c[1] * 255), b = Math.round(c[2] * 255);
+  return alpha >= 1 ? `rgb(${r},${g},${b})` : `rgba(${r},${g},${b},${alpha})`;
+}
+
+/** A darker shade of `c` for outlines. */
+export function darker(c: Rgb, f = kOutlineFactor): Rgb {
+  return [c[0] * f, c[1] * f, c[2] * f];
+}
+
+export function isFixedOp(op: string): boolean {
+  return op in kFixed;
+}
+
+// Styles of groups by kind (scope, fusion, repeat, chunk), matching the
+// server-side SVG (src/layout/layout_encoding.cc StyleOf).
+export interface GroupStyle { fill: Rgb; band: Rgb; stroke: Rgb; dashed: boolean }
+export const kGroupStyles: GroupStyle[] = [
+  { fill: hexToRgb('#f1f4f9'), band: hexToRgb('#dce4f1'), stroke: hexToRgb('#8696b4'), dashed: false },
+  { fill: hexToRgb('#fdf3e7'), band: hexToRgb('#f9dfc2'), stroke: hexToRgb('#c3873f'), dashed: false },
+  { fill: hexToRgb('#eff7ec'), band: hexToRgb('#d5ebcd'), stroke: hexToRgb('#6f9f62'), dashed: false },
+  { fill: hexToRgb('#f4f4f4'), band: hexToRgb('#e3e3e3'), stroke: hexToRgb('#8c8c8c'), dashed: true },
+];
+
+export const kIoFill: Rgb = hexToRgb('#eeeeee');
+export const kIoStroke: Rgb = hexToRgb('#888888');
+export const kEdgeColor: Rgb = hexToRgb('#666666');
+export const kSelectColor: Rgb = hexToRgb('#ff6a00');
+export const kMatchColor: Rgb = hexToRgb('#ffd400');
+export const kBackground: Rgb = [1, 1, 1];
+
+/** Linear mix of two colours: t = 0 → a, 1 → b. */
+export function mix(a: Rgb, b: Rgb, t: number): Rgb {
+  return [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
+}
+
+// Heat map ramp (pale yellow → orange → red → dark red), chosen to be
+// distinct from the op-type hues and readable in greyscale (lightness falls).
+const kHeatStops: Rgb[] = ['#fff7bc', '#fec44f', '#fb9a29', '#e34a33', '#b30000', '#67000d'].map(hexToRgb);
+
+/** Heat map colour of t in [0, 1]. */
+export function heatColor(t: number): Rgb {
+  const x = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (kHeatStops.length - 1);
+  const k = Math.min(kHeatStops.length - 2, Math.floor(x));
+  return mix(kHeatStops[k], kHeatStops[k + 1], x - k);
+}
+
+/** CSS linear-gradient of the heat ramp, for the legend. */
+export function heatGradientCss(): string {
+  return `linear-gradient(to right, ${kHeatStops.map((c) => rgbCss(c)).join(', ')})`;
+}
+
+export const kNoDataFill: Rgb = hexToRgb('#e4e4e4');
+export const kNoDataStroke: Rgb = hexToRgb('#b4b4b4');
+export const kInsertedStroke: Rgb = hexToRgb('#7b3fe4');
+export const kFusedMark: Rgb = hexToRgb('#e08a1e');
+/** Ancestors / descendants of the selection. */
+export const kLineageColor: Rgb = hexToRgb('#2f6fde');
+/** Nodes linked to the other pane's selection (fused_from / fused_into). */
+export const kLinkedColor: Rgb = hexToRgb('#d0279a');

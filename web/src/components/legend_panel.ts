@@ -1,0 +1,76 @@
+// Legend: the op types of the active pane's layout with their colours and
+// counts (a click selects that op type), the heat map's range, and the
+// markers on the canvas (node status, lineage, compare links). It draws the
+// graph view's published GraphInfo (state.graph).
+
+import { fmtUs } from '../base/format';
+import { heatGradientCss, kNoDataFill, opColor, rgbCss } from '../base/palette';
+import { NodeStatus } from '../rpc/layout_binary';
+import type { AppState, GraphInfo, HeatInfo } from '../core/state';
+import type { StoreApi } from '../core/store';
+import { chip, el } from '../widgets/dom';
+
+export function mountLegend(ops: HTMLElement, heat: HTMLElement, status: HTMLElement, store: StoreApi): void {
+  const render = (s: AppState, prev: AppState | null): void => {
+    if (prev && s.graph === prev.graph && s.color === prev.color && s.lineage === prev.lineage && s.comparing === prev.comparing) return;
+    renderLegend(ops, s.graph, (op) => store.dispatch({ type: 'select', selection: { kind: 'op_type', opType: op }, source: 'app' }));
+    renderHeatLegend(heat, s.color === 'op' ? null : s.graph.heat, s.color === 'share');
+    renderStatusLegend(status, s.graph.statusCounts, s.lineage, s.comparing);
+  };
+  store.subscribe(render);
+  render(store.state, null);
+}
+
+function renderLegend(root: HTMLElement, g: GraphInfo, onPick: (op: string) => void): void {
+  root.textContent = '';
+  if (!g.ops) return;
+  const max = 24;
+  for (const { op, count } of g.ops.slice(0, max)) {
+    const row = el('button', 'legend-row');
+    row.title = `search op type ${op}`;
+    row.append(chip(rgbCss(opColor(op))), el('span', undefined, op), el('span', 'count', String(count)));
+    row.addEventListener('click', () => onPick(op));
+    root.append(row);
+  }
+  if (g.ops.length > max) root.append(el('div', 'muted', `${g.ops.length - max} more op types`));
+}
+
+/** Heat map legend (colour by time / share): gradient, min and max, nodes without data. */
+function renderHeatLegend(root: HTMLElement, h: HeatInfo | null, share: boolean): void {
+  root.textContent = '';
+  root.className = 'heat-legend';
+  if (!h) return;
+  if (!h.available) {
+    root.append(el('div', 'muted', 'No per-node times in this view (no trace linked, or a server without node times): nodes are grey.'));
+    return;
+  }
+  const title = el('div', undefined, share ? 'share of the total node time (linear)' : 'total linked task time (log scale)');
+  const bar = el('div', 'heat-bar');
+  bar.style.background = heatGradientCss();
+  const range = el('div', 'heat-range');
+  range.append(el('span', 'heat-min', share ? '0 %' : fmtUs(h.min)), el('span', 'heat-max', share ? `${(h.max * 100).toPrecision(3)} %` : fmtUs(h.max)));
+  const none = el('div', 'status-row');
+  none.append(chip(rgbCss(kNoDataFill)), el('span', undefined, 'no time (not linked)'), el('span', 'count', `${h.withoutData}`));
+  root.append(title, bar, range, none, el('div', 'muted', `total ${fmtUs(h.totalUs)} over ${h.withData} item(s)`));
+}
+
+/** Markers on the canvas: node status (when the layout has it), lineage, compare links. */
+function renderStatusLegend(root: HTMLElement, c: number[] | null, lineage: boolean, comparing: boolean): void {
+  root.textContent = '';
+  root.className = 'status-legend';
+  const rows: [string, string, number | null][] = [];
+  if (c) {
+    rows.push(['mark-fused', 'fused (badge)', c[NodeStatus.Fused]]);
+    rows.push(['mark-inserted', comparing ? 'inserted: added by the compiler (dashed)' : 'inserted (dashed)', c[NodeStatus.Inserted]]);
+    rows.push(['mark-not_executed', comparing ? 'not executed: removed (dimmed)' : 'not executed (dimmed)', c[NodeStatus.NotExecuted]]);
+  }
+  if (lineage) rows.push(['mark-lineage', 'ancestors / descendants', null]);
+  if (comparing) rows.push(['mark-linked', 'linked to the other pane', null]);
+  for (const [cls, text, count] of rows) {
+    if (count === 0) continue;
+    const row = el('div', 'status-row');
+    row.append(el('span', `mark ${cls}`), el('span', undefined, text));
+    if (count !== null) row.append(el('span', 'count', String(count)));
+    root.append(row);
+  }
+}

@@ -1,0 +1,269 @@
+// The UI state in one place (Perfetto's UI keeps its state in a store and
+// derives the URL from it; so do we): which runs the server has, what each
+// graph pane shows, the bottom panel, the timeline's clock and compare, the
+// one selection and what it resolved to, the details panel's content, the
+// search. Views and panels read it from the store (store.ts) and change it
+// only by dispatching the actions below, which the reducer (reducer.ts)
+// applies. The URL hash is a function of this state (url_state.ts).
+//
+// This module is the state's public face for views: types, the actions and
+// the few helpers that read the state.
+
+import type {
+  Clock, FindingJson, Grouping, NodeDetails, NodeRef, RunInfo, SearchMode, SummaryJson, SummaryOpType, TaskDetails,
+} from '../rpc/api';
+import type { Selection, SelectionSource } from './selection';
+import type { UrlState } from './url_state';
+
+export type ColorMode = 'op' | 'time' | 'share';
+export type PanelMode = 'split' | 'graph' | 'bottom';
+export type Align = 'start' | 'first_run';
+
+/** One graph pane: what it shows (the URL's first fields for the main pane). */
+export interface PaneState {
+  run: number;
+  level: string;
+  grouping: Grouping;
+  direction: 'tb' | 'lr';
+  /** Groups expanded / collapsed against the server's default view (http-api.md "Layout"). */
+  expand: number[];
+  collapse: number[];
+  /** Selected model NodeId at this level, or null. */
+  node: number | null;
+}
+
+export const kDefaultPane: PaneState = {
+  run: 0, level: 'framework', grouping: 'scopes', direction: 'tb', expand: [], collapse: [], node: null,
+};
+
+/** Folding lists of a level a pane is not showing, kept while away ("run:level" → lists). */
+export type SavedFolding = Record<string, { expand: number[]; collapse: number[] }>;
+
+/** What the details panel shows. */
+export type DetailsContent =
+  | { kind: 'empty'; message: string }
+  | { kind: 'error'; message: string }
+  | { kind: 'node'; node: NodeDetails }
+  | { kind: 'task'; task: TaskDetails; originNs: number }
+  | { kind: 'op_type'; opType: string; row: SummaryOpType | null }
+  | { kind: 'finding'; finding: FindingJson; nodes: number; tasks: number }
+  | { kind: 'range'; summary: SummaryJson; startNs: number; endNs: number; originNs: number }
+  | { kind: 'group'; group: GroupInfo };
+
+export const kDetailsHint = 'Click a node to see its details.';
+
+/** A group (folded item or frame) of a layout, for the details panel. */
+export interface GroupInfo {
+  /** scope | fusion group | repeated block | chunk */
+  kindName: string;
+  path: string;
+  group: number;
+  nodes: number;
+  expanded: boolean;
+  /** Path of the group this one repeats, if it is a repeat. */
+  sameAs: string | null;
+  /** "Conv ×12" of its most frequent op types. */
+  topOps: string[];
+}
+
+/** The rows of the mapping a selection marks, and the row to bring into sight. */
+export interface MappingMarks {
+  nodes: number[];
+  tasks: number[];
+  opType: string | null;
+  target: { node?: number; task?: number } | null;
+}
+
+/**
+ * A selection resolved into every view's terms (selection_controller.ts).
+ * Parts arrive as the server answers; `done` once all have.
+ */
+export interface Resolved {
+  /** The selectionVersion this resolves. */
+  version: number;
+  done: boolean;
+  /** Details of a selected node (compare mode links fused_from / fused_into from it). */
+  node: NodeDetails | null;
+  /** Details of the first selected task (the graph shows its node, or its fused_from on the framework level). */
+  task: TaskDetails | null;
+  /** Timeline: tasks to highlight; `focus`: bring them into view (within `extent` when known). */
+  tasks: number[];
+  focus: boolean;
+  extent: { startNs: number; endNs: number } | null;
+  /** Timeline: zoom to this range (a range opened from a link). */
+  zoomTo: { startNs: number; endNs: number } | null;
+  /** Timeline: show only this op type. */
+  opFilter: string | null;
+  /** Timeline path overlay for the lineage: tasks of every node on a path through the selected node. */
+  lineageTasks: number[];
+  /** Graph: nodes of the main pane to outline (a finding's evidence). */
+  graphNodes: number[];
+  mapping: MappingMarks;
+  /** Summary: the op-type row and finding entry to mark. */
+  summaryOp: string | null;
+  summaryFinding: number;
+  /** The summary of a selected time range. */
+  rangeSummary: SummaryJson | null;
+}
+
+export function emptyResolved(version: number, done = false): Resolved {
+  return {
+    version, done, node: null, task: null, tasks: [], focus: false, extent: null, zoomTo: null, opFilter: null,
+    lineageTasks: [], graphNodes: [], mapping: { nodes: [], tasks: [], opType: null, target: null },
+    summaryOp: null, summaryFinding: -1, rangeSummary: null,
+  };
+}
+
+/** The search box: the query to run on the active pane's level, and its answer. */
+export interface SearchState {
+  query: string;
+  mode: SearchMode;
+  /** Set by an op-type selection (cleared with it). */
+  fromSelection: boolean;
+  /** Bumped per query to run; results of an older one are dropped. */
+  seq: number;
+  /** The pane the query runs on. */
+  pane: number;
+  results: SearchResults | null;
+}
+
+export interface SearchResults {
+  seq: number;
+  /** The pane, run and level searched. */
+  pane: number;
+  run: number;
+  level: string;
+  matches: NodeRef[];
+  total: number;
+  error: string | null;
+}
+
+/** The heat map's range (colour by time / share), for the legend. */
+export interface HeatInfo {
+  available: boolean;
+  min: number;
+  max: number;
+  totalUs: number;
+  withData: number;
+  withoutData: number;
+}
+
+/** What the graph view shows in the active pane, for the legend and the status line. */
+export interface GraphInfo {
+  /** Op types drawn, most frequent first; null before the first layout. */
+  ops: { op: string; count: number }[] | null;
+  heat: HeatInfo | null;
+  /** Node status counts by NodeStatus, when the layout has them. */
+  statusCounts: number[] | null;
+  /** "N items · M edges · K nodes · webgl2". */
+  statusLine: string;
+}
+
+export interface AppState {
+  /** loading: asking the server for its runs; error: no server; file: a layout file is shown. */
+  status: 'loading' | 'ready' | 'error' | 'file';
+  runs: RunInfo[];
+  /** [main] or [main, second]; the second is kept while compare mode is off. */
+  panes: PaneState[];
+  savedFolding: SavedFolding[];
+  comparing: boolean;
+  /** The pane the details, search, legend and export act on. */
+  active: number;
+  /** Compare mode: the other pane follows a selection (reveals and centres its linked nodes). */
+  sync: boolean;
+  color: ColorMode;
+  lineage: boolean;
+  /** The bottom panel: the shown tab (a bottom view's id), which part is maximised. */
+  tab: string;
+  panel: PanelMode;
+  clock: Clock;
+  timelineCompare: number | null;
+  align: Align;
+  selection: Selection | null;
+  selectionSource: SelectionSource;
+  /** Bumped on every selection. */
+  selectionVersion: number;
+  resolved: Resolved;
+  details: { content: DetailsContent; loading: boolean };
+  search: SearchState;
+  /** The critical path drawn on graph and timeline ("show" in the summary), or null. */
+  criticalPath: { tasks: number[]; nodes: number[] } | null;
+  banner: string | null;
+  graph: GraphInfo;
+  /** The bottom views' ids in tab order (the URL's `tab=` values). */
+  tabs: readonly string[];
+}
+
+/** The state a page opens with, from its URL. */
+export function initialState(url: UrlState, tabs: readonly string[]): AppState {
+  const panes: PaneState[] = [{ ...url.pane }];
+  if (url.compare) panes.push({ ...url.pane, run: url.compare.run, level: url.compare.level, expand: [], collapse: [], node: null });
+  return {
+    status: 'loading', runs: [], panes, savedFolding: panes.map(() => ({})), comparing: url.compare !== null, active: 0, sync: true,
+    color: url.color, lineage: false, tab: url.tab, panel: url.panel, clock: url.clock, timelineCompare: url.timelineCompare,
+    align: url.align, selection: url.selection, selectionSource: 'url', selectionVersion: 0, resolved: emptyResolved(0),
+    details: { content: { kind: 'empty', message: kDetailsHint }, loading: false },
+    search: { query: '', mode: 'text', fromSelection: false, seq: 0, pane: 0, results: null },
+    criticalPath: null, banner: null, graph: { ops: null, heat: null, statusCounts: null, statusLine: '' }, tabs,
+  };
+}
+
+/** The part of the state the URL holds. */
+export function urlStateOf(s: AppState): UrlState {
+  const sel = s.selection;
+  const p1 = s.panes[1];
+  return {
+    pane: s.panes[0], selection: sel && sel.kind !== 'node' ? sel : null, tab: s.tab, panel: s.panel, color: s.color,
+    compare: s.comparing && p1 ? { run: p1.run, level: p1.level } : null, timelineCompare: s.timelineCompare, align: s.align, clock: s.clock,
+  };
+}
+
+/** The panes on screen (the second only in compare mode). */
+export function visiblePanes(s: AppState): PaneState[] {
+  return s.comparing ? s.panes : s.panes.slice(0, 1);
+}
+
+/** The main pane's run, if the server has it. */
+export function mainRun(s: AppState): RunInfo | undefined {
+  return s.runs[s.panes[0].run];
+}
+
+export type Action =
+  /** The server's runs arrived (the page is ready). */
+  | { type: 'runsLoaded'; runs: RunInfo[] }
+  /** No server: only a layout file can be opened. */
+  | { type: 'loadFailed'; message: string }
+  | { type: 'fileOpened' }
+  /** The user edited the URL hash. */
+  | { type: 'urlChanged'; url: UrlState }
+  | { type: 'setRun'; run: number }
+  /** A pane shows another level (and, for the second pane, maybe another run); each level keeps its folding. */
+  | { type: 'setLevel'; pane: number; level: string; run?: number }
+  | { type: 'setGrouping'; grouping: Grouping }
+  | { type: 'setFolding'; pane: number; expand: number[]; collapse: number[] }
+  | { type: 'setPaneNode'; pane: number; node: number | null }
+  | { type: 'setActivePane'; pane: number }
+  | { type: 'setCompare'; on: boolean }
+  | { type: 'setSync'; on: boolean }
+  | { type: 'setColor'; color: ColorMode }
+  | { type: 'setLineage'; on: boolean }
+  | { type: 'setTab'; tab: string }
+  | { type: 'setPanel'; panel: PanelMode }
+  | { type: 'setClock'; clock: Clock }
+  | { type: 'setTimelineCompare'; run: number | null; align?: Align }
+  /**
+   * Selects (null clears). `pane`: the graph pane a node was picked in
+   * (graph click, search result); without it a node selection goes to the
+   * pane showing its level, else to the main pane, switching its level.
+   */
+  | { type: 'select'; selection: Selection | null; source: SelectionSource; pane?: number }
+  /** Parts of the resolution of selection `version` (dropped when a newer selection came). */
+  | { type: 'resolved'; version: number; patch: Partial<Omit<Resolved, 'version' | 'done'>>; done?: boolean }
+  | { type: 'setDetails'; content: DetailsContent; loading?: boolean; version?: number }
+  | { type: 'detailsLoading'; version?: number }
+  | { type: 'search'; query: string; mode: SearchMode }
+  | { type: 'searchResults'; results: SearchResults }
+  | { type: 'searchClear' }
+  | { type: 'setCriticalPath'; path: { tasks: number[]; nodes: number[] } | null }
+  | { type: 'banner'; message: string | null }
+  | { type: 'graphInfo'; info: GraphInfo };

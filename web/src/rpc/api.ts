@@ -1,0 +1,281 @@
+// Typed client of the server's HTTP API (docs/reference/http-api.md); with
+// timeline_api.ts the only module that calls fetch. Errors come back as
+// ApiError with the server's JSON message, so the UI can show it as is.
+// `ApiClient` is the interface the rest of the UI programs against (the
+// selection controller's unit test hands it a test double).
+
+import { decodeLayout, type Layout } from './layout_binary';
+
+export interface RunInput { path: string; format: string; role: string }
+export interface RunInfo { id: number; name: string; inputs: RunInput[]; levels: string[]; has_trace: boolean }
+export interface Attribute { name: string; type: string; value: unknown }
+export interface ValueInfo {
+  name: string; dtype: string; shape: string | number[] | null; producer?: unknown;
+  /** Memory layout where the format gives it (Ascend NC1HWC0, FRACTAL_Z) and the framework's format and shape. */
+  layout?: string; origin_layout?: string; origin_shape?: string;
+}
+export interface NodeRef { id: number; name: string; op_type: string }
+export interface TaskInfo { id: number; name: string; start_ns: number; duration_ns: number; track: string | number }
+export interface NodeDetails {
+  id: number; name: string; op_type: string; domain: string; scope: string;
+  attributes: Attribute[]; inputs: ValueInfo[]; outputs: ValueInfo[];
+  status: string; fused_from: NodeRef[]; fused_into: NodeRef | null;
+  tasks: TaskInfo[]; task_count?: number; task_total_ns?: number;
+  /** ONNX operator documentation, when the ONNX library has the op (null otherwise; absent from older servers). */
+  doc?: OpDoc | null;
+}
+export interface OpDoc { domain: string; since_version: number; summary: string }
+export type SearchMode = 'text' | 'glob' | 'regex' | 'op';
+export interface SearchResult { matches: NodeRef[]; total: number; truncated?: boolean }
+export type Grouping = 'scopes' | 'fusion' | 'none';
+/** Which task start times: as the trace gives them, or shifted by the per-track clock offsets. */
+export type Clock = 'raw' | 'calibrated';
+
+export interface LayoutRequest {
+  run: number; level: string; grouping: Grouping; direction: 'tb' | 'lr';
+  maxItems: number; expand: number[]; collapse: number[];
+  /** Expand the groups on the path to this model node (server side). */
+  reveal?: number | null;
+}
+
+// ---- execution: tasks, mapping, summary, analyses (http-api.md) ----
+export interface TaskRef { id: number; name: string; track: number; start_ns: number; end_ns: number }
+export interface TaskFlow { kind: 'launch' | 'event'; from_task: number; to_task: number; from_track: number; to_track: number; from_ns: number; to_ns: number }
+export interface TaskDetails {
+  id: number; name: string; category: string; op_type: string; kind: string;
+  track: { id: number; name: string };
+  start_ns: number; end_ns: number; duration_ns: number; calibrated_start_ns: number; run: number | null;
+  node: { level: string; id: number; name: string; op_type: string } | null;
+  fused_from: NodeRef[];
+  launch: TaskRef | null;
+  parent: number | null;
+  correlation?: number | string | null; external_id?: number | string | null; bytes?: number | null;
+  shapes?: unknown; output_shapes?: unknown;
+  flows: TaskFlow[];
+}
+export interface NodeTasks { tasks: number[]; start_ns: number | null; end_ns: number | null }
+export type MappingSort = 'total_ns' | 'task_count' | 'name' | 'op_type' | 'status' | 'streams';
+export interface MappingQuery {
+  offset: number; limit: number; sort: MappingSort; desc: boolean; q: string; status: string[];
+  /** Locate the row of this node / task: the answer's found_index. */
+  findNode?: number; findTask?: number;
+}
+export interface MappingRow {
+  kind: 'node' | 'unlinked';
+  node: { id: number; name: string; op_type: string; level: string } | null;
+  name: string; op_type: string; status: string;
+  fused_from: NodeRef[]; task_count: number; total_ns: number;
+  streams: number[]; kernels: string[]; first_task: number | null;
+}
+/** found_index: only when findNode / findTask was asked; -1 = filtered out or absent. */
+export interface MappingPage { total: number; level: string; rows: MappingRow[]; found_index?: number }
+export interface TimelineTrack {
+  id: number; kind: string; name: string; group: string; task_count: number; rows: number; busy_ns: number; clock_offset_ns: number;
+}
+export interface TimelineMeta {
+  start_ns: number; end_ns: number; task_count: number; has_calibration: boolean;
+  tracks: TimelineTrack[]; runs: { index: number; name: string; start_ns: number; end_ns: number }[]; op_types: string[];
+}
+/** One op-type row of summary.json (docs/reference/schemas/summary.schema.json). */
+export interface SummaryOpType { op_type: string; kind: string; nodes: number; calls: number; total_us: number; average_us: number; share: number }
+/** A device stream's idle time (span - busy) by what it waited for; whole-trace summaries only. */
+export interface SummaryIdle { total_us: number; waiting_host_us: number; waiting_other_stream_us: number; other_us: number }
+export interface SummaryStream {
+  stream_id: number; name: string; kind: string; tasks: number; total_us: number; busy_us: number; span_us: number; utilisation: number;
+  idle?: SummaryIdle;
+}
+export interface SummaryCriticalPath { length_us: number; wall_us: number; share: number; tasks: number; top_op_types: { op_type: string; us: number }[] }
+export interface SummaryOverlap { device: string; compute_us: number; data_movement_us: number; overlap_us: number; overlap_share: number }
+export interface SummaryHostSync { calls: number; total_us: number; device_idle_us: number }
+export interface SummaryMemory {
+  level: 'compiled' | 'framework'; order: 'trace' | 'topological';
+  peak_activation_bytes: number; weight_bytes: number; reported_peak_bytes: number | null;
+}
+/** summary.json; the whole-trace sections (critical_path … memory) are absent from range summaries and older servers. */
+export interface SummaryJson {
+  basis: string; total_us: number; tasks: number; linked_tasks: number; unlinked_tasks: number;
+  op_types: SummaryOpType[]; streams: SummaryStream[];
+  critical_path?: SummaryCriticalPath | null; overlap?: SummaryOverlap[]; host_sync?: SummaryHostSync; memory?: SummaryMemory | null;
+  [more: string]: unknown;
+}
+/** A diagnosis finding (docs/reference/schemas/findings.schema.json); evidence ids as numbers (or {id} objects). */
+export interface FindingJson {
+  /** The rule's id ("layout_conversion_share", docs/reference/diagnosis-rules.md). */
+  rule: string; title: string; severity: string; message: string; suggestion?: string;
+  nodes?: (number | { id: number; level?: string })[]; tasks?: (number | { id: number })[];
+  time_ns?: number; share?: number;
+}
+export interface CriticalPathJson {
+  tasks: number[]; nodes: number[]; length_ns: number; wall_ns: number; share: number;
+  by_track?: { track: number; ns: number }[]; by_op_type?: { op_type: string; ns: number }[];
+}
+/** GET .../nodes/{node}/paths: a node's ancestors and descendants and their tasks. */
+export interface NodePathsJson {
+  ancestors: number[]; descendants: number[]; node_tasks?: number[]; ancestor_tasks: number[]; descendant_tasks: number[];
+}
+/** GET /analyses: each section present when computed. */
+export interface AnalysesJson { findings?: FindingJson[]; critical_path?: Partial<CriticalPathJson>; [more: string]: unknown }
+
+/** Evidence ids of a finding as numbers (the JSON may give numbers or {id} objects). */
+export function findingIds(list: FindingJson['nodes'] | FindingJson['tasks']): number[] {
+  return (list ?? []).map((x) => (typeof x === 'number' ? x : x.id)).filter((x) => Number.isInteger(x));
+}
+
+/** Everything the UI asks the server (docs/reference/http-api.md). */
+export interface ApiClient {
+  runs(): Promise<RunInfo[]>;
+  summary(run: number): Promise<SummaryJson>;
+  summaryRange(run: number, fromNs: number, toNs: number, clock: Clock): Promise<SummaryJson>;
+  timeline(run: number): Promise<TimelineMeta>;
+  task(run: number, id: number): Promise<TaskDetails>;
+  nodeTasks(run: number, node: number): Promise<NodeTasks>;
+  nodePaths(run: number, level: string, node: number): Promise<NodePathsJson>;
+  mapping(run: number, q: MappingQuery): Promise<MappingPage>;
+  analyses(run: number): Promise<AnalysesJson | null>;
+  criticalPath(run: number, clock: Clock): Promise<CriticalPathJson | null>;
+  layout(q: LayoutRequest): Promise<Layout>;
+  node(run: number, level: string, node: number): Promise<NodeDetails>;
+  exportModelExplorer(run: number, level: string, what: 'graph' | 'node-data'): Promise<Blob>;
+  search(run: number, level: string, q: string, mode: SearchMode): Promise<SearchResult>;
+}
+
+/** An API failure: HTTP status and the server's message. */
+export class ApiError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/**
+ * GET from the server with the access token; a failure becomes an ApiError
+ * with the server's own message (an abort stays an AbortError).
+ */
+export async function fetchApi(base: string, token: string | null, path: string, signal?: AbortSignal): Promise<Response> {
+  const headers: Record<string, string> = {};
+  if (token) headers['X-MI-Token'] = token;
+  let r: Response;
+  try {
+    r = await fetch(base + path, { headers, signal });
+  } catch (e) {
+    if ((e as Error).name === 'AbortError') throw e;
+    throw new ApiError(0, `cannot reach the model-inspector server (${(e as Error).message}); is it still running?`);
+  }
+  if (!r.ok) {
+    let message = `${r.status} ${r.statusText} for ${path}`;
+    try {
+      const j = await r.json();
+      if (j && j.error && j.error.message) message = j.error.message;
+    } catch { /* not JSON: keep the status line */ }
+    throw new ApiError(r.status, message);
+  }
+  return r;
+}
+
+export class Api implements ApiClient {
+  private readonly token: string | null;
+
+  constructor(private readonly base = '', token?: string | null) {
+    // The token arrives once as ?token= on the page URL; keep it for every
+    // request as a header (not in later URLs, which end up in logs).
+    this.token = token ?? new URLSearchParams(location.search).get('token');
+  }
+
+  private get(path: string): Promise<Response> {
+    return fetchApi(this.base, this.token, path);
+  }
+
+  private async json<T>(path: string): Promise<T> {
+    return (await this.get(path)).json() as Promise<T>;
+  }
+
+  async runs(): Promise<RunInfo[]> {
+    return (await this.json<{ runs: RunInfo[] }>('/api/runs')).runs;
+  }
+
+  summary(run: number): Promise<SummaryJson> {
+    return this.json(`/api/runs/${run}/summary`);
+  }
+
+  /** The summary restricted to [fromNs, toNs) of the trace's time base (each task counts its overlap). */
+  summaryRange(run: number, fromNs: number, toNs: number, clock: Clock): Promise<SummaryJson> {
+    const p = new URLSearchParams({ from_ns: String(Math.floor(fromNs)), to_ns: String(Math.ceil(toNs)), clock });
+    return this.json(`/api/runs/${run}/summary?${p}`);
+  }
+
+  timeline(run: number): Promise<TimelineMeta> {
+    return this.json(`/api/runs/${run}/timeline`);
+  }
+
+  task(run: number, id: number): Promise<TaskDetails> {
+    return this.json(`/api/runs/${run}/tasks/${id}`);
+  }
+
+  /** Every task of a node (a framework node fused into a compiled one: the compiled node's), with their extent. */
+  nodeTasks(run: number, node: number): Promise<NodeTasks> {
+    return this.json(`/api/runs/${run}/tasks?node=${node}`);
+  }
+
+  nodePaths(run: number, level: string, node: number): Promise<NodePathsJson> {
+    return this.json(`/api/runs/${run}/levels/${encodeURIComponent(level)}/nodes/${node}/paths`);
+  }
+
+  mapping(run: number, q: MappingQuery): Promise<MappingPage> {
+    const p = new URLSearchParams({ offset: String(q.offset), limit: String(q.limit), sort: q.sort, desc: q.desc ? '1' : '0' });
+    if (q.q) p.set('q', q.q);
+    if (q.status.length) p.set('status', q.status.join(','));
+    if (q.findNode !== undefined) p.set('find_node', String(q.findNode));
+    else if (q.findTask !== undefined) p.set('find_task', String(q.findTask));
+    return this.json(`/api/runs/${run}/mapping?${p}`);
+  }
+
+  /** The analyses of a run; null when the server has none (404: an older server). */
+  async analyses(run: number): Promise<AnalysesJson | null> {
+    try {
+      return await this.json<AnalysesJson>(`/api/runs/${run}/analyses`);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return null;
+      throw e;
+    }
+  }
+
+  /** The critical path; null when the server cannot compute it (404). */
+  async criticalPath(run: number, clock: Clock): Promise<CriticalPathJson | null> {
+    try {
+      return await this.json<CriticalPathJson>(`/api/runs/${run}/critical-path?clock=${clock}`);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return null;
+      throw e;
+    }
+  }
+
+  static layoutPath(q: LayoutRequest): string {
+    const p = new URLSearchParams();
+    p.set('grouping', q.grouping);
+    p.set('max_items', String(q.maxItems));
+    p.set('direction', q.direction);
+    if (q.expand.length) p.set('expand', q.expand.join(','));
+    if (q.collapse.length) p.set('collapse', q.collapse.join(','));
+    if (q.reveal !== undefined && q.reveal !== null) p.set('reveal', String(q.reveal));
+    return `/api/runs/${q.run}/levels/${encodeURIComponent(q.level)}/layout?${p}`;
+  }
+
+  async layout(q: LayoutRequest): Promise<Layout> {
+    const buf = await (await this.get(Api.layoutPath(q))).arrayBuffer();
+    return decodeLayout(buf);
+  }
+
+  node(run: number, level: string, node: number): Promise<NodeDetails> {
+    return this.json(`/api/runs/${run}/levels/${encodeURIComponent(level)}/nodes/${node}`);
+  }
+
+  /** Model Explorer export of a level: 'graph' (graph JSON) or 'node-data' (our per-node times). */
+  async exportModelExplorer(run: number, level: string, what: 'graph' | 'node-data'): Promise<Blob> {
+    return (await this.get(`/api/runs/${run}/levels/${encodeURIComponent(level)}/export/model-explorer-${what}`)).blob();
+  }
+
+  search(run: number, level: string, q: string, mode: SearchMode): Promise<SearchResult> {
+    const p = new URLSearchParams({ q, mode });
+    return this.json(`/api/runs/${run}/levels/${encodeURIComponent(level)}/search?${p}`);
+  }
+}

@@ -1,0 +1,44 @@
+// An ApiClient that asks the server once per run for the documents several
+// parts of the UI read (the run's summary, analyses, timeline track list,
+// critical path): the selection controller, the summary view and the
+// details panel then share one answer. A failed request is forgotten, so
+// the next caller asks again.
+
+import type {
+  AnalysesJson, ApiClient, Clock, CriticalPathJson, LayoutRequest, MappingPage, MappingQuery, NodeDetails, NodePathsJson,
+  NodeTasks, RunInfo, SearchMode, SearchResult, SummaryJson, TaskDetails, TimelineMeta,
+} from './api';
+import type { Layout } from './layout_binary';
+
+export class CachedApi implements ApiClient {
+  private readonly memo = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly api: ApiClient) {}
+
+  private once<T>(key: string, f: () => Promise<T>): Promise<T> {
+    let p = this.memo.get(key) as Promise<T> | undefined;
+    if (!p) {
+      p = f();
+      this.memo.set(key, p);
+      p.catch(() => { if (this.memo.get(key) === p) this.memo.delete(key); });
+    }
+    return p;
+  }
+
+  runs(): Promise<RunInfo[]> { return this.api.runs(); }
+  summary(run: number): Promise<SummaryJson> { return this.once(`summary:${run}`, () => this.api.summary(run)); }
+  analyses(run: number): Promise<AnalysesJson | null> { return this.once(`analyses:${run}`, () => this.api.analyses(run)); }
+  timeline(run: number): Promise<TimelineMeta> { return this.once(`timeline:${run}`, () => this.api.timeline(run)); }
+  criticalPath(run: number, clock: Clock): Promise<CriticalPathJson | null> {
+    return this.once(`critical-path:${run}:${clock}`, () => this.api.criticalPath(run, clock));
+  }
+  summaryRange(run: number, fromNs: number, toNs: number, clock: Clock): Promise<SummaryJson> { return this.api.summaryRange(run, fromNs, toNs, clock); }
+  task(run: number, id: number): Promise<TaskDetails> { return this.api.task(run, id); }
+  nodeTasks(run: number, node: number): Promise<NodeTasks> { return this.api.nodeTasks(run, node); }
+  nodePaths(run: number, level: string, node: number): Promise<NodePathsJson> { return this.api.nodePaths(run, level, node); }
+  mapping(run: number, q: MappingQuery): Promise<MappingPage> { return this.api.mapping(run, q); }
+  layout(q: LayoutRequest): Promise<Layout> { return this.api.layout(q); }
+  node(run: number, level: string, node: number): Promise<NodeDetails> { return this.api.node(run, level, node); }
+  exportModelExplorer(run: number, level: string, what: 'graph' | 'node-data'): Promise<Blob> { return this.api.exportModelExplorer(run, level, what); }
+  search(run: number, level: string, q: string, mode: SearchMode): Promise<SearchResult> { return this.api.search(run, level, q, mode); }
+}

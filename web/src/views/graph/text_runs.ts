@@ -1,0 +1,122 @@
+// Which text to draw where, shared by both renderers: node titles and names,
+// group labels and summaries, frame headers and edge shape labels. Level of
+// detail: below kTextMinScale item text is hidden; frames and collapsed
+// groups then get a summary label at a constant screen size instead.
+
+import { ItemKind, kEdgeShowLabel, opName, type Layout } from '../../rpc/layout_binary';
+import { kHeaderHeight, lodPx, type Scene } from './scene';
+
+export const kTextMinScale = 0.45;
+/** Screen px of the summary labels drawn when zoomed out. */
+export const kSummaryPx = 12;
+
+export type Align = 0 | 1 | 2; // left, centre, right
+
+/** Receives one line of text: baseline at (x, y), world units. */
+export interface TextSink {
+  text(x: number, y: number, size: number, bold: boolean, align: Align, maxWidth: number, s: string, shade: number): void;
+}
+
+function topOpsText(l: Layout, g: number): string {
+  const rep = l.groupRepeatOf[g];
+  if (rep >= 0) return `same as ${l.str(l.groupLabel[rep])}`;
+  const parts: string[] = [];
+  for (let k = 0; k < 3; ++k) {
+    const op = l.groupTopOps[3 * g + k];
+    if (op >= 0) parts.push(`${opName(l, op)} ×${l.groupTopOpCounts[3 * g + k]}`);
+  }
+  return parts.join(', ');
+}
+
+/**
+ * Emits the text visible in world rect [x0,x1]×[y0,y1] at `scale`.
+ * `stamp`/`mark` dedupe items found in several grid cells.
+ */
+// Screen rects of the summary labels placed so far (zoomed out), so a nested
+// frame whose header lies under its parent's label gets none. Reused.
+const placed: number[] = [];
+const kMaxSummaryLabels = 400;
+
+function place(x: number, y: number, w: number, h: number): boolean {
+  if (placed.length >= 4 * kMaxSummaryLabels) return false;
+  for (let k = 0; k < placed.length; k += 4) {
+    if (x < placed[k + 2] && x + w > placed[k] && y < placed[k + 3] && y + h > placed[k + 1]) return false;
+  }
+  placed.push(x, y, x + w, y + h);
+  return true;
+}
+
+export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1: number, scale: number,
+  stamp: Uint32Array, mark: number, sink: TextSink): void {
+  const l = scene.layout;
+  placed.length = 0;
+  const b = l.itemBox, gb = l.groupBounds;
+  const detailed = scale >= kTextMinScale;
+  // Inside a silhouette (level of detail): no labels.
+  const lodT = scene.polyVertexCount > 0 ? lodPx(scale) : 0;
+  // Frame headers (or, zoomed out, summaries over the frame at screen size).
+  for (let k = 0; k < l.frameCount; ++k) {
+    const g = l.frames[k];
+    const x = gb[4 * g], y = gb[4 * g + 1], w = gb[4 * g + 2], h = gb[4 * g + 3];
+    if (x > x1 || y > y1 || x + w < x0 || y + h < y0) continue;
+    if (scene.frameParentLod[k] * scale < lodT) continue;
+    if (detailed) {
+      const count = l.groupNodeCount[g];
+      sink.text(x + 8, y + 16, 11, true, 0, w - 70, l.str(l.groupLabel[g]), 0.2);
+      if (count > 0) sink.text(x + w - 8, y + 16, 9, false, 2, 60, `${count} nodes`, 0.4);
+    } else if (w * scale > 80) {
+      const size = kSummaryPx / scale;
+      if ((size < kHeaderHeight * 1.5 || h * scale > 3 * kSummaryPx) && place(x, y, w, size * 1.3)) {
+        sink.text(x + 6 / scale, y + 4 / scale + size * 0.9, size, true, 0, w - 12 / scale, l.str(l.groupLabel[g]), 0.15);
+      }
+    }
+  }
+  scene.forItemsIn(x0, y0, x1, y1, stamp, mark, (i) => {
+    const x = b[4 * i], y = b[4 * i + 1], w = b[4 * i + 2], h = b[4 * i + 3];
+    const cx = x + w / 2, cy = y + h / 2;
+    const kind = l.itemKind[i];
+    if (scene.itemLod[i] * scale < lodT) return;
+    if (kind === ItemKind.Group) {
+      const g = l.itemRef[i];
+      if (detailed) {
+        sink.text(cx, y + 14, 11, true, 1, w - 8, l.str(l.itemTitle[i]), 0.1);
+        sink.text(cx, y + 27, 9, false, 1, w - 8, `${l.groupNodeCount[g]} nodes`, 0.2);
+        if (h >= 44) sink.text(cx, y + 38, 8, false, 1, w - 8, topOpsText(l, g), 0.33);
+      } else if (w * scale > 40) {
+        const size = kSummaryPx / scale;
+        if (place(x, cy - size * 0.6, w, size * 1.2)) sink.text(cx, cy + size * 0.35, size, true, 1, w, l.str(l.itemTitle[i]), 0.1);
+      }
+      return;
+    }
+    if (!detailed) return;
+    if (kind === ItemKind.Node) {
+      // Light text on dark fills (the heat map's hot end).
+      const c = scene.itemColor;
+      const dark = 0.2126 * c[3 * i] + 0.7152 * c[3 * i + 1] + 0.0722 * c[3 * i + 2] < 0.42;
+      sink.text(cx, cy - 2, 12, true, 1, w - 4, l.str(l.itemTitle[i]), dark ? 0.97 : 0.1);
+      sink.text(cx, cy + 12, 10, false, 1, w - 4, l.str(l.itemSubtitle[i]), dark ? 0.88 : 0.2);
+    } else {
+      sink.text(cx, cy + 4, 12, false, 1, w - 4, l.str(l.itemTitle[i]), 0.1);
+    }
+  });
+  if (!detailed) return;
+  // Edge labels: beside the midpoint of the longest segment, as the SVG does.
+  const eb = scene.edgeBox, P = l.points;
+  for (let e = 0; e < l.edgeCount; ++e) {
+    if (!(l.edgeFlags[e] & kEdgeShowLabel) && l.edgeCountArr[e] <= 1) continue;
+    if (eb[4 * e] > x1 || eb[4 * e + 1] > y1 || eb[4 * e + 2] < x0 || eb[4 * e + 3] < y0) continue;
+    const shape = (l.edgeFlags[e] & kEdgeShowLabel) ? l.str(l.edgeLabel[e]) : '';
+    const n = l.edgeCountArr[e];
+    const label = n > 1 ? (shape ? `×${n} ${shape}` : `×${n}`) : shape;
+    if (!label) continue;
+    let best = -1, bestLen = -1;
+    for (let p = l.edgePointBegin[e]; p + 1 < l.edgePointBegin[e + 1]; ++p) {
+      const len = Math.hypot(P[2 * p + 2] - P[2 * p], P[2 * p + 3] - P[2 * p + 1]);
+      if (len > bestLen) { bestLen = len; best = p; }
+    }
+    if (best < 0) continue;
+    const mx = (P[2 * best] + P[2 * best + 2]) / 2, my = (P[2 * best + 1] + P[2 * best + 3]) / 2;
+    if (l.direction === 'lr') sink.text(mx, my - 4, 9, false, 1, 200, label, 0.33);
+    else sink.text(mx + 4, my + 3, 9, false, 0, 200, label, 0.33);
+  }
+}

@@ -1,0 +1,9 @@
+// The modules the Node unit tests exercise, compiled into one ES module by
+// unit_lib.mjs (vite's library build; no browser needed).
+
+export { formatHash, parseHash, defaultUrlState, kDefaultTabs } from '../../src/core/url_state';
+export { formatSelection, parseSelection, sameSelection, describeSelection } from '../../src/core/selection';
+export { initialState, urlStateOf, emptyResolved, kDetailsHint } from '../../src/core/state';
+export { reduce } from '../../src/core/reducer';
+export { Store } from '../../src/core/store';
+export { SelectionController } from '../../src/core/selection_controller';
