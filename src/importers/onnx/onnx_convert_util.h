@@ -2,8 +2,8 @@
 
 // Helpers shared by the two ONNX → Model converters (the libonnx one in
 // onnx_model_converter.cc and the direct wire-format one in
-// onnx_direct_import.cc), so that both produce the same display text and
-// the same diagnostics.
+// onnx_direct_decoder.cc + onnx_direct_import.cc), so that both produce the
+// same display text and the same diagnostics.
 
 #include <cstddef>
 #include <cstdint>
