@@ -8,7 +8,7 @@
 #        shape-inferred exports have): we parse and index, onnx.load parses;
 #      weights_external: only inputs / outputs typed: we run ONNX shape
 #        inference to type every edge, so the peer is onnx.load +
-#        onnx.shape_inference.infer_shapes (onnx.load alone is printed too);
+#        onnx.shape_inference.infer_shapes;
 #  (b) weights_1gb: ~1 GB model whose bulk is weights inside the .onnx
 #      (MatMul chain, raw_data floats); NOT like for like: onnx.load reads
 #      the weights, we don't (we skip them by length on a memory map);
@@ -227,9 +227,6 @@ report "weights_external_typed" "$OUT/weights_external_typed.onnx" load_noext \
 report "weights_external" "$OUT/weights_external.onnx" load_noext_infer \
   "onnx.load(load_external_data=False) + onnx.shape_inference.infer_shapes" \
   "the same, only inputs and outputs typed: both sides run ONNX shape inference"
-report "weights_external" "$OUT/weights_external.onnx" load_noext \
-  "onnx.load(load_external_data=False) alone: parses, does not type the edges (less work than ours)" \
-  "the same file, the peer parsing only"
 report "weights_1gb" "$OUT/weights_1gb.onnx" load "onnx.load" \
   "1 GB of weights inside the .onnx: onnx.load reads the weights, we don't (not like for like)"
 report "nodes_100k" "$OUT/nodes_100k.onnx" load_iterate "onnx.load + a visit of every node's fields" \
