@@ -1,15 +1,18 @@
 #!/bin/bash
 # Layout benchmark: ours (build/src/layout/mi_bench_layout) vs dagre, elkjs
 # (npm, this folder) and Graphviz dot (Debian) on the same generated graphs.
-# Times only the layout; quality (crossings, normalised edge length) is
-# measured by metrics.py from every tool's positions file the same way.
+# Every tool runs as a process doing the same work: start, read and parse
+# the graph, lay it out, write the positions; timed.py times each from
+# spawn to exit the same way (the tools' own layout-only figures are kept
+# beside). Quality (crossings, normalised edge length) is measured by
+# metrics.py from every tool's positions file the same way.
 #
 #   bench/layout/bench_layout.sh [build-dir]          (default: build)
 #
 # Env: MI_LAYOUT_BENCH_DIR (default /tmp/mi_layout_bench), MI_LAYOUT_TOOLS
 # ("ours dagre elk dot"), MI_LAYOUT_GRAPHS (space-separated names, default
 # all), MI_LAYOUT_NODE_TIMEOUT (120 s), MI_LAYOUT_OURS_TIMEOUT (120 s),
-# MI_LAYOUT_DOT_TIMEOUT (300 s), MI_LAYOUT_NO_SKIP=1 (also try sizes above
+# MI_LAYOUT_DOT_TIMEOUT (120 s), MI_LAYOUT_NO_SKIP=1 (also try sizes above
 # one that already timed out in the same graph family).
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -21,7 +24,7 @@ PY=/usr/bin/python3
 TOOLS="${MI_LAYOUT_TOOLS:-ours dagre elk dot}"
 NODE_TO="${MI_LAYOUT_NODE_TIMEOUT:-120}"
 OURS_TO="${MI_LAYOUT_OURS_TIMEOUT:-120}"
-DOT_TO="${MI_LAYOUT_DOT_TIMEOUT:-300}"
+DOT_TO="${MI_LAYOUT_DOT_TIMEOUT:-120}"
 RES="$OUT/results.jsonl"
 mkdir -p "$OUT/pos"
 : > "$RES"
@@ -70,13 +73,22 @@ for g in $GRAPHS; do
     fi
     pos="$OUT/pos/$g.$t.json"
     rm -f "$pos"
+    err="$OUT/pos/$g.$t.err"
     case $t in
-      ours)  line=$(timeout "$OURS_TO" "$DRIVER" "$gf" --out "$pos" 2>"$OUT/pos/$g.$t.err"); rc=$? ;;
+      ours)  line=$("$PY" "$HERE/timed.py" "$OURS_TO" "$DRIVER" "$gf" --out "$pos" 2>"$err"); rc=$? ;;
       dagre|elk)
              line=$(ulimit -s unlimited 2>/dev/null || ulimit -s 1048576; \
-                    timeout "$NODE_TO" node --stack-size=500000 --max-old-space-size=16384 \
-                    "$HERE/run_$t.mjs" "$gf" --out "$pos" 2>"$OUT/pos/$g.$t.err"); rc=$? ;;
-      dot)   line=$("$PY" "$HERE/run_dot.py" "$gf" --out "$pos" --timeout "$DOT_TO" 2>"$OUT/pos/$g.$t.err"); rc=$? ;;
+                    "$PY" "$HERE/timed.py" "$NODE_TO" node --stack-size=500000 --max-old-space-size=16384 \
+                    "$HERE/run_$t.mjs" "$gf" --out "$pos" 2>"$err"); rc=$? ;;
+      dot)   # The .dot text is written first, untimed (dot's input format,
+             # as the neutral JSON is the others'); the plain output is
+             # turned into positions after, untimed.
+             "$PY" "$HERE/run_dot.py" to-dot "$gf" "$OUT/pos/$g.dot"
+             line=$("$PY" "$HERE/timed.py" "$DOT_TO" dot -Tplain "$OUT/pos/$g.dot" -o "$OUT/pos/$g.plain" 2>"$err"); rc=$?
+             if [ $rc = 0 ]; then
+               "$PY" "$HERE/run_dot.py" from-plain "$gf" "$OUT/pos/$g.plain" "$pos" 2>>"$err" || rc=3
+               line=$("$PY" -c 'import json,sys; a=json.loads(sys.argv[1]); a["tool"]="dot"; print(json.dumps(a))' "$line")
+             fi ;;
     esac
     line=$(printf '%s\n' "$line" | grep '^{' | tail -1)
     to=$NODE_TO; [ $t = dot ] && to=$DOT_TO; [ $t = ours ] && to=$OURS_TO

@@ -1,51 +1,22 @@
 #!/usr/bin/python3
-"""Graphviz dot peer: lay out a neutral graph JSON with `dot -Tplain`.
+"""Graphviz dot peer: translates a neutral graph JSON to the dot language and
+dot's `-Tplain` output back to the neutral positions JSON. bench_layout.sh
+runs `dot -Tplain G.dot -o G.plain` itself, timed as a process the same way
+as the other tools (timed.py): dot reads and parses its input, lays it out
+and writes its output, as they do.
 
-  /usr/bin/python3 run_dot.py GRAPH.json [--out positions.json] [--timeout 300]
+  /usr/bin/python3 run_dot.py to-dot GRAPH.json G.dot
+  /usr/bin/python3 run_dot.py from-plain GRAPH.json G.plain positions.json
 
-Writes GRAPH.dot next to the positions (default settings: rankdir TB, box
-nodes of the given size, fixedsize, no labels, spline edges, arrowhead none so
-splines end on the node border as the other tools' edges do). The time is the
-wall time of `dot -Tplain` minus the best of 3 runs on a trivial 2-node graph
-(same attributes; process start, plugin load), so it includes dot's own parse of the .dot
-file and writing of the plain output, which are small next to layout.
-Edge splines (cubic Bezier control points) are flattened to 8 segments per
-Bezier piece. Prints one JSON line; on timeout {"tool":"dot","error":"timeout"}.
+Settings: rankdir TB, box nodes of the given size, fixedsize, no labels,
+spline edges, arrowhead none so splines end on the node border as the other
+tools' edges do. Edge splines (cubic Bezier control points) are flattened to
+8 segments per Bezier piece.
 """
 import json
-import os
-import subprocess
 import sys
-import tempfile
-import threading
-import time
 
-DOT = os.environ.get("DOT", "dot")
 BEZ_STEPS = 8
-
-
-def run(args, timeout):
-    """Run, return (wall seconds, peak rss kB, returncode) or None on timeout."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    killed = []
-    timer = threading.Timer(timeout, lambda: (killed.append(1), p.kill()))
-    timer.start()
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t0
-    timer.cancel()
-    p.returncode = os.waitstatus_to_exitcode(status)
-    err = p.stderr.read().decode(errors="replace")
-    if killed:
-        return None
-    return wall, ru.ru_maxrss, p.returncode, err
-
-
-def baseline(tmp):
-    path = os.path.join(tmp, "trivial.dot")
-    write_dot({"nodes": [{"w": 50, "h": 36}] * 2, "edges": [[0, 1]]}, path)
-    return min(run([DOT, "-Tplain", path, "-o", os.path.join(tmp, "trivial.plain")], 30)[0]
-               for _ in range(3))
 
 
 def write_dot(g, path):
@@ -108,41 +79,15 @@ def parse_plain(path, g):
 
 
 def main():
-    args, out, timeout = [], None, 300.0
-    it = iter(sys.argv[1:])
-    for a in it:
-        if a == "--out":
-            out = next(it)
-        elif a == "--timeout":
-            timeout = float(next(it))
-        else:
-            args.append(a)
-    if not args:
+    if len(sys.argv) < 4 or sys.argv[1] not in ("to-dot", "from-plain"):
         sys.exit(__doc__)
-    with open(args[0]) as f:
+    with open(sys.argv[2]) as f:
         g = json.load(f)
-    res = {"tool": "dot", "nodes": len(g["nodes"]), "edges": len(g["edges"])}
-    with tempfile.TemporaryDirectory(prefix="mi_dot_") as tmp:
-        base = baseline(tmp)
-        dot_path = os.path.join(tmp, "g.dot")
-        plain = os.path.join(tmp, "g.plain")
-        write_dot(g, dot_path)
-        r = run([DOT, "-Tplain", dot_path, "-o", plain], timeout)
-        if r is None:
-            res["error"] = "timeout"
-            print(json.dumps(res))
-            sys.exit(124)
-        wall, rss, rc, err = r
-        if rc != 0:
-            res["error"] = "exit %d: %s" % (rc, err.strip()[-200:])
-            print(json.dumps(res))
-            sys.exit(3)
-        res.update(ms=round((wall - base) * 1000, 2), wall_ms=round(wall * 1000, 2),
-                   baseline_ms=round(base * 1000, 2), peak_rss_kb=rss)
-        if out:
-            with open(out, "w") as f:
-                json.dump(parse_plain(plain, g), f, separators=(",", ":"))
-    print(json.dumps(res))
+    if sys.argv[1] == "to-dot":
+        write_dot(g, sys.argv[3])
+        return
+    with open(sys.argv[4], "w") as f:
+        json.dump(parse_plain(sys.argv[3], g), f, separators=(",", ":"))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Timeline window queries of the UI server on a generated 1,000,000-task
 # Kineto trace: our level-of-detail window (Session::TimelineWindow, MITW
-# binary) vs a naive server that scans every task and sends each one in the
-# window as JSON. Prints per query: tasks in the window, items and bytes
-# sent, median ms, and the naive figures with the ratios.
+# binary). Prints per query: tasks in the window, items and bytes sent,
+# median ms. Our figures alone: no peer tool here answers these queries.
 #
 #   bench/timeline/bench_timeline.sh [build-dir] [tasks] [px]
 #

@@ -13,6 +13,13 @@ ProfilerStep annotations. Deterministic (seeded); standard library only;
 the JSON is streamed out, so memory stays small.
 
     python3 bench/timeline/make_timeline_trace.py --tasks 1000000 --out /tmp/mi_timeline_1m.json
+
+--varied-names (for the trace ingest benchmark, bench/trace/): names and
+arguments vary as in a real model's trace instead of repeating ten kernel
+names: kernel names carry template arguments (tile sizes, dtype, stages;
+about 18,000 distinct), each op records its input shapes and types, and
+Python-stack events name the module (one of 40,000) and the source line
+that ran it. Without the flag the output is unchanged.
 """
 import argparse
 import json
@@ -35,6 +42,14 @@ KERNELS = [
 HOST_OPS = [("aten::linear", "aten::addmm"), ("aten::conv2d", "aten::convolution"),
             ("aten::add", None), ("aten::gelu", None), ("aten::softmax", "aten::_softmax"),
             ("aten::layer_norm", "aten::native_layer_norm"), ("aten::sum", None)]
+# --varied-names: template arguments and module / source names to draw from.
+TILES = [32, 48, 64, 96, 128, 160, 192, 256]
+DTYPES = ["float", "__half", "__nv_bfloat16", "int8_t"]
+MODULES = ["Linear", "Conv2d", "LayerNorm", "GELU", "Dropout", "Embedding", "MultiheadAttention",
+           "Softmax"]
+SOURCES = [f"torch/nn/modules/{m}.py" for m in ("linear", "conv", "normalization", "activation",
+                                                 "dropout", "sparse", "container", "module")] + \
+          [f"model/layers/block_{i}.py" for i in range(22)]
 GPUS = 2
 STREAMS = [7, 13, 20, 24]  # per GPU: compute, compute, copy, nccl
 HOST_PID = 4242
@@ -68,8 +83,11 @@ def main():
     ap.add_argument("--tasks", type=int, default=1_000_000, help="approximate task count (default 1,000,000)")
     ap.add_argument("--out", required=True, help="output .json path")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--varied-names", action="store_true",
+                    help="vary names and arguments as a real trace does (see above)")
     args = ap.parse_args()
     rnd = random.Random(args.seed)
+    vrnd = random.Random(args.seed + 1)  # --varied-names only: leaves rnd's draws alone
     w = Writer(args.out)
     w.emit({"name": "process_name", "ph": "M", "pid": HOST_PID, "tid": 0, "args": {"name": "python"}})
     for tid, name in zip(THREADS, ["python main", "pt_autograd_0"]):
@@ -108,6 +126,9 @@ def main():
             if op_index % 50 == 0 and k == 0:
                 stream = STREAMS[3]  # an all-reduce on the nccl stream
             kname, rel = KERNELS[rnd.randrange(len(KERNELS) - 1)] if stream != STREAMS[3] else KERNELS[-1]
+            if args.varied_names:
+                kname = (f"{kname.split('<')[0]}<{vrnd.choice(TILES)}, {vrnd.choice(TILES)}, "
+                         f"{vrnd.choice(DTYPES)}, {vrnd.randint(2, 7)}>")
             launch = rnd.uniform(2.5, 4.5)
             w.x("cuda_runtime", "cudaLaunchKernel", HOST_PID, tid, t, launch,
                 {"correlation": corr, "External id": external, "cbid": 211})
@@ -169,10 +190,22 @@ def main():
             sdur = rnd.uniform(3, 15)
             w.x("cuda_sync", "Stream Sync", gpu, s[1], sstart, sdur, {"device": gpu, "stream": s[1]})
             stream_free[s] = sstart + sdur + 0.5
+        op_args = {"External id": external}
+        if args.varied_names:
+            dims = [[vrnd.choice([1, 2, 4, 8, 16, 32]), vrnd.randint(1, 4096), vrnd.choice(TILES) * 8]
+                    for _ in range(vrnd.randint(1, 3))]
+            op_args.update({"Input Dims": dims, "Input type": [vrnd.choice(DTYPES) for _ in dims],
+                            "Sequence number": op_index, "Fwd thread id": 0})
+            layer = vrnd.randrange(5000)
+            module = MODULES[op_index % len(MODULES)]
+            w.x("python_function", f"nn.Module: {module}_{layer}", HOST_PID, tid, op_start - 0.4,
+                t - op_start + 1.0, {"Python id": op_index, "Python parent id": layer})
+            w.x("python_function", f"{vrnd.choice(SOURCES)}({vrnd.randint(10, 2000)}): forward",
+                HOST_PID, tid, op_start - 0.2, t - op_start + 0.6, {"Python id": op_index + 1})
         if inner:
-            w.x("cpu_op", inner, HOST_PID, tid, inner_start, t - inner_start, {"External id": external})
+            w.x("cpu_op", inner, HOST_PID, tid, inner_start, t - inner_start, op_args)
             t += 0.5
-        w.x("cpu_op", outer, HOST_PID, tid, op_start, t - op_start, {"External id": external})
+        w.x("cpu_op", outer, HOST_PID, tid, op_start, t - op_start, op_args)
         host_t[tid] = t + rnd.uniform(0.5, 3.0)
         op_index += 1
         if op_index % ops_per_step == 0:

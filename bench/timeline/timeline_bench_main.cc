@@ -1,12 +1,12 @@
 // Times the timeline window queries of the UI server (Session::
-// TimelineWindow, level of detail per pixel column) on a large trace, and
-// compares them with what a naive server does: scan every task and send
-// each one in the window as JSON. For bench/timeline/bench_timeline.sh.
+// TimelineWindow, level of detail per pixel column) on a large trace. For
+// bench/timeline/bench_timeline.sh. Our figures alone: no peer tool here
+// answers the same window queries.
 //
 //   mi_bench_timeline <trace.json> [px]
 //
-// Both sides run in this process without HTTP: the figures are the
-// server's work per request and the bytes it would send.
+// In this process without HTTP: the figures are the server's work per
+// request and the bytes it would send.
 
 #include <algorithm>
 #include <chrono>
@@ -19,13 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "base/json_writer.h"
-#include "base/string_pool.h"
-#include "diag/diagnostics.h"
-#include "importers/chrome_trace/chrome_trace_importer.h"
-#include "io/chunk_reader.h"
 #include "model_inspector/session.h"
-#include "trace/trace.h"
 
 namespace {
 
@@ -46,50 +40,6 @@ double MedianMs(int runs, const std::function<void()>& fn) {
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
-}
-
-// The naive server: every task overlapping the window, one JSON object each.
-std::string NaiveWindowJson(const mi::Trace& trace, int64_t start,
-                            int64_t end) {
-  std::string out;
-  mi::JsonWriter w(&out);
-  w.BeginObject().Key("tasks").BeginArray();
-  for (uint32_t i = 0; i < trace.task_count(); ++i) {
-    mi::TaskId t(i);
-    int64_t s = trace.task_start_ns(t);
-    int64_t e = trace.task_end_ns(t);
-    if (!(s == e ? (s >= start && s < end) : (s < end && e > start))) continue;
-    w.BeginObject();
-    w.FieldInt("id", i);
-    w.Field("name", trace.str(trace.task_name(t)));
-    w.Field("op_type", trace.str(trace.task_op_type(t)));
-    w.Field("kind", mi::TaskKindName(trace.task_kind(t)));
-    w.FieldInt("track", trace.task_track(t).value());
-    w.FieldInt("start_ns", s);
-    w.FieldInt("end_ns", e);
-    w.EndObject();
-  }
-  w.EndArray().EndObject();
-  return out;
-}
-
-mi::Status ImportTrace(const std::string& path, mi::Trace* trace,
-                       mi::DiagnosticSink* diagnostics) {
-  mi::importers::ImportContext ctx;
-  ctx.path = path;
-  ctx.trace = trace;
-  ctx.diagnostics = diagnostics;
-  mi::importers::ChromeTraceStats stats;
-  auto chunks_or = mi::io::ChunkReader::Open(path);
-  if (!chunks_or.ok()) return chunks_or.status();
-  auto chunks = std::move(chunks_or).value();
-  auto reader = mi::importers::CreateChromeTraceReader(ctx, &stats, 0);
-  while (true) {
-    auto chunk = chunks->Next();
-    if (!chunk.ok()) return chunk.status();
-    if (chunk->empty()) return reader->NotifyEndOfFile();
-    MI_RETURN_IF_ERROR(reader->Parse(*chunk));
-  }
 }
 
 struct Query {
@@ -140,15 +90,6 @@ int main(int argc, char** argv) {
   std::printf("timeline index (first /timeline): %.0f ms\n", index_ms);
   std::printf("window px: %u\n\n", px);
 
-  mi::StringPool strings;
-  mi::Trace naive_trace(&strings);
-  mi::DiagnosticSink diagnostics;
-  mi::Status imported = ImportTrace(path, &naive_trace, &diagnostics);
-  if (!imported.ok()) {
-    std::fprintf(stderr, "%s\n", imported.ToString().c_str());
-    return 1;
-  }
-
   const int64_t mid = start + span / 2;
   std::vector<Query> queries = {
       {"whole trace", start, end, {}, {}, ""},
@@ -180,9 +121,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::printf("%-34s %9s %9s %10s %9s | %9s %11s %10s | %7s %7s\n", "query",
-              "tasks", "items", "bytes", "ms", "naive", "naive bytes",
-              "naive ms", "time x", "bytes x");
+  std::printf("%-34s %9s %9s %10s %9s\n", "query", "tasks", "items", "bytes",
+              "ms");
   double worst_ms = 0;
   for (const Query& q : queries) {
     mi::TimelineWindowRequest request;
@@ -205,21 +145,8 @@ int main(int argc, char** argv) {
     uint32_t items = 0, total = 0;
     std::memcpy(&items, body.data() + 8, 4);
     std::memcpy(&total, body.data() + 32, 4);
-    std::string naive;
-    double naive_ms = MedianMs(
-        3, [&]() { naive = NaiveWindowJson(naive_trace, q.start, q.end); });
-    // The naive server has no filters: only compare unfiltered windows.
-    bool comparable = q.ops.empty() && q.kinds.empty() && q.name_filter.empty();
-    if (comparable) {
-      std::printf(
-          "%-34s %9u %9u %10zu %9.2f | %9u %11zu %10.1f | %7.0f %7.0f\n",
-          q.name.c_str(), total, items, body.size(), ms, total, naive.size(),
-          naive_ms, naive_ms / std::max(ms, 1e-3),
-          double(naive.size()) / double(body.size()));
-    } else {
-      std::printf("%-34s %9u %9u %10zu %9.2f |\n", q.name.c_str(), total, items,
-                  body.size(), ms);
-    }
+    std::printf("%-34s %9u %9u %10zu %9.2f\n", q.name.c_str(), total, items,
+                body.size(), ms);
   }
   std::printf("\nslowest window query: %.2f ms\n", worst_ms);
   return 0;

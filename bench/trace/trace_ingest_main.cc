@@ -88,10 +88,10 @@ int main(int argc, char** argv) {
   const long long peak_rss = PeakRssBytes();
   std::printf("file: %s\n", argv[1]);
   std::printf("dialect: %s\n", stats.dialect.c_str());
-  std::printf("bytes: %.1f MB (decompressed)\n", megabytes);
+  std::printf("bytes: %.3f MB (decompressed)\n", megabytes);
   std::printf("events: %llu\n", static_cast<unsigned long long>(stats.events));
   std::printf("tasks: %zu\n", trace.task_count());
-  std::printf("seconds: %.3f\n", seconds);
+  std::printf("seconds: %.6f\n", seconds);
   std::printf("MB/s: %.1f\n", megabytes / seconds);
   std::printf("peak_rss_MB: %.1f\n", static_cast<double>(peak_rss) / 1e6);
   std::printf("bytes/event: %.1f\n",

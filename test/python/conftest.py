@@ -8,7 +8,14 @@ ROOT = pathlib.Path(os.environ.get("MI_SOURCE_DIR", pathlib.Path(__file__).paren
 BINARY = os.environ.get("MODEL_INSPECTOR", str(ROOT / "build" / "src" / "cli" / "model-inspector"))
 FIXTURES = ROOT / "test" / "fixtures"
 SCHEMAS = ROOT / "docs" / "reference" / "schemas"
-SHARED_SAMPLES = ROOT.parent / "shared" / "samples"
+# Real public samples copied into the project (origins: samples/SOURCES.md).
+SAMPLES = FIXTURES / "samples"
+
+
+def committed(path):
+    """A committed fixture: a missing one fails the test, it never skips."""
+    assert path.exists(), f"committed fixture missing: {path} (see test/fixtures/samples/SOURCES.md)"
+    return path
 
 
 def run(*args, check=True):

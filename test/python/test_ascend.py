@@ -10,11 +10,11 @@ import json
 import jsonschema
 import pytest
 
-from conftest import FIXTURES, SCHEMAS, SHARED_SAMPLES, run
+from conftest import FIXTURES, SAMPLES, SCHEMAS, committed, run
 
-ASCEND = SHARED_SAMPLES / "ascend"
-LEVEL1 = ASCEND / "msinsight_pt_text_level1_rank0"
-LEVEL0 = ASCEND / "msinsight_pt_text_level0_rank0"
+ASCEND = SAMPLES / "ascend"
+LEVEL1 = committed(ASCEND / "msinsight_pt_text_level1_rank0")
+LEVEL0 = committed(ASCEND / "msinsight_pt_text_level0_rank0")
 FIX = FIXTURES / "ascend"
 PROF = FIX / "PROF_000001_20250101120000000_ABCDEFGHIJKLMNOP"
 
@@ -118,6 +118,7 @@ CSV_SAMPLES = [
 
 @pytest.mark.parametrize("path,skipped", CSV_SAMPLES, ids=lambda p: str(p)[-40:])
 def test_issue6_csv_samples_load_one_task_per_row(tmp_path, path, skipped):
+    committed(path)
     trace = export(tmp_path, path)["trace"]
     assert trace["dialect"] == "ascend"
     assert len(trace["tasks"]) == len(csv_data_rows(path)) - skipped

@@ -6,7 +6,7 @@ import json
 import jsonschema
 import pytest
 
-from conftest import FIXTURES, ROOT, SCHEMAS, run
+from conftest import FIXTURES, ROOT, SAMPLES, SCHEMAS, committed, run
 from test_server import Server
 
 CORPUS = ROOT / "test" / "golden" / "check"
@@ -132,10 +132,9 @@ def test_memory_route_on_real_fixtures(fixture):
         server.close()
 
 
-ASCEND_LEVEL1 = ROOT.parent / "shared" / "samples" / "ascend" / "msinsight_pt_text_level1_rank0"
+ASCEND_LEVEL1 = committed(SAMPLES / "ascend" / "msinsight_pt_text_level1_rank0")
 
 
-@pytest.mark.skipif(not ASCEND_LEVEL1.is_dir(), reason="shared Ascend samples absent")
 def test_ascend_memory_record_peaks_per_component():
     """memory_record.csv of a torch_npu run: the allocator peaks per
     component match the CSV's own maxima (the graph here is only a carrier:

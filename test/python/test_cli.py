@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from conftest import FIXTURES, SHARED_SAMPLES, run
+from conftest import FIXTURES, SAMPLES, run
 
 DEMO = FIXTURES / "resnet18" / "ort_all"
 
@@ -59,7 +59,7 @@ def test_torch_profiler_fixture_summarises():
 
 
 def third_party_traces():
-    traces = SHARED_SAMPLES / "traces"
+    traces = SAMPLES / "traces"
     files = sorted(p for p in traces.rglob("*") if p.is_file() and
                    p.name.endswith((".json", ".json.gz", ".csv")) and
                    "tensorrt" not in p.parts)
@@ -67,7 +67,8 @@ def third_party_traces():
 
 
 def test_third_party_samples_exist():
-    assert len(third_party_traces()) >= 16, "../shared/samples/traces missing"
+    # test/fixtures/samples/SOURCES.md lists 14 (8 + 1 Kineto, 3 ORT, 2 Perfetto).
+    assert len(third_party_traces()) == 14, "test/fixtures/samples/traces incomplete"
 
 
 @pytest.mark.parametrize("path", third_party_traces(), ids=lambda p: p.name)

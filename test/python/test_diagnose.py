@@ -8,10 +8,10 @@ import json
 import jsonschema
 import pytest
 
-from conftest import FIXTURES, ROOT, SCHEMAS, SHARED_SAMPLES, run
+from conftest import FIXTURES, ROOT, SAMPLES, SCHEMAS, committed, run
 
 SCHEMA = json.loads((SCHEMAS / "findings.schema.json").read_text())
-ASCEND_LEVEL1 = SHARED_SAMPLES / "ascend" / "msinsight_pt_text_level1_rank0"
+ASCEND_LEVEL1 = committed(SAMPLES / "ascend" / "msinsight_pt_text_level1_rank0")
 
 
 def diagnose(*inputs, extra=()):

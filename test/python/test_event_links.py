@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, SHARED_SAMPLES, run
+from conftest import ROOT, SAMPLES, run
 
 
 def x(cat, name, pid, tid, ts, dur, **args):
@@ -111,10 +111,14 @@ def test_generator_writes_kineto_stream_waits_that_all_link(tmp_path):
     assert {t["event_before"] for t in waiting} <= recording
 
 
-KINETO_SAMPLES = sorted((SHARED_SAMPLES / "traces" / "kineto").glob("*/*.json.gz"))
+KINETO_SAMPLES = sorted((SAMPLES / "traces" / "kineto").glob("*/*.json.gz"))
 
 
-@pytest.mark.skipif(not KINETO_SAMPLES, reason="shared/samples is not present")
+def test_kineto_samples_are_committed():
+    # test/fixtures/samples/SOURCES.md: 8 modern traces and one of 2021.
+    assert len(KINETO_SAMPLES) == 9, "test/fixtures/samples/traces/kineto incomplete"
+
+
 @pytest.mark.parametrize("sample", KINETO_SAMPLES, ids=lambda p: p.name)
 def test_real_samples_link_exactly_their_stream_waits(sample, tmp_path):
     # None of the stored samples was recorded with enable_cuda_sync_events:

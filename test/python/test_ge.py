@@ -5,13 +5,12 @@ import json
 import re
 
 import jsonschema
-import pytest
 
-from conftest import FIXTURES, SCHEMAS, SHARED_SAMPLES, run
+from conftest import FIXTURES, SAMPLES, SCHEMAS, committed, run
 
 GE_RUN = FIXTURES / "ge" / "resnet_block"
-GE_SAMPLE = SHARED_SAMPLES / "ascend" / "ge_graph_dumps" / "ge_proto_00046_afterUBMatch.txt"
-ATC_SAMPLE = SHARED_SAMPLES / "ascend" / "atc_om_json" / "test.om.json"
+GE_SAMPLE = committed(SAMPLES / "ascend" / "ge_graph_dumps" / "ge_proto_00046_afterUBMatch.txt")
+ATC_SAMPLE = committed(SAMPLES / "ascend" / "atc_om_json" / "test.om.json")
 
 
 def export(tmp_path, *inputs):
@@ -63,8 +62,6 @@ def test_stages_of_one_run_link_by_declared_origins(tmp_path):
 
 
 def test_real_dump_sample_keeps_every_declared_origin(tmp_path):
-    if not GE_SAMPLE.exists():
-        pytest.skip("shared sample missing")
     docs = export(tmp_path, GE_SAMPLE)
     declared = declared_origins(GE_SAMPLE)
     assert len(declared) > 20
@@ -74,8 +71,6 @@ def test_real_dump_sample_keeps_every_declared_origin(tmp_path):
 
 
 def test_atc_json_sample_loads(tmp_path):
-    if not ATC_SAMPLE.exists():
-        pytest.skip("shared sample missing")
     docs = export(tmp_path, ATC_SAMPLE)
     doc = json.loads(ATC_SAMPLE.read_text())
     ops = doc["graph"][0]["op"]
@@ -191,9 +186,7 @@ def test_start_cann_with_dumps_and_a_torch_npu_profile(tmp_path):
     """The whole CANN capture layout: GE dumps under D/ge, a torch_npu
     profile directory under D/prof; export --input-dir finds both."""
     import shutil
-    sample = SHARED_SAMPLES / "ascend" / "msinsight_pt_text_level1_rank0"
-    if not sample.exists():
-        pytest.skip("shared sample missing")
+    sample = committed(SAMPLES / "ascend" / "msinsight_pt_text_level1_rank0")
     run_dir = tmp_path / "run"
     run("start", "--output-dir", run_dir, "--backend", "cann")
     shutil.copytree(sample, run_dir / "prof" / "worker_20250109_ascend_pt")
@@ -220,8 +213,6 @@ def test_start_cann_with_dumps_and_a_torch_npu_profile(tmp_path):
 def test_ub_fusion_scopes_group_the_compiled_graph(tmp_path):
     """GE's UB fusion (ops sharing a fusion_scope ran as one kernel) shows as
     fusion groups of the compiled level."""
-    if not GE_SAMPLE.exists():
-        pytest.skip("shared sample missing")
     out = tmp_path / "ub.json"
     run("render", "--quiet", GE_SAMPLE, "--level", "compiled", "--groups", "fusion",
         "--out", out)

@@ -1,6 +1,6 @@
-// Imports every real trace in shared/samples/traces (Kineto modern and 2021,
-// ONNX Runtime, Perfetto's JSON flow examples) and the project's own
-// fixtures, through the streaming file path with small chunks.
+// Imports every real trace in test/fixtures/samples/traces (Kineto modern
+// and 2021, ONNX Runtime, Perfetto's JSON flow examples) and the project's
+// own fixtures, through the streaming file path with small chunks.
 
 #include <algorithm>
 #include <filesystem>
@@ -20,7 +20,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kSamples = fs::path(MI_SOURCE_DIR "/../shared/samples/traces");
+// Copies of public samples, origins in test/fixtures/samples/SOURCES.md.
+const fs::path kSamples =
+    fs::path(MI_SOURCE_DIR "/test/fixtures/samples/traces");
 
 struct Loaded {
   StringPool strings;
@@ -93,13 +95,13 @@ void ExpectClean(const Loaded& l, const fs::path& path) {
 
 TEST(ChromeTraceSamplesTest, SamplesFolderExists) {
   ASSERT_TRUE(fs::is_directory(kSamples))
-      << kSamples << " is missing: CI must check out shared/ beside the repo";
+      << kSamples << " is missing: it is committed with the project";
 }
 
 TEST(ChromeTraceSamplesTest, KinetoModernTraces) {
   ASSERT_TRUE(fs::is_directory(kSamples / "kineto/tracelens"));
   auto files = Files(kSamples / "kineto/tracelens", ".json.gz");
-  ASSERT_EQ(files.size(), 10u);
+  ASSERT_EQ(files.size(), 8u);  // SOURCES.md
   for (const fs::path& path : files) {
     SCOPED_TRACE(path.filename().string());
     auto l = Load(path);
@@ -131,7 +133,7 @@ TEST(ChromeTraceSamplesTest, KinetoModernTraces) {
 
 TEST(ChromeTraceSamplesTest, Kineto2021TbPluginTraces) {
   auto files = Files(kSamples / "kineto/tb_plugin", ".json.gz");
-  ASSERT_EQ(files.size(), 2u);
+  ASSERT_EQ(files.size(), 1u);  // SOURCES.md
   for (const fs::path& path : files) {
     SCOPED_TRACE(path.filename().string());
     auto l = Load(path);
@@ -153,7 +155,7 @@ TEST(ChromeTraceSamplesTest, Kineto2021TbPluginTraces) {
 
 TEST(ChromeTraceSamplesTest, OnnxRuntimeProfiles) {
   auto files = Files(kSamples / "ort", ".json");
-  ASSERT_EQ(files.size(), 3u);
+  ASSERT_EQ(files.size(), 2u);  // SOURCES.md
   for (const fs::path& path : files) {
     SCOPED_TRACE(path.filename().string());
     auto l = Load(path);
@@ -191,24 +193,29 @@ TEST(ChromeTraceSamplesTest, PerfettoFlowExamples) {
 }
 
 TEST(ChromeTraceSamplesTest, ProjectFixtures) {
+  // The profiles test/fixtures/generate.sh writes (test/fixtures/README.md):
+  // two ORT levels for each of two models, one torch trace.
   const fs::path fixtures = fs::path(MI_SOURCE_DIR "/test/fixtures");
   size_t seen = 0;
-  for (const fs::path& path : Files(fixtures, "onnxruntime_profile.json")) {
-    SCOPED_TRACE(path.string());
-    auto l = Load(path);
-    ExpectClean(*l, path);
-    EXPECT_EQ(l->stats.dialect, "onnxruntime");
-    EXPECT_GT(l->kind(TaskKind::kCompute), 0u);
-    ++seen;
+  for (const char* model : {"resnet18", "transformer"}) {
+    for (const fs::path& path :
+         Files(fixtures / model, "onnxruntime_profile.json")) {
+      SCOPED_TRACE(path.string());
+      auto l = Load(path);
+      ExpectClean(*l, path);
+      EXPECT_EQ(l->stats.dialect, "onnxruntime");
+      EXPECT_GT(l->kind(TaskKind::kCompute), 0u);
+      ++seen;
+    }
+    for (const fs::path& path : Files(fixtures / model, ".pt.trace.json.gz")) {
+      SCOPED_TRACE(path.string());
+      auto l = Load(path);
+      ExpectClean(*l, path);
+      EXPECT_EQ(l->stats.dialect, "pytorch");
+      ++seen;
+    }
   }
-  for (const fs::path& path : Files(fixtures, ".pt.trace.json.gz")) {
-    SCOPED_TRACE(path.string());
-    auto l = Load(path);
-    ExpectClean(*l, path);
-    EXPECT_EQ(l->stats.dialect, "pytorch");
-    ++seen;
-  }
-  if (seen == 0) GTEST_SKIP() << "no fixtures generated yet";
+  EXPECT_EQ(seen, 5u) << "committed fixtures missing under " << fixtures;
 }
 
 }  // namespace

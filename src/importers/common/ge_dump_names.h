@@ -4,7 +4,7 @@
 // ge_proto text importer (importers/ge) and the ge_onnx text importer
 // (importers/onnx): ge_proto_{idx}_[aclop_]graph_{id}_{Stage}.txt,
 // ge_onnx_{idx}[_aclop]_graph_{id}_{Stage}.pbtxt and the older forms
-// (../shared/formats/ascend.md §3.2).
+// (shared/formats/ascend.md §3.2).
 
 #include <cstdint>
 #include <string>

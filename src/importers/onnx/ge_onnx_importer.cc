@@ -3,7 +3,7 @@
 // "op:index", the tensor descs as node attributes (output_desc_layout:<i>,
 // output_desc_origin_layout:<i>, output_desc_origin_shape:<i>, ...) and, at
 // DUMP_GE_GRAPH=1, _datadump_original_op_names
-// (../shared/formats/ascend.md §3.5). Parsed with protobuf's text format
+// (shared/formats/ascend.md §3.5). Parsed with protobuf's text format
 // into libonnx's ModelProto, then converted like any ONNX model.
 
 #include <cctype>

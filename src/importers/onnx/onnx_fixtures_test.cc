@@ -24,7 +24,7 @@ std::unique_ptr<Imported> ImportFixture(const std::string& relative) {
 
 TEST(OnnxFixturesTest, ResNet18FrameworkGraph) {
   auto r = ImportFixture("resnet18/model.onnx");
-  if (!r) GTEST_SKIP() << "fixture missing";
+  ASSERT_TRUE(r) << "committed fixture missing";
   ASSERT_TRUE(r->status.ok()) << r->status.ToString();
   const Model& m = r->model;
   const GraphInfo& info = m.graph(GraphId(0));
@@ -72,7 +72,7 @@ TEST(OnnxFixturesTest, OrtOptimisedGraphsAreCompiled) {
                            "resnet18/ort_extended/model.optimized.onnx"}) {
     SCOPED_TRACE(path);
     auto r = ImportFixture(path);
-    if (!r) GTEST_SKIP() << "fixture missing";
+    ASSERT_TRUE(r) << "committed fixture missing";
     ASSERT_TRUE(r->status.ok()) << r->status.ToString();
     EXPECT_EQ(r->model.graph(GraphId(0)).level, LayerLevel::kCompiled);
     EXPECT_EQ(r->diagnostics.CountWithSeverity(Severity::kError), 0u);
@@ -93,7 +93,7 @@ TEST(OnnxFixturesTest, TransformerHasShapesOnEveryEdge) {
   for (const char* path : {"transformer/model.onnx"}) {
     SCOPED_TRACE(path);
     auto r = ImportFixture(path);
-    if (!r) GTEST_SKIP() << "fixture missing";
+    ASSERT_TRUE(r) << "committed fixture missing";
     ASSERT_TRUE(r->status.ok()) << r->status.ToString();
     const Model& m = r->model;
     for (uint32_t n = 0; n < m.node_count(); ++n) {
