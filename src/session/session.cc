@@ -268,9 +268,21 @@ std::string SourceKeyOf(const std::string& path) {
 }
 
 // torch_npu writes the rank into profiler_info_<rank>.json at the root of
-// its output folder (key rank_id; shared/formats/cluster.md 1.1). -1 when
-// the folder has none (msprof, a run without torch.distributed).
+// its output folder (key rank_id; shared/formats/cluster.md 1.1); the
+// msprof PROF_* tree inside a torch_npu folder has it one level up. -1
+// when there is none (msprof alone, a run without torch.distributed).
+int32_t ReadTorchNpuRankIn(const std::string& folder);
 int32_t ReadTorchNpuRank(const std::string& folder) {
+  int32_t rank = ReadTorchNpuRankIn(folder);
+  fs::path p(folder);
+  if (rank < 0 && p.filename().string().rfind("PROF_", 0) == 0 &&
+      !p.parent_path().empty()) {
+    rank = ReadTorchNpuRankIn(p.parent_path().string());
+  }
+  return rank;
+}
+
+int32_t ReadTorchNpuRankIn(const std::string& folder) {
   std::error_code ec;
   std::vector<fs::path> infos;
   for (auto it = fs::directory_iterator(folder, ec);

@@ -218,3 +218,42 @@ def test_a_repeated_node_name_is_decided_by_op_type_or_left_unlinked(tmp_path):
     refused = run("path", model, "--node", "block", check=False)
     assert refused.returncode == 2 and "#0 (Relu)" in refused.stderr
     assert run("path", model, "--node", "#1").returncode == 0
+
+
+# --- two torch_npu rank folders ----------------------------------------------
+
+def test_two_torch_npu_rank_folders_are_two_sources_joined_within(tmp_path):
+    """The 2-rank text export of ../shared/samples/cluster: each rank folder
+    (timeline + kernel_details + memory_record) is one source with the rank
+    its profiler_info_<rank>.json gives, and every kernel_details row joins
+    a timeline task of its own folder (same name, start within 1 us)."""
+    import csv
+    from conftest import SHARED_SAMPLES
+    cluster = SHARED_SAMPLES / "cluster" / "msinsight_pt_text_level1_2rank_2024"
+    proc = run("export", "--quiet", cluster, "--out", tmp_path)
+    assert "csv_row_skipped" not in proc.stderr
+    trace = json.loads((tmp_path / "trace.json").read_text())
+    jsonschema.Draft202012Validator(
+        json.loads((SCHEMAS / "trace.schema.json").read_text())).validate(trace)
+    sources = trace["sources"]
+    assert [(s["key"].rsplit("/", 1)[-1], s["rank"], s["dialect"], s["time_base"])
+            for s in sources] == [("rank0_ascend_pt", 0, "ascend", "epoch"),
+                                  ("rank1_ascend_pt", 1, "ascend", "epoch")]
+    for s in sources:
+        assert sorted(f.rsplit("/", 1)[-1] for f in s["files"]) == [
+            "kernel_details.csv", "memory_record.csv", "trace_view.json"]
+    source_of = [trace["streams"][t["stream_id"]]["source"] for t in trace["tasks"]]
+    for s in sources:
+        folder = cluster / f"rank{s['rank']}_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+        with open(folder / "kernel_details.csv", newline="") as f:
+            rows = [r for r in csv.DictReader(f) if r["Type"].strip() not in ("", "N/A")]
+        ours = {}
+        for t, src in zip(trace["tasks"], source_of):
+            if src == s["source"]:
+                ours.setdefault(t["kernel_name"], []).append(t)
+        for row in rows:
+            start = float(row["Start Time(us)"].strip())
+            match = [t for t in ours.get(row["Name"], [])
+                     if abs(t["start_us"] - start) <= 1.0]
+            assert match, (s["rank"], row["Name"], start)
+            assert any(t["op_type"] == row["Type"] for t in match), (s["rank"], row["Name"])
