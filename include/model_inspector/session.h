@@ -40,7 +40,10 @@ struct OpenOptions {
 struct InputFile {
   std::string path;
   std::string format;  // importer name: "onnx", "chrome_trace", ...
-  std::string role;    // "framework" | "compiled" | "trace"
+  // "framework" | "compiled" | "trace" | "unplaced" (a model placed
+  // neither as the framework nor as the compiled graph: loaded, not linked;
+  // a model_unplaced diagnostic says why)
+  std::string role;
 };
 
 struct DiagnosticInfo {
@@ -246,8 +249,9 @@ class Session {
   // NotFound for an absent level or a node not on it.
   StatusOr<std::string> NodePathsJson(std::string_view level,
                                       uint32_t node) const;
-  // The id of the node named `name` on a level (exact name); NotFound
-  // otherwise.
+  // The id of the node named `name` on a level (exact name), or of node
+  // N given as "#N"; NotFound otherwise, InvalidArgument when several
+  // nodes of the level share the name (the message lists them as "#N").
   StatusOr<uint32_t> FindNodeId(std::string_view level,
                                 std::string_view name) const;
   // Everything analysed for the whole trace: {"calibration",

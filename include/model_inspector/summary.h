@@ -135,7 +135,9 @@ struct SummaryReport {
   // What the time figures are made of: "execution tasks" (kernels, copies,
   // syncs), or "host ops (self time)" for CPU-only traces.
   std::string basis;
-  std::string dialect;  // trace dialect(s)
+  // The trace's dialects, one per kind of source, joined by ","
+  // ("pytorch", "onnxruntime,pytorch"); empty without a trace.
+  std::string dialect;
   double total_us = 0;  // sum over op_types
   uint64_t tasks = 0;   // tasks counted
   uint64_t linked_tasks = 0;
@@ -144,6 +146,9 @@ struct SummaryReport {
   // collectives), name a node the loaded graphs lack, or no graph is loaded.
   uint64_t unlinked_without_node_name = 0;
   uint64_t unlinked_unknown_node = 0;
+  // ... or name a node several nodes share, and their op type does not
+  // tell which (diagnostic duplicate_node_name).
+  uint64_t unlinked_ambiguous_node = 0;
   uint64_t unlinked_no_graph = 0;
   // PyTorch host ops aligned with the nodes of an ONNX export (by op kind
   // and order; see docs/design/fusion-matching.md).

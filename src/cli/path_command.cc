@@ -188,7 +188,8 @@ void RegisterPathCommand(CLI::App& app, int* exit_code) {
       "the longest dependency chain by time: its tasks, time per track and "
       "op type, and what it waited on");
   auto* node = cmd->add_option("--node", flags->node,
-                               "a node's name: every node on a path from "
+                               "a node's name (or #ID): every node on a "
+                               "path from "
                                "the graph inputs to it and from it to the "
                                "outputs, with their tasks");
   critical->excludes(node);

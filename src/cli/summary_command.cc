@@ -194,6 +194,8 @@ void AddTables(const SummaryReport& r, const SummaryOptions& options,
     };
     add(r.unlinked_without_node_name, "name no node");
     add(r.unlinked_unknown_node, "name a node the graphs lack");
+    add(r.unlinked_ambiguous_node,
+        "name a node several nodes share (duplicate_node_name)");
     if (!why.empty()) links += " (" + why + ")";
   }
   if (r.aligned_host_ops > 0) {

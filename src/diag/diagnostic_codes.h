@@ -49,7 +49,17 @@
   X(kFlowUnresolved, kInfo,                                                   \
     "a flow event's start or end matched no task at the same (pid, tid, ts)") \
   X(kCsvRowSkipped, kDataLoss,                                                \
-    "a profiler CSV row lacked a required value and was skipped")
+    "a profiler CSV row lacked a required value and was skipped")             \
+  X(kDuplicateNodeName, kDataLoss,                                            \
+    "several nodes of one graph share a name; a task or declared origin "     \
+    "naming it is linked by op type when that decides, else left unlinked")   \
+  X(kModelUnplaced, kDataLoss,                                                \
+    "a model could be placed neither as the framework nor as the compiled "   \
+    "graph (a third model, a graph of another model, ...); it is loaded but " \
+    "not linked")                                                             \
+  X(kModelRoleGuessed, kInfo,                                                 \
+    "which of two framework-looking models ran was guessed from a file name " \
+    "('optim', '.opt.'); name it with --compiled or a run manifest")
 
 namespace mi {
 

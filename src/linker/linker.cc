@@ -37,35 +37,46 @@ namespace {
 // device work names its runtime call by correlation id. Gives each launched
 // task its launching host op (op type = the host op's name) and that op's
 // run, since GPU work of step N often starts after step N's CPU range.
+// Both ids are numbered by each profiler process from its own counter, so
+// they are matched within the task's source only: two ranks' External id 7
+// are two different ops.
 void LinkLaunches(Trace* trace) {
-  std::unordered_map<int64_t, TaskId> host_op_by_external_id;
-  std::unordered_map<int64_t, TaskId> runtime_by_correlation;
+  const size_t sources = trace->source_count();
+  std::vector<std::unordered_map<int64_t, TaskId>> host_op_by_external_id(
+      sources);
+  std::vector<std::unordered_map<int64_t, TaskId>> runtime_by_correlation(
+      sources);
+  bool any = false;
   for (uint32_t i = 0; i < trace->task_count(); ++i) {
     TaskId t(i);
     TaskKind kind = trace->task_kind(t);
+    const uint32_t source = trace->task_source(t).value();
     if (kind == TaskKind::kHostOp && trace->task_external_id(t) >= 0) {
       // Nested ops share no ids; keep the first (outermost) on collisions.
-      host_op_by_external_id.emplace(trace->task_external_id(t), t);
+      host_op_by_external_id[source].emplace(trace->task_external_id(t), t);
+      any = true;
     } else if (kind == TaskKind::kRuntime && trace->task_correlation(t) >= 0) {
-      runtime_by_correlation.emplace(trace->task_correlation(t), t);
+      runtime_by_correlation[source].emplace(trace->task_correlation(t), t);
+      any = true;
     }
   }
-  if (host_op_by_external_id.empty() && runtime_by_correlation.empty()) return;
+  if (!any) return;
   for (uint32_t i = 0; i < trace->task_count(); ++i) {
     TaskId t(i);
     TaskKind kind = trace->task_kind(t);
     if (!IsExecutionKind(kind) && kind != TaskKind::kRuntime) continue;
+    const uint32_t source = trace->task_source(t).value();
     int64_t external_id = trace->task_external_id(t);
     if (external_id < 0 && trace->task_correlation(t) >= 0 &&
         kind != TaskKind::kRuntime) {
-      auto rt = runtime_by_correlation.find(trace->task_correlation(t));
-      if (rt != runtime_by_correlation.end()) {
+      auto rt = runtime_by_correlation[source].find(trace->task_correlation(t));
+      if (rt != runtime_by_correlation[source].end()) {
         external_id = trace->task_external_id(rt->second);
       }
     }
     if (external_id < 0) continue;
-    auto op = host_op_by_external_id.find(external_id);
-    if (op == host_op_by_external_id.end()) continue;
+    auto op = host_op_by_external_id[source].find(external_id);
+    if (op == host_op_by_external_id[source].end()) continue;
     trace->SetTaskParent(t, op->second);
     if (trace->task_op_type(t) == StringPool::kEmpty) {
       trace->SetTaskOpType(t, trace->task_name(op->second));
@@ -90,15 +101,42 @@ bool HasOriginAttr(const Model& model, NodeId n) {
 // GE (and ATC JSON) compiled graphs say which framework ops each node came
 // from; then those declarations are the links, not a structural match.
 void CountUnlinked(const Trace& trace, TaskId t, bool have_graph,
-                   Links* links) {
+                   bool ambiguous, Links* links) {
   ++links->unlinked_tasks;
   if (!have_graph) {
     ++links->unlinked_no_graph;
   } else if (trace.task_node_name(t) == StringPool::kEmpty) {
     ++links->unlinked_without_node_name;
+  } else if (ambiguous) {
+    ++links->unlinked_ambiguous_node;
   } else {
     ++links->unlinked_unknown_node;
   }
+}
+
+// The node a name designates among the nodes that carry it: the only one,
+// or, when several share the name, the only one of the given op type (the
+// task's own op type, e.g. ONNX Runtime's op_name). Invalid when none does;
+// *ambiguous then says whether several did.
+NodeId PickNamedNode(const Model& model, const std::vector<NodeId>& nodes,
+                     StringId op_type, bool* ambiguous) {
+  *ambiguous = false;
+  if (nodes.size() == 1) return nodes[0];
+  if (nodes.empty()) return NodeId::Invalid();
+  NodeId pick;
+  int of_type = 0;
+  if (op_type != StringPool::kEmpty) {
+    std::string_view type = model.str(op_type);
+    for (NodeId n : nodes) {
+      if (model.str(model.node_op_type(n)) == type) {
+        pick = n;
+        ++of_type;
+      }
+    }
+  }
+  if (of_type == 1) return pick;
+  *ambiguous = true;
+  return NodeId::Invalid();
 }
 
 bool DeclaresOrigins(const Model& model, GraphId compiled) {
@@ -123,13 +161,18 @@ void LinkDeclaredOrigins(const Model& model, GraphId framework,
                                      : MatchKind::kUnexplained;
     }
     for (StringId name : names) {
-      NodeId f = model.FindNode(framework, model.str(name));
+      // A declared name is taken as it is; one that several framework
+      // nodes share (duplicate_node_name) is not guessed.
+      std::vector<NodeId> named = model.FindNodes(framework, model.str(name));
+      NodeId f = named.size() == 1 ? named[0] : NodeId::Invalid();
       if (!f.valid()) {
         diagnostics->Report(
             DiagnosticCode::kOriginNameUnresolved, {file},
             "compiled node '" + std::string(model.str(model.node_name(c))) +
                 "' declares original op '" + std::string(model.str(name)) +
-                "', which the framework graph does not have");
+                (named.empty() ? "', which the framework graph does not have"
+                               : "', a name " + std::to_string(named.size()) +
+                                     " framework nodes share; none is linked"));
         continue;
       }
       kind = MatchKind::kDeclared;
@@ -199,20 +242,21 @@ Links Link(const Model& model, Trace* trace, const LinkInputs& inputs,
   GraphId task_graph =
       inputs.compiled.valid() ? inputs.compiled : inputs.framework;
   std::vector<std::pair<NodeId, TaskId>> node_tasks;
-  std::unordered_map<uint32_t, NodeId> node_by_name_cache;
+  // Per node name: the nodes that carry it (several when names repeat).
+  std::unordered_map<uint32_t, std::vector<NodeId>> nodes_by_name_cache;
   for (uint32_t i = 0; i < trace->task_count(); ++i) {
     TaskId t(i);
     StringId name = trace->task_node_name(t);
     bool execution = IsExecutionKind(trace->task_kind(t));
+    bool ambiguous = false;
     if (name != StringPool::kEmpty && task_graph.valid()) {
-      auto cached = node_by_name_cache.find(name.value());
-      NodeId node;
-      if (cached != node_by_name_cache.end()) {
-        node = cached->second;
-      } else {
-        node = model.FindNode(task_graph, trace->str(name));
-        node_by_name_cache.emplace(name.value(), node);
-        if (!node.valid()) {
+      auto cached = nodes_by_name_cache.find(name.value());
+      if (cached == nodes_by_name_cache.end()) {
+        cached = nodes_by_name_cache
+                     .emplace(name.value(),
+                              model.FindNodes(task_graph, trace->str(name)))
+                     .first;
+        if (cached->second.empty()) {
           diagnostics->Report(
               DiagnosticCode::kTaskNodeNameUnknown, {},
               "task '" + std::string(trace->str(trace->task_name(t))) +
@@ -220,6 +264,8 @@ Links Link(const Model& model, Trace* trace, const LinkInputs& inputs,
                   "', which the loaded graph lacks");
         }
       }
+      NodeId node = PickNamedNode(model, cached->second, trace->task_op_type(t),
+                                  &ambiguous);
       if (node.valid()) {
         trace->SetTaskNode(t, node);
         node_tasks.emplace_back(node, t);
@@ -231,7 +277,9 @@ Links Link(const Model& model, Trace* trace, const LinkInputs& inputs,
         continue;
       }
     }
-    if (execution) CountUnlinked(*trace, t, task_graph.valid(), &links);
+    if (execution) {
+      CountUnlinked(*trace, t, task_graph.valid(), ambiguous, &links);
+    }
   }
   // A PyTorch trace names no graph node: align its ops with an ONNX export
   // of the same model when one is loaded (and nothing linked by name).
@@ -244,6 +292,7 @@ Links Link(const Model& model, Trace* trace, const LinkInputs& inputs,
       links.unlinked_tasks = 0;
       links.unlinked_without_node_name = 0;
       links.unlinked_unknown_node = 0;
+      links.unlinked_ambiguous_node = 0;
       links.unlinked_no_graph = 0;
       for (uint32_t i = 0; i < trace->task_count(); ++i) {
         TaskId t(i);
@@ -251,7 +300,7 @@ Links Link(const Model& model, Trace* trace, const LinkInputs& inputs,
         if (trace->task_node(t).valid()) {
           ++links.linked_tasks;
         } else {
-          CountUnlinked(*trace, t, true, &links);
+          CountUnlinked(*trace, t, true, false, &links);
         }
       }
     }

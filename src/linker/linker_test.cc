@@ -267,3 +267,139 @@ TEST(HostOpAlignmentTest, AlignsOutermostAtenOpsWithExportedNodesInOrder) {
 
 }  // namespace
 }  // namespace mi::linker
+
+namespace mi::linker {
+namespace {
+
+// Two ranks of one job, each a source: both number their correlation and
+// External ids from 1, so rank 1's kernel with correlation 10 / External
+// id 2 is launched by rank 1's aten::conv2d, never by rank 0's aten::mm.
+struct TwoRanks {
+  StringPool pool;
+  Model model{&pool};
+  Trace trace{&pool};
+  DiagnosticSink diagnostics;
+  TaskId kernel[2];          // External id 2 on the kernel itself
+  TaskId kernel_by_corr[2];  // no External id: found by correlation
+  TaskId host[2];
+
+  TwoRanks() {
+    const char* ops[2] = {"aten::mm", "aten::conv2d"};
+    for (int rank = 0; rank < 2; ++rank) {
+      SourceId source = trace.FindOrAddSource(
+          pool.Intern("rank" + std::to_string(rank) + ".json"));
+      trace.mutable_source(source).rank = rank;
+      TrackInfo thread;
+      thread.kind = TrackKind::kHostThread;
+      thread.source = source;
+      TrackInfo stream;
+      stream.kind = TrackKind::kDeviceStream;
+      stream.source = source;
+      stream.device = 0;
+      stream.stream = 7;
+      TrackId host_track = trace.AddTrack(thread);
+      TrackId device_track = trace.AddTrack(stream);
+      uint32_t run =
+          trace.AddRun({pool.Intern("ProfilerStep#1"), 0, 100, source});
+      TaskRow row;
+      row.track = host_track;
+      row.run = run;
+      row.kind = TaskKind::kHostOp;
+      row.name = pool.Intern(ops[rank]);
+      row.external_id = 2;
+      host[rank] = trace.AddTask(row);
+      row.kind = TaskKind::kRuntime;
+      row.name = pool.Intern("cudaLaunchKernel");
+      row.correlation = 10;
+      trace.AddTask(row);
+      row.external_id = 3;  // a runtime call of no host op in either rank
+      row.correlation = 11;
+      trace.AddTask(row);
+      row.track = device_track;
+      row.kind = TaskKind::kCompute;
+      row.run = 0;
+      row.name = pool.Intern(std::string("k_") + ops[rank]);
+      row.correlation = 10;
+      row.external_id = 2;
+      kernel[rank] = trace.AddTask(row);
+      row.external_id = -1;
+      kernel_by_corr[rank] = trace.AddTask(row);
+    }
+  }
+};
+
+TEST(LinkerSourcesTest, LaunchIdsAreMatchedWithinTheirSource) {
+  TwoRanks r;
+  Link(r.model, &r.trace, {}, &r.diagnostics);
+  for (int rank = 0; rank < 2; ++rank) {
+    EXPECT_EQ(r.trace.task_parent(r.kernel[rank]), r.host[rank]) << rank;
+    EXPECT_EQ(r.trace.task_parent(r.kernel_by_corr[rank]), r.host[rank])
+        << rank;
+    EXPECT_EQ(r.trace.task_run(r.kernel[rank]), r.trace.task_run(r.host[rank]));
+  }
+  EXPECT_EQ(r.pool.Get(r.trace.task_op_type(r.kernel[1])), "aten::conv2d");
+  EXPECT_EQ(r.pool.Get(r.trace.task_op_type(r.kernel_by_corr[1])),
+            "aten::conv2d");
+  EXPECT_EQ(r.pool.Get(r.trace.task_op_type(r.kernel[0])), "aten::mm");
+  EXPECT_EQ(r.trace.task_run(r.kernel[1]), 1u);  // rank 1's step, not 0's
+}
+
+// Names repeated within a graph: a task naming one is linked by its op
+// type when that decides, else left unlinked with its reason; a declared
+// original op naming one is not guessed.
+TEST(LinkerSourcesTest, RepeatedNodeNamesAreNeverResolvedToTheFirst) {
+  TestRun r;
+  GraphBuilder fw(&r.model, LayerLevel::kFramework, "m.onnx");
+  NodeId conv = fw.Node("Conv", "block", {"x"}, {"c"});
+  NodeId relu = fw.Node("Relu", "block", {"c"}, {"r"});
+  r.model.BuildIndexes();
+  TrackInfo thread;
+  thread.kind = TrackKind::kHostThread;
+  TaskRow row;
+  row.kind = TaskKind::kCompute;
+  row.track = r.trace.AddTrack(thread);
+  row.node_name = r.pool.Intern("block");
+  row.op_type = r.pool.Intern("Relu");
+  TaskId by_type = r.trace.AddTask(row);
+  row.op_type = StringPool::kEmpty;
+  TaskId untyped = r.trace.AddTask(row);
+  row.op_type = r.pool.Intern("Gemm");
+  TaskId other_type = r.trace.AddTask(row);
+
+  Links links = Link(r.model, &r.trace, {fw.graph(), {}}, &r.diagnostics);
+  EXPECT_EQ(r.trace.task_node(by_type), relu);
+  EXPECT_FALSE(r.trace.task_node(untyped).valid());
+  EXPECT_FALSE(r.trace.task_node(other_type).valid());
+  EXPECT_EQ(links.linked_tasks, 1u);
+  EXPECT_EQ(links.unlinked_tasks, 2u);
+  EXPECT_EQ(links.unlinked_ambiguous_node, 2u);
+  EXPECT_EQ(links.unlinked_unknown_node, 0u);
+  EXPECT_EQ(links.status[relu.value()], NodeStatus::kExecuted);
+  EXPECT_EQ(links.status[conv.value()], NodeStatus::kNotExecuted);
+  EXPECT_EQ(r.diagnostics.count(DiagnosticCode::kTaskNodeNameUnknown), 0u);
+}
+
+TEST(LinkerSourcesTest, DeclaredOriginNamingARepeatedNameIsNotGuessed) {
+  TestRun r;
+  GraphBuilder fw(&r.model, LayerLevel::kFramework, "fw.txt");
+  fw.Node("Conv", "conv", {"x"}, {"c"});
+  fw.Node("Relu", "conv", {"c"}, {"r"});
+  NodeId add = fw.Node("Add", "add", {"r"}, {"y"});
+  GraphBuilder cg(&r.model, LayerLevel::kCompiled, "ge.txt");
+  NodeId fused = cg.Node("FusedOp", "fused", {"x"}, {"y"});
+  r.model.AddNodeOriginName(fused, r.pool.Intern("conv"));
+  r.model.AddNodeOriginName(fused, r.pool.Intern("add"));
+  r.model.BuildIndexes();
+  Links links =
+      Link(r.model, &r.trace, {fw.graph(), cg.graph()}, &r.diagnostics);
+  auto from = links.fused_from.Get(fused);
+  ASSERT_EQ(from.size(), 1u);
+  EXPECT_EQ(from[0], add);
+  ASSERT_EQ(r.diagnostics.count(DiagnosticCode::kOriginNameUnresolved), 1u);
+  EXPECT_NE(r.diagnostics.log()[0].message.find("2 framework nodes share"),
+            std::string::npos)
+      << r.diagnostics.log()[0].message;
+}
+
+}  // namespace
+}  // namespace mi::linker

@@ -64,10 +64,12 @@ struct Links {
   uint32_t aligned_host_ops = 0;
   uint32_t unlinked_tasks = 0;  // execution tasks without a node
   // Why, for the unlinked execution tasks: the task names no node (copies,
-  // waits, collectives), names one the loaded graph lacks, or no graph is
-  // loaded at all.
+  // waits, collectives), names one the loaded graph lacks, names one that
+  // several nodes share without its op type deciding among them, or no
+  // graph is loaded at all.
   uint32_t unlinked_without_node_name = 0;
   uint32_t unlinked_unknown_node = 0;
+  uint32_t unlinked_ambiguous_node = 0;
   uint32_t unlinked_no_graph = 0;
   bool has_compiled_link = false;
 };

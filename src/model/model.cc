@@ -283,8 +283,15 @@ NodeId Model::AddNode(GraphId graph, std::string_view op_type,
   origin_begin_.push_back(static_cast<uint32_t>(origin_names_.size()));
   graph_nodes_[graph.value()].push_back(id);
   if (!name.empty()) {
-    // First node wins when names repeat (allowed by ONNX for subgraphs).
-    node_by_name_.Emplace(Key(RootOf(graph).value(), name_id.value()), id);
+    // Repeated names (allowed by ONNX for subgraphs) are recorded: lookups
+    // by such a name find every node, never just the first.
+    uint64_t key = Key(RootOf(graph).value(), name_id.value());
+    auto [first, added] = node_by_name_.Emplace(key, id);
+    if (!added) {
+      repeated_names_.Emplace(
+          key, static_cast<uint32_t>(duplicate_node_names_.size()));
+      duplicate_node_names_.emplace_back(*first, id);
+    }
   }
   return id;
 }
@@ -318,8 +325,31 @@ void Model::AddNodeOriginName(NodeId node, StringId name) {
 NodeId Model::FindNode(GraphId root, std::string_view name) const {
   StringId name_id = strings_->Find(name);
   if (!name_id.valid()) return NodeId::Invalid();
-  const NodeId* found = node_by_name_.Find(Key(root.value(), name_id.value()));
-  return found == nullptr ? NodeId::Invalid() : *found;
+  uint64_t key = Key(root.value(), name_id.value());
+  const NodeId* found = node_by_name_.Find(key);
+  if (found == nullptr || repeated_names_.Find(key) != nullptr) {
+    return NodeId::Invalid();
+  }
+  return *found;
+}
+
+std::vector<NodeId> Model::FindNodes(GraphId root,
+                                     std::string_view name) const {
+  std::vector<NodeId> out;
+  StringId name_id = strings_->Find(name);
+  if (!name_id.valid()) return out;
+  uint64_t key = Key(root.value(), name_id.value());
+  const NodeId* found = node_by_name_.Find(key);
+  if (found == nullptr) return out;
+  out.push_back(*found);
+  if (const uint32_t* first = repeated_names_.Find(key)) {
+    for (size_t i = *first; i < duplicate_node_names_.size(); ++i) {
+      if (duplicate_node_names_[i].first == *found) {
+        out.push_back(duplicate_node_names_[i].second);
+      }
+    }
+  }
+  return out;
 }
 
 ScopeId Model::InternScope(GraphId graph, ScopeId parent,
@@ -415,8 +445,11 @@ size_t Model::MemoryUsage() const {
            (sizeof(GraphId) + sizeof(StringId) + 4 + 1 + sizeof(NodeId) + 8 +
             sizeof(StringId) + 2 * sizeof(uint32_t));
   bytes += dims_.capacity() * (sizeof(int64_t) + sizeof(StringId));
-  bytes += value_by_name_.MemoryUsage() + node_by_name_.MemoryUsage() +
-           scope_by_path_.MemoryUsage();
+  bytes +=
+      value_by_name_.MemoryUsage() + node_by_name_.MemoryUsage() +
+      repeated_names_.MemoryUsage() +
+      duplicate_node_names_.capacity() * sizeof(std::pair<NodeId, NodeId>) +
+      scope_by_path_.MemoryUsage();
   return bytes;
 }
 

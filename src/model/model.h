@@ -225,7 +225,18 @@ class Model {
     return graph_nodes_[g.value()];
   }
   // Looks a node up by name within one root graph (and its subgraphs).
+  // Invalid when no node has the name, and also when several do (ONNX
+  // allows repeats in subgraph bodies; files repeat names anyway): a name
+  // lookup never silently picks one of them. FindNodes lists them all.
   NodeId FindNode(GraphId root, std::string_view name) const;
+  // Every node with this name in one root graph (and its subgraphs), in
+  // file order; empty when none.
+  std::vector<NodeId> FindNodes(GraphId root, std::string_view name) const;
+  // Names that repeat within a root graph: (first node, later node) for
+  // every later node with the name of an earlier one, in load order.
+  const std::vector<std::pair<NodeId, NodeId>>& duplicate_node_names() const {
+    return duplicate_node_names_;
+  }
 
   // ---- scopes (name-scope / module hierarchy, for folding) ----
   // Derives each node's scope from its name: "/layer1/layer1.0/conv1/Conv"
@@ -297,7 +308,11 @@ class Model {
   std::vector<Attribute> attributes_;
   std::vector<uint32_t> origin_begin_;
   std::vector<StringId> origin_names_;
-  U64Map<NodeId> node_by_name_;  // (root graph, name)
+  U64Map<NodeId> node_by_name_;  // (root graph, name) -> first node
+  // (root graph, name) of repeated names -> index of the name's first pair
+  // in duplicate_node_names_.
+  U64Map<uint32_t> repeated_names_;
+  std::vector<std::pair<NodeId, NodeId>> duplicate_node_names_;
 
   // scopes
   std::vector<ScopeId> scope_parent_;

@@ -1,5 +1,8 @@
 #include "model/model.h"
 
+#include <utility>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace mi {
@@ -33,6 +36,32 @@ TEST(ModelTest, BuildsNodesValuesAndConsumers) {
   ASSERT_EQ(m.node_attributes(b).size(), 1u);
   EXPECT_EQ(m.FindNode(g, "/block/Add"), b);
   EXPECT_EQ(m.FindValue(g, "z"), z);
+}
+
+// Repeated names (ONNX allows them in subgraph bodies): a lookup by name
+// never picks one of the nodes; FindNodes lists them all and the repeats
+// are recorded for the duplicate_node_name diagnostic.
+TEST(ModelTest, RepeatedNamesAreNeverResolvedToTheFirstNode) {
+  StringPool pool;
+  Model m(&pool);
+  GraphId g = m.AddGraph(LayerLevel::kFramework, "main", "m.onnx");
+  NodeId conv = m.AddNode(g, "Conv", "", "block");
+  NodeId unique = m.AddNode(g, "Add", "", "add");
+  NodeId relu = m.AddNode(g, "Relu", "", "block");
+  GraphId other = m.AddGraph(LayerLevel::kCompiled, "main", "o.onnx");
+  NodeId elsewhere = m.AddNode(other, "Conv", "", "block");
+  m.BuildIndexes();
+
+  EXPECT_FALSE(m.FindNode(g, "block").valid());
+  EXPECT_EQ(m.FindNodes(g, "block"), (std::vector<NodeId>{conv, relu}));
+  EXPECT_EQ(m.FindNode(g, "add"), unique);
+  EXPECT_EQ(m.FindNodes(g, "add"), (std::vector<NodeId>{unique}));
+  EXPECT_TRUE(m.FindNodes(g, "nothing").empty());
+  // Names are per root graph: the other file's "block" is its own.
+  EXPECT_EQ(m.FindNode(other, "block"), elsewhere);
+  ASSERT_EQ(m.duplicate_node_names().size(), 1u);
+  EXPECT_EQ(m.duplicate_node_names()[0],
+            (std::pair<NodeId, NodeId>{conv, relu}));
 }
 
 TEST(ModelTest, DerivesScopesFromSlashNames) {

@@ -163,12 +163,35 @@ std::string EncodeTraceJson(const Session::Impl& run) {
   JsonWriter w(&out);
   w.BeginObject();
   w.Field("schema", "model-inspector/trace/1");
-  w.Field("dialect", t.str(t.dialect()));
+  w.Field("dialect", TraceDialects(t));
+  // The profiled processes the tracks came from: ids and clocks are per
+  // source (trace/trace.h SourceInfo).
+  w.Key("sources").BeginArray();
+  for (uint32_t i = 0; i < t.source_count(); ++i) {
+    const SourceInfo& s = t.source(SourceId(i));
+    w.BeginObject();
+    w.FieldInt("source", i);
+    w.Field("name", SourceName(t, SourceId(i)));
+    w.Field("key", t.str(s.key));
+    w.Key("files").BeginArray();
+    for (StringId f : s.files) w.String(t.str(f));
+    w.EndArray();
+    w.Field("dialect", t.str(s.dialect));
+    w.Key("rank");
+    s.rank >= 0 ? w.Int(s.rank) : w.Null();
+    w.Field("host", t.str(s.host));
+    w.Field("time_base", TimeBaseName(s.time_base));
+    w.FieldInt("base_ns", s.base_ns);
+    w.EndObject();
+  }
+  w.EndArray();
   w.Key("streams").BeginArray();
   for (uint32_t i = 0; i < t.track_count(); ++i) {
     const TrackInfo& s = t.track(TrackId(i));
     w.BeginObject();
     w.FieldInt("stream_id", i);
+    w.FieldInt("source", s.source.value());
+    w.Field("name", TrackName(t, TrackId(i)));
     w.Field("kind", TrackKindName(s.kind));
     w.FieldInt("pid", s.pid);
     w.FieldInt("tid", s.tid);
@@ -187,6 +210,8 @@ std::string EncodeTraceJson(const Session::Impl& run) {
     w.BeginObject();
     w.FieldInt("run", i);
     w.Field("name", t.str(r.name));
+    w.Key("source");
+    r.source.valid() ? w.UInt(r.source.value()) : w.Null();
     w.FieldDouble("start_us", r.start_ns / kNsPerUs);
     w.FieldDouble("duration_us", (r.end_ns - r.start_ns) / kNsPerUs);
     w.EndObject();
@@ -301,6 +326,12 @@ std::string EncodeSummaryJson(const SummaryReport& r) {
   w.FieldInt("without_node_name",
              static_cast<int64_t>(r.unlinked_without_node_name));
   w.FieldInt("unknown_node", static_cast<int64_t>(r.unlinked_unknown_node));
+  // Only when some task names a node several nodes share (the field is
+  // optional, so summaries of graphs without repeated names are unchanged).
+  if (r.unlinked_ambiguous_node > 0) {
+    w.FieldInt("ambiguous_node",
+               static_cast<int64_t>(r.unlinked_ambiguous_node));
+  }
   w.FieldInt("no_graph", static_cast<int64_t>(r.unlinked_no_graph));
   w.EndObject();
   w.FieldInt("aligned_host_ops", static_cast<int64_t>(r.aligned_host_ops));

@@ -202,8 +202,10 @@ std::string AttributeText(const Model& m, const Attribute& a) {
   }
 }
 
-// "python3 (GPU 0) / stream 7": the details panel's track line.
-std::string TrackName(const Trace& trace, TrackId id) {
+// "python3 (GPU 0) / stream 7": the details panel's track line; with
+// several sources loaded the full name, "rank 1 · GPU 0 · stream 7".
+std::string TaskTrackName(const Trace& trace, TrackId id) {
+  if (trace.sources_with_tracks() > 1) return TrackName(trace, id);
   return TrackProcessName(trace, id) + " / " + TrackShortName(trace, id);
 }
 
@@ -401,7 +403,7 @@ StatusOr<std::string> Session::NodeDetailsJson(std::string_view level,
     w.FieldInt("start_ns", trace.task_start_ns(t));
     w.FieldInt("duration_ns", trace.task_duration_ns(t));
     w.FieldInt("track", trace.task_track(t).value());
-    w.Field("track_name", TrackName(trace, trace.task_track(t)));
+    w.Field("track_name", TaskTrackName(trace, trace.task_track(t)));
     w.FieldInt("run", trace.task_run(t));
     w.EndObject();
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -251,10 +252,295 @@ Status ExpandPaths(const OpenOptions& options,
   return Status::Ok();
 }
 
+// The source a trace file belongs to (trace/trace.h SourceInfo): the files
+// of one profiler output folder (torch_npu `*_ascend_pt`, msprof `PROF_*`,
+// i.e. the folder holding ASCEND_PROFILER_OUTPUT/ or
+// mindstudio_profiler_output/) share that folder, whichever way they were
+// named; any other file is a source of its own.
+std::string SourceKeyOf(const std::string& path) {
+  fs::path p(path);
+  std::string dir = p.parent_path().filename().string();
+  if (dir == "ASCEND_PROFILER_OUTPUT" || dir == "mindstudio_profiler_output") {
+    fs::path folder = p.parent_path().parent_path().lexically_normal();
+    return folder.empty() ? std::string(".") : folder.string();
+  }
+  return path;
+}
+
+// torch_npu writes the rank into profiler_info_<rank>.json at the root of
+// its output folder (key rank_id; shared/formats/cluster.md 1.1); the
+// msprof PROF_* tree inside a torch_npu folder has it one level up. -1
+// when there is none (msprof alone, a run without torch.distributed).
+int32_t ReadTorchNpuRankIn(const std::string& folder);
+int32_t ReadTorchNpuRank(const std::string& folder) {
+  int32_t rank = ReadTorchNpuRankIn(folder);
+  fs::path p(folder);
+  if (rank < 0 && p.filename().string().rfind("PROF_", 0) == 0 &&
+      !p.parent_path().empty()) {
+    rank = ReadTorchNpuRankIn(p.parent_path().string());
+  }
+  return rank;
+}
+
+int32_t ReadTorchNpuRankIn(const std::string& folder) {
+  std::error_code ec;
+  std::vector<fs::path> infos;
+  for (auto it = fs::directory_iterator(folder, ec);
+       !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.rfind("profiler_info", 0) == 0 && name.size() > 5 &&
+        name.substr(name.size() - 5) == ".json" && it->is_regular_file()) {
+      infos.push_back(it->path());
+    }
+  }
+  std::sort(infos.begin(), infos.end());
+  for (const fs::path& info : infos) {
+    auto text = ReadWholeFile(info.string());
+    if (!text.ok()) continue;
+    nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
+    if (doc.is_object()) {
+      auto rank = doc.find("rank_id");
+      if (rank != doc.end() && rank->is_number_integer() &&
+          rank->get<int64_t>() >= 0 && rank->get<int64_t>() <= INT32_MAX) {
+        return static_cast<int32_t>(rank->get<int64_t>());
+      }
+    }
+  }
+  return -1;
+}
+
 bool LooksOptimised(std::string_view path) {
   std::string name = fs::path(path).filename().string();
   return name.find("optim") != std::string::npos ||
          name.find(".opt.") != std::string::npos;
+}
+
+// A root graph read from a model file, with the role the caller gave it.
+struct LoadedRoot {
+  GraphId graph;
+  importers::LevelHint hint = importers::LevelHint::kAuto;
+  size_t input = 0;  // index into Impl::inputs
+};
+
+bool IsGeStage(const Model& model, GraphId g) {
+  std::string_view producer = model.str(model.graph(g).producer);
+  return producer.size() > 3 && producer.substr(0, 3) == "GE ";
+}
+
+// Whether two graphs can be levels of one model: they share a graph input
+// or output name (ONNX Runtime and GE keep them). Graphs that name none
+// cannot be told apart and count as related.
+bool SharesGraphTensorNames(const Model& model, GraphId a, GraphId b) {
+  auto names = [&](GraphId g) {
+    std::vector<uint32_t> out;
+    for (ValueId v : model.graph(g).inputs) {
+      if (v.valid()) out.push_back(model.value_name(v).value());
+    }
+    for (ValueId v : model.graph(g).outputs) {
+      if (v.valid()) out.push_back(model.value_name(v).value());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  std::vector<uint32_t> na = names(a), nb = names(b);
+  if (na.empty() || nb.empty()) return true;
+  std::vector<uint32_t> common;
+  std::set_intersection(na.begin(), na.end(), nb.begin(), nb.end(),
+                        std::back_inserter(common));
+  return !common.empty();
+}
+
+// Distinct node names the trace's tasks give (ONNX Runtime profiles, CANN
+// timelines) found in a root graph: the graph the trace names best is the
+// one that ran.
+size_t TraceNamesFound(const Model& model, const Trace& trace, GraphId root) {
+  std::vector<uint32_t> names;
+  for (uint32_t i = 0; i < trace.task_count(); ++i) {
+    StringId n = trace.task_node_name(TaskId(i));
+    if (n != StringPool::kEmpty) names.push_back(n.value());
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  size_t found = 0;
+  for (uint32_t n : names) {
+    if (!model.FindNodes(root, trace.str(StringId(n))).empty()) ++found;
+  }
+  return found;
+}
+
+std::string GraphFile(const Model& model, GraphId g) {
+  return std::string(model.str(model.graph(g).source_file));
+}
+
+// Decides the framework and the compiled graph among the loaded models
+// (see docs/design/architecture.md "Model roles"), in this order:
+//  1. explicit roles (--framework / --compiled, the run manifest);
+//  2. the level the importer read from the content (ONNX Runtime contrib
+//     / NCHWc domains, GE stage names and declared origins; a GE Build
+//     stage is the compiled level of a dump directory);
+//  3. of two framework-looking graphs of one model (sharing graph input or
+//     output names), the one whose node names the trace names best ran;
+//  4. a file name saying "optim" / ".opt." (info diagnostic: a guess).
+// A model none of this places is reported (model_unplaced) and listed with
+// role "unplaced"; GE dump stages are all placed, as stage levels.
+void PlaceModels(const std::vector<LoadedRoot>& roots, Session::Impl* impl) {
+  Model& model = impl->model;
+  DiagnosticSink& diagnostics = impl->diagnostics;
+  size_t ge_stages = 0;
+  for (const LoadedRoot& r : roots) ge_stages += IsGeStage(model, r.graph);
+  const bool stage_dump = ge_stages >= 2;
+  auto is_stage = [&](GraphId g) { return stage_dump && IsGeStage(model, g); };
+
+  GraphId framework, compiled;
+  bool framework_explicit = false;
+  for (const LoadedRoot& r : roots) {
+    if (r.hint == importers::LevelHint::kFramework && !framework.valid()) {
+      framework = r.graph;
+      framework_explicit = true;
+    } else if (r.hint == importers::LevelHint::kCompiled && !compiled.valid()) {
+      compiled = r.graph;
+    }
+  }
+  auto placed = [&](GraphId g) { return g == framework || g == compiled; };
+  if (!framework.valid()) {
+    for (const LoadedRoot& r : roots) {
+      if (!placed(r.graph) && r.hint == importers::LevelHint::kAuto &&
+          model.graph(r.graph).level == LayerLevel::kFramework) {
+        framework = r.graph;
+        break;
+      }
+    }
+  }
+  if (!compiled.valid()) {
+    // A directory of GE dump stages: the Build exit graph is the compiled
+    // level (the earliest stage, first in load order, is the framework).
+    for (const LoadedRoot& r : roots) {
+      if (!placed(r.graph) &&
+          model.graph(r.graph).level == LayerLevel::kCompiled &&
+          model.str(model.graph(r.graph).producer) == "GE Build") {
+        compiled = r.graph;
+        break;
+      }
+    }
+  }
+  if (!compiled.valid()) {
+    for (const LoadedRoot& r : roots) {
+      if (!placed(r.graph) && r.hint == importers::LevelHint::kAuto &&
+          model.graph(r.graph).level == LayerLevel::kCompiled) {
+        compiled = r.graph;
+        break;
+      }
+    }
+  }
+  // Two framework-looking graphs and no compiled one.
+  std::vector<std::pair<GraphId, std::string>> unplaced;
+  if (framework.valid() && !compiled.valid()) {
+    GraphId other;
+    for (const LoadedRoot& r : roots) {
+      if (!placed(r.graph) && !is_stage(r.graph) &&
+          model.graph(r.graph).level == LayerLevel::kFramework) {
+        other = r.graph;
+        break;
+      }
+    }
+    if (other.valid()) {
+      const std::string framework_file = GraphFile(model, framework);
+      const std::string other_file = GraphFile(model, other);
+      if (!SharesGraphTensorNames(model, framework, other)) {
+        unplaced.emplace_back(
+            other,
+            "shares no graph input or output name with the framework "
+            "graph '" +
+                framework_file +
+                "': it is a graph of another model, so it cannot be "
+                "that model's compiled graph");
+      } else {
+        size_t in_framework = TraceNamesFound(model, impl->trace, framework);
+        size_t in_other = TraceNamesFound(model, impl->trace, other);
+        if (framework_explicit || in_other > in_framework) {
+          compiled = other;  // the other role is the only one left / it ran
+        } else if (in_framework > in_other) {
+          compiled = framework;  // the trace ran this one
+          framework = other;
+        } else if (LooksOptimised(other_file) ||
+                   LooksOptimised(framework_file)) {
+          if (!LooksOptimised(other_file)) std::swap(framework, other);
+          compiled = other;
+          diagnostics.Report(
+              DiagnosticCode::kModelRoleGuessed, {GraphFile(model, compiled)},
+              "taken as the compiled graph of '" + GraphFile(model, framework) +
+                  "' because its file name says 'optim' / '.opt.': neither "
+                  "graph uses compiler-only ops and the trace does not tell "
+                  "which one ran");
+        } else {
+          unplaced.emplace_back(
+              other,
+              "looks like a framework graph as '" + framework_file +
+                  "' does, and nothing tells which of the two ran (no "
+                  "compiler-only ops, the trace names neither better); name "
+                  "the compiled one with --compiled or a run manifest");
+        }
+      }
+    }
+  }
+  if (compiled.valid()) model.SetLevel(compiled, LayerLevel::kCompiled);
+  if (framework.valid()) model.SetLevel(framework, LayerLevel::kFramework);
+  for (const LoadedRoot& r : roots) {
+    if (placed(r.graph) || is_stage(r.graph)) continue;
+    if (std::none_of(unplaced.begin(), unplaced.end(),
+                     [&](const auto& u) { return u.first == r.graph; })) {
+      std::string why =
+          r.hint == importers::LevelHint::kFramework
+              ? "is a second framework model given explicitly"
+          : r.hint == importers::LevelHint::kCompiled
+              ? "is a second compiled model given explicitly"
+              : "is one model too many: the framework graph is '" +
+                    (framework.valid() ? GraphFile(model, framework)
+                                       : std::string("-")) +
+                    "' and the compiled graph '" +
+                    (compiled.valid() ? GraphFile(model, compiled)
+                                      : std::string("-")) +
+                    "'";
+      unplaced.emplace_back(r.graph, std::move(why));
+    }
+  }
+  for (const auto& [g, why] : unplaced) {
+    diagnostics.Report(DiagnosticCode::kModelUnplaced, {GraphFile(model, g)},
+                       "model '" + std::string(model.str(model.graph(g).name)) +
+                           "' not placed: it " + why +
+                           "; it is loaded but not linked");
+  }
+  impl->framework = framework;
+  impl->compiled = compiled;
+  for (const LoadedRoot& r : roots) {
+    InputFile& input = impl->inputs[r.input];
+    if (r.graph == framework) {
+      input.role = "framework";
+    } else if (r.graph == compiled) {
+      input.role = "compiled";
+    } else if (is_stage(r.graph)) {
+      input.role = std::string(LayerLevelName(model.graph(r.graph).level));
+    } else {
+      input.role = "unplaced";
+    }
+  }
+}
+
+// Names repeated within a graph: reported once per repeat, with both nodes.
+void ReportDuplicateNodeNames(Session::Impl* impl) {
+  const Model& model = impl->model;
+  for (const auto& [first, later] : model.duplicate_node_names()) {
+    GraphId root = model.RootOf(model.node_graph(first));
+    std::string name(model.str(model.node_name(first)));
+    impl->diagnostics.Report(
+        DiagnosticCode::kDuplicateNodeName, {GraphFile(model, root)},
+        fmt::format("node {} ({}) and node {} ({}) are both named '{}'; a "
+                    "task or declared origin naming '{}' is linked by op type "
+                    "when that decides, else left unlinked",
+                    first.value(), model.str(model.node_op_type(first)),
+                    later.value(), model.str(model.node_op_type(later)), name,
+                    name));
+  }
 }
 
 std::string FormatLocation(const SourceLocation& loc) {
@@ -279,6 +565,8 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
   auto impl = std::make_unique<Impl>();
   importers::ImporterRegistry registry(importers::CreateBuiltinImporters());
 
+  std::vector<LoadedRoot> roots;
+  std::vector<uint32_t> ranks_read;  // sources whose folder was looked at
   for (const PendingFile& file : files) {
     auto head = io::ReadDecompressedHead(file.path, importers::kSniffLookahead);
     if (!head.ok()) {
@@ -318,6 +606,19 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
     ctx.trace = &impl->trace;
     ctx.diagnostics = &impl->diagnostics;
     ctx.level_hint = file.hint;
+    const bool trace_file =
+        importer->descriptor().content == importers::ContentKind::kTrace;
+    if (trace_file) {
+      std::string key = SourceKeyOf(file.path);
+      ctx.source = impl->trace.FindOrAddSource(impl->strings.Intern(key));
+      if (key != file.path &&
+          std::find(ranks_read.begin(), ranks_read.end(), ctx.source.value()) ==
+              ranks_read.end()) {
+        ranks_read.push_back(ctx.source.value());
+        int32_t rank = ReadTorchNpuRank(key);
+        if (rank >= 0) impl->trace.mutable_source(ctx.source).rank = rank;
+      }
+    }
     if (options.progress) {
       ctx.progress = [&options, &file](uint64_t done, uint64_t total) {
         options.progress(file.path, done, total);
@@ -327,7 +628,7 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
     InputFile input;
     input.path = file.path;
     input.format = std::string(importer->descriptor().name);
-    if (importer->descriptor().content == importers::ContentKind::kTrace) {
+    if (trace_file) {
       input.role = "trace";
     } else {
       for (GraphId g : ctx.graphs_added) {
@@ -337,43 +638,15 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
           impl->model.SetLevel(g, LayerLevel::kCompiled);
         }
         input.role = std::string(LayerLevelName(impl->model.graph(g).level));
+        roots.push_back({g, file.hint, impl->inputs.size()});
       }
     }
     impl->inputs.push_back(std::move(input));
   }
 
-  // Roles: with two framework-looking models and no compiled one, the one
-  // whose file name says "optimized" is the compiled graph.
   Model& model = impl->model;
-  auto framework_roots = model.RootGraphs(LayerLevel::kFramework);
-  auto compiled_roots = model.RootGraphs(LayerLevel::kCompiled);
-  if (compiled_roots.empty() && framework_roots.size() >= 2) {
-    for (GraphId g : framework_roots) {
-      if (LooksOptimised(model.str(model.graph(g).source_file))) {
-        model.SetLevel(g, LayerLevel::kCompiled);
-        for (InputFile& in : impl->inputs) {
-          if (in.path == model.str(model.graph(g).source_file)) {
-            in.role = "compiled";
-          }
-        }
-        break;
-      }
-    }
-    framework_roots = model.RootGraphs(LayerLevel::kFramework);
-    compiled_roots = model.RootGraphs(LayerLevel::kCompiled);
-  }
-  impl->framework =
-      framework_roots.empty() ? GraphId::Invalid() : framework_roots[0];
-  impl->compiled =
-      compiled_roots.empty() ? GraphId::Invalid() : compiled_roots[0];
-  // A directory of GE dump stages: the Build exit graph is the compiled
-  // level (the earliest stage, first in load order, is the framework one).
-  for (GraphId g : compiled_roots) {
-    if (model.str(model.graph(g).producer) == "GE Build") {
-      impl->compiled = g;
-      break;
-    }
-  }
+  PlaceModels(roots, impl.get());
+  ReportDuplicateNodeNames(impl.get());
   model.BuildIndexes();
   impl->links =
       linker::Link(model, &impl->trace, {impl->framework, impl->compiled},

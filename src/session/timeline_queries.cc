@@ -83,12 +83,14 @@ std::vector<uint32_t> AssignRows(const Trace& trace,
 }
 
 struct DisplayKey {
-  int group;  // 0 device streams, 1 host threads, 2 other
+  int group;        // 0 device streams, 1 host threads, 2 other
+  uint32_t source;  // ranks side by side within each kind
   int64_t a;
   int64_t b;
   uint32_t id;
   bool operator<(const DisplayKey& o) const {
     if (group != o.group) return group < o.group;
+    if (source != o.source) return source < o.source;
     if (a != o.a) return a < o.a;
     if (b != o.b) return b < o.b;
     return id < o.id;
@@ -123,16 +125,17 @@ std::shared_ptr<const TimelineIndex> BuildIndex(const Session::Impl& run) {
   std::vector<DisplayKey> keys;
   for (uint32_t i = 0; i < track_count; ++i) {
     const TrackInfo& info = trace.track(TrackId(i));
+    const uint32_t source = info.source.value();
     switch (info.kind) {
       case TrackKind::kDeviceStream:
-        keys.push_back(
-            {0, info.device, info.stream >= 0 ? info.stream : info.tid, i});
+        keys.push_back({0, source, info.device,
+                        info.stream >= 0 ? info.stream : info.tid, i});
         break;
       case TrackKind::kHostThread:
-        keys.push_back({1, info.pid, info.tid, i});
+        keys.push_back({1, source, info.pid, info.tid, i});
         break;
       case TrackKind::kOther:
-        keys.push_back({2, info.pid, info.tid, i});
+        keys.push_back({2, source, info.pid, info.tid, i});
         break;
     }
   }
@@ -220,26 +223,17 @@ std::shared_ptr<const TimelineIndex> BuildIndex(const Session::Impl& run) {
   }
 
   // Launches: the trace's launch call, else the runtime call with the same
-  // correlation id on another track (Kineto cudaLaunchKernel), else the
-  // parent host op the linker found.
-  std::unordered_map<int64_t, uint32_t> runtime_by_correlation;
-  for (uint32_t i = 0; i < task_count; ++i) {
-    TaskId t(i);
-    if (trace.task_kind(t) == TaskKind::kRuntime &&
-        trace.task_correlation(t) >= 0) {
-      runtime_by_correlation.try_emplace(trace.task_correlation(t), i);
-    }
-  }
+  // correlation id in the same source, on another track (Kineto
+  // cudaLaunchKernel), else the parent host op the linker found.
+  const CorrelationIndex runtime_calls(trace);
   x.launcher.assign(task_count, TaskId::Invalid());
   for (uint32_t i = 0; i < task_count; ++i) {
     TaskId t(i);
     TaskId launcher = trace.task_launch(t);
-    if (!launcher.valid() && IsExecutionKind(trace.task_kind(t)) &&
-        trace.task_correlation(t) >= 0) {
-      auto it = runtime_by_correlation.find(trace.task_correlation(t));
-      if (it != runtime_by_correlation.end() &&
-          trace.task_track(TaskId(it->second)) != trace.task_track(t)) {
-        launcher = TaskId(it->second);
+    if (!launcher.valid() && IsExecutionKind(trace.task_kind(t))) {
+      TaskId call = runtime_calls.RuntimeCallOf(t);
+      if (call.valid() && trace.task_track(call) != trace.task_track(t)) {
+        launcher = call;
       }
     }
     if (!launcher.valid()) launcher = trace.task_parent(t);
@@ -609,17 +603,7 @@ std::string TimelineTrackName(const Trace& trace, TrackId id) {
 }
 
 std::string TimelineTrackGroup(const Trace& trace, TrackId id) {
-  const TrackInfo& t = trace.track(id);
-  if (t.process_name != StringPool::kEmpty) {
-    return std::string(trace.str(t.process_name));
-  }
-  if (t.pid_label != StringPool::kEmpty) {
-    return std::string(trace.str(t.pid_label));
-  }
-  if (t.kind == TrackKind::kDeviceStream && t.device >= 0) {
-    return fmt::format("GPU {}", t.device);
-  }
-  return fmt::format("host pid {}", t.pid);
+  return TrackGroupName(trace, id);
 }
 
 StringId TaskLabel(const Session::Impl& run, TaskId task) {
@@ -661,6 +645,7 @@ StatusOr<std::string> TimelineJsonOf(const Session::Impl& run,
     w.Field("kind", TrackKindName(info.kind));
     w.Field("name", t.name);
     w.Field("group", t.group);
+    w.FieldInt("source", info.source.value());
     w.FieldInt("device", info.device);
     w.FieldInt("stream", info.stream);
     w.FieldInt("pid", info.pid);
@@ -677,7 +662,7 @@ StatusOr<std::string> TimelineJsonOf(const Session::Impl& run,
     const RunInfo& r = trace.runs()[i];
     w.BeginObject();
     w.FieldInt("index", static_cast<int64_t>(i));
-    w.Field("name", trace.str(r.name));
+    w.Field("name", RunName(trace, static_cast<uint32_t>(i)));
     w.FieldInt("start_ns", r.start_ns).FieldInt("end_ns", r.end_ns);
     w.EndObject();
   }

@@ -127,7 +127,9 @@ StatusOr<std::string> MappingJsonOf(const Session::Impl& run,
                                     const MappingRequest& request);
 
 // "stream 7", "thread 1234" (trailing blanks trimmed) and its group
-// ("GPU 0", "host pid 123", or the process name).
+// ("GPU 0", "host pid 123", or the process name; prefixed by the source,
+// "rank 1 · GPU 0", when several are loaded): trace/trace.h TrackShortName
+// and TrackGroupName.
 std::string TimelineTrackName(const Trace& trace, TrackId id);
 std::string TimelineTrackGroup(const Trace& trace, TrackId id);
 

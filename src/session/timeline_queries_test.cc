@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -508,6 +509,48 @@ TEST(MappingTest, FindsTheRowOfANodeOrTask) {
   r.find_node = run.conv.value();  // both
   EXPECT_EQ(MappingJsonOf(run.impl, r).status().code(),
             StatusCode::kInvalidArgument);
+}
+
+// Two ranks, each with GPU 0 stream 7 and a host thread: the tracks of a
+// kind stay together, ordered by source, and every group name carries its
+// rank so the two "GPU 0" groups never look alike.
+TEST(TimelineIndexTest, SeveralSourcesAreGroupedByRank) {
+  Session::Impl impl;
+  std::vector<TrackId> tracks;
+  for (int rank = 0; rank < 2; ++rank) {
+    SourceId source = impl.trace.FindOrAddSource(
+        impl.strings.Intern("rank" + std::to_string(rank) + ".json"));
+    impl.trace.mutable_source(source).rank = rank;
+    impl.trace.mutable_source(source).dialect = impl.strings.Intern("pytorch");
+    TrackInfo h;
+    h.kind = TrackKind::kHostThread;
+    h.source = source;
+    h.pid = 100;
+    h.tid = 11;
+    tracks.push_back(impl.trace.AddTrack(h));
+    TrackInfo s;
+    s.kind = TrackKind::kDeviceStream;
+    s.source = source;
+    s.device = 0;
+    s.stream = 7;
+    tracks.push_back(impl.trace.AddTrack(s));
+  }
+  for (TrackId t : tracks) {
+    TaskRow row;
+    row.track = t;
+    row.duration_ns = 10;
+    impl.trace.AddTask(row);
+  }
+  nlohmann::json j = Json(TimelineJsonOf(impl, {TraceClock::kRaw}));
+  std::vector<std::tuple<std::string, std::string, int>> got;
+  for (const auto& t : j["tracks"]) {
+    got.emplace_back(t["group"], t["name"], t["source"]);
+  }
+  EXPECT_EQ(got, (std::vector<std::tuple<std::string, std::string, int>>{
+                     {"rank 0 · GPU 0", "stream 7", 0},
+                     {"rank 1 · GPU 0", "stream 7", 1},
+                     {"rank 0 · host pid 100", "thread 11", 0},
+                     {"rank 1 · host pid 100", "thread 11", 1}}));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // calibration report, critical path, idle/overlap and node paths as JSON.
 
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -78,12 +79,35 @@ StatusOr<uint32_t> Session::FindNodeId(std::string_view level,
                                        std::string_view name) const {
   GraphId root;
   MI_ASSIGN_OR_RETURN(root, LevelRoot(*impl_, level));
-  NodeId n = impl_->model.FindNode(root, name);
-  if (!n.valid()) {
+  const Model& m = impl_->model;
+  // "#17": node 17, for a name several nodes share.
+  if (name.size() > 1 && name.front() == '#' &&
+      name.find_first_not_of("0123456789", 1) == std::string_view::npos &&
+      name.size() < 11) {
+    uint64_t id = std::stoull(std::string(name.substr(1)));
+    if (id >= m.node_count() ||
+        m.RootOf(m.node_graph(NodeId(static_cast<uint32_t>(id)))) != root) {
+      return NotFoundError(fmt::format("node {} is not on the {} level", id,
+                                       std::string(level)));
+    }
+    return static_cast<uint32_t>(id);
+  }
+  std::vector<NodeId> nodes = m.FindNodes(root, name);
+  if (nodes.empty()) {
     return NotFoundError(fmt::format("no node named '{}' on the {} level",
                                      std::string(name), std::string(level)));
   }
-  return n.value();
+  if (nodes.size() > 1) {
+    std::string which;
+    for (NodeId n : nodes) {
+      which += fmt::format("{}#{} ({})", which.empty() ? "" : ", ", n.value(),
+                           m.str(m.node_op_type(n)));
+    }
+    return InvalidArgumentError(fmt::format(
+        "{} nodes on the {} level are named '{}': {}; give one as '#<id>'",
+        nodes.size(), std::string(level), std::string(name), which));
+  }
+  return nodes[0].value();
 }
 
 std::string Session::AnalysesJson() const {

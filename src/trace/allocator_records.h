@@ -35,6 +35,9 @@ struct AllocatorSample {
   // Ascend: the allocator the totals are of ("PTA", "GE", "PTA+GE",
   // "APP"); empty for Kineto.
   StringId component = StringPool::kEmpty;
+  // The source (trace/trace.h SourceInfo) that recorded it: two ranks'
+  // device 0 are two allocators. Invalid when added by hand (tests).
+  SourceId source;
 };
 
 }  // namespace mi

@@ -1,5 +1,7 @@
 #include "trace/trace.h"
 
+#include <algorithm>
+
 namespace mi {
 
 std::string_view TaskKindName(TaskKind kind) {
@@ -55,11 +57,17 @@ SourceId Trace::FindOrAddSource(StringId key) {
   SourceInfo info;
   info.key = key;
   sources_.push_back(std::move(info));
+  source_tracks_.push_back(0);
   return SourceId(static_cast<uint32_t>(sources_.size() - 1));
 }
 
 TrackId Trace::AddTrack(const TrackInfo& info) {
   tracks_.push_back(info);
+  TrackInfo& added = tracks_.back();
+  if (!added.source.valid() || added.source.value() >= sources_.size()) {
+    added.source = FindOrAddSource(StringPool::kEmpty);
+  }
+  if (source_tracks_[added.source.value()]++ == 0) ++sources_with_tracks_;
   return TrackId(static_cast<uint32_t>(tracks_.size() - 1));
 }
 
@@ -120,10 +128,116 @@ size_t Trace::MemoryUsage() const {
                               sizeof(NodeId) + sizeof(int32_t) * 2 +
                               sizeof(uint32_t) + sizeof(TaskId) * 2;
   return start_ns_.capacity() * kPerTask +
+         sources_.capacity() * sizeof(SourceInfo) +
          tracks_.capacity() * sizeof(TrackInfo) +
          runs_.capacity() * sizeof(RunInfo) +
          task_memory_.capacity() * sizeof(TaskMemoryRecord) +
          allocator_samples_.capacity() * sizeof(AllocatorSample);
+}
+
+CorrelationIndex::CorrelationIndex(const Trace& trace) : trace_(trace) {
+  for (uint32_t i = 0; i < trace.task_count(); ++i) {
+    TaskId t(i);
+    if (trace.task_kind(t) == TaskKind::kRuntime &&
+        trace.task_correlation(t) >= 0) {
+      runtime_.try_emplace(
+          Key{trace.task_source(t).value(), trace.task_correlation(t)}, t);
+    }
+  }
+}
+
+TaskId CorrelationIndex::RuntimeCallOf(TaskId task) const {
+  if (trace_.task_correlation(task) < 0) return TaskId::Invalid();
+  auto it = runtime_.find(
+      Key{trace_.task_source(task).value(), trace_.task_correlation(task)});
+  if (it == runtime_.end() || it->second == task) return TaskId::Invalid();
+  return it->second;
+}
+
+std::string TraceDialects(const Trace& trace) {
+  std::vector<StringId> seen;
+  std::string out;
+  for (uint32_t i = 0; i < trace.source_count(); ++i) {
+    StringId d = trace.source(SourceId(i)).dialect;
+    if (d == StringPool::kEmpty ||
+        std::find(seen.begin(), seen.end(), d) != seen.end()) {
+      continue;
+    }
+    seen.push_back(d);
+    if (!out.empty()) out += ',';
+    out += trace.str(d);
+  }
+  return out;
+}
+
+std::string_view TaskDialect(const Trace& trace, TaskId t) {
+  return trace.str(trace.source(trace.task_source(t)).dialect);
+}
+
+namespace {
+
+constexpr std::string_view kNameSeparator = " · ";
+
+// The last `parts` components of a path ("a/b/c", 2 -> "b/c"); the whole
+// path when it has fewer.
+std::string_view PathTail(std::string_view path, size_t parts) {
+  while (path.size() > 1 && (path.back() == '/' || path.back() == '\\')) {
+    path.remove_suffix(1);
+  }
+  size_t end = path.size();
+  for (size_t i = 0; i < parts; ++i) {
+    size_t slash = path.find_last_of("/\\", end == 0 ? 0 : end - 1);
+    if (slash == std::string_view::npos || end == 0) return path;
+    if (i + 1 == parts) return path.substr(slash + 1);
+    end = slash;
+  }
+  return path;
+}
+
+std::string FileOrFolderName(const Trace& trace, SourceId s, size_t parts) {
+  std::string_view key = trace.str(trace.source(s).key);
+  if (key.empty()) return "source " + std::to_string(s.value());
+  return std::string(PathTail(key, parts));
+}
+
+}  // namespace
+
+std::string SourceName(const Trace& trace, SourceId source) {
+  const SourceInfo& info = trace.source(source);
+  // Only sources that own tracks are ever named side by side.
+  auto named = [&](SourceId s) {
+    return s != source && trace.source_track_count(s) > 0;
+  };
+  bool rank_shared = false;
+  if (info.rank >= 0) {
+    for (uint32_t i = 0; i < trace.source_count(); ++i) {
+      if (named(SourceId(i)) && trace.source(SourceId(i)).rank == info.rank) {
+        rank_shared = true;
+      }
+    }
+    if (!rank_shared) return "rank " + std::to_string(info.rank);
+  }
+  // The base name, with as many parent folders as it takes to differ from
+  // every other source's (keys are unique, so the whole key always does).
+  std::string name;
+  for (size_t parts = 1;; ++parts) {
+    name = FileOrFolderName(trace, source, parts);
+    bool collides = false;
+    for (uint32_t i = 0; i < trace.source_count() && !collides; ++i) {
+      collides = named(SourceId(i)) &&
+                 FileOrFolderName(trace, SourceId(i), parts) == name;
+    }
+    if (!collides || name.size() >= trace.str(info.key).size()) break;
+  }
+  // Two runs of one rank: the file tells them apart.
+  if (rank_shared)
+    return "rank " + std::to_string(info.rank) + " (" + name + ")";
+  return name;
+}
+
+std::string SourcePrefix(const Trace& trace, SourceId source) {
+  if (trace.sources_with_tracks() <= 1) return {};
+  return SourceName(trace, source) + std::string(kNameSeparator);
 }
 
 std::string TrackShortName(const Trace& trace, TrackId track) {
@@ -152,6 +266,54 @@ std::string TrackProcessName(const Trace& trace, TrackId track) {
     return "device " + std::to_string(t.device);
   }
   return "pid " + std::to_string(t.pid);
+}
+
+std::string RunName(const Trace& trace, uint32_t run) {
+  const RunInfo& info = trace.runs()[run];
+  std::string name(trace.str(info.name));
+  if (!info.source.valid() || info.source.value() >= trace.source_count()) {
+    return name;
+  }
+  return SourcePrefix(trace, info.source) + name;
+}
+
+std::string TrackDeviceName(const Trace& trace, TrackId track) {
+  const TrackInfo& t = trace.track(track);
+  if (t.kind != TrackKind::kDeviceStream || t.device < 0) return {};
+  std::string_view dialect = trace.str(trace.source(t.source).dialect);
+  // Ascend timelines number devices by process (the Ascend Hardware and
+  // the HCCL process are two), not by device id: no device name.
+  if (dialect == "ascend") return {};
+  std::string_view word =
+      dialect == "pytorch" || dialect == "onnxruntime" ? "GPU" : "device";
+  return std::string(word) + " " + std::to_string(t.device);
+}
+
+std::string TrackGroupName(const Trace& trace, TrackId track) {
+  const TrackInfo& t = trace.track(track);
+  std::string group;
+  if (t.process_name != StringPool::kEmpty) {
+    group = trace.str(t.process_name);
+  } else if (t.pid_label != StringPool::kEmpty) {
+    group = trace.str(t.pid_label);
+  } else if (t.kind == TrackKind::kDeviceStream && t.device >= 0) {
+    group = "GPU " + std::to_string(t.device);
+  } else {
+    group = "host pid " + std::to_string(t.pid);
+  }
+  return SourcePrefix(trace, t.source) + group;
+}
+
+std::string TrackName(const Trace& trace, TrackId track) {
+  const TrackInfo& t = trace.track(track);
+  if (trace.sources_with_tracks() <= 1) {
+    return TrackShortName(trace, track) + " (" +
+           TrackProcessName(trace, track) + ")";
+  }
+  std::string owner = TrackDeviceName(trace, track);
+  if (owner.empty()) owner = TrackProcessName(trace, track);
+  return SourceName(trace, t.source) + std::string(kNameSeparator) + owner +
+         std::string(kNameSeparator) + TrackShortName(trace, track);
 }
 
 }  // namespace mi

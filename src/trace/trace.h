@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "base/ids.h"
@@ -64,9 +65,13 @@ struct SourceInfo {
   // Distributed rank when the source says (Kineto distributedInfo.rank,
   // torch_npu profiler_info_<rank>.json), else -1.
   int32_t rank = -1;
-  // Host name when the source says, else empty.
+  // Host name when the source says, else empty (none of the formats read
+  // today names the host in its trace files).
   StringId host = StringPool::kEmpty;
   TimeBase time_base = TimeBase::kUnknown;
+  // Raw time 0 in `time_base`, in ns: Kineto writes ts relative to its
+  // baseTimeNanoseconds; 0 when the times count from the base itself.
+  int64_t base_ns = 0;
 };
 
 struct TrackInfo {
@@ -130,6 +135,9 @@ struct RunInfo {
   StringId name = StringPool::kEmpty;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
+  // The source whose steps these are (two ranks each have a
+  // "ProfilerStep#3"); Invalid for runs added by hand (tests).
+  SourceId source;
 };
 
 class Trace {
@@ -145,7 +153,9 @@ class Trace {
   std::string_view str(StringId id) const { return strings_->Get(id); }
 
   // Sources (SourceInfo): FindOrAddSource returns the source with this key,
-  // adding it when new.
+  // adding it when new. Every track belongs to one: AddTrack gives a track
+  // without a source the unnamed default source (key empty), so traces
+  // built by hand (tests) need not name one.
   SourceId FindOrAddSource(StringId key);
   size_t source_count() const { return sources_.size(); }
   const SourceInfo& source(SourceId s) const { return sources_[s.value()]; }
@@ -154,6 +164,13 @@ class Trace {
   SourceId task_source(TaskId t) const {
     return tracks_[track_[t.value()].value()].source;
   }
+  // Tracks that belong to source `s`.
+  uint32_t source_track_count(SourceId s) const {
+    return source_tracks_[s.value()];
+  }
+  // Sources that own at least one track: with more than one, names for
+  // people carry the source (TrackName, TrackGroupName below).
+  size_t sources_with_tracks() const { return sources_with_tracks_; }
 
   TrackId AddTrack(const TrackInfo& info);
   size_t track_count() const { return tracks_.size(); }
@@ -223,10 +240,6 @@ class Trace {
   uint32_t AddRun(const RunInfo& run);
   const std::vector<RunInfo>& runs() const { return runs_; }
 
-  // Where the trace came from, e.g. "onnxruntime", "pytorch", "chrome".
-  StringId dialect() const { return dialect_; }
-  void set_dialect(StringId d) { dialect_ = d; }
-
   // Allocator data (allocator_records.h), for the memory analysis.
   void AddTaskMemory(const TaskMemoryRecord& r) { task_memory_.push_back(r); }
   const std::vector<TaskMemoryRecord>& task_memory() const {
@@ -244,9 +257,10 @@ class Trace {
  private:
   StringPool* strings_ = nullptr;
   std::vector<SourceInfo> sources_;
+  std::vector<uint32_t> source_tracks_;  // per source
+  size_t sources_with_tracks_ = 0;
   std::vector<TrackInfo> tracks_;
   std::vector<RunInfo> runs_;
-  StringId dialect_ = StringPool::kEmpty;
 
   std::vector<StringId> name_;
   std::vector<StringId> category_;
@@ -271,12 +285,76 @@ class Trace {
   std::vector<AllocatorSample> allocator_samples_;
 };
 
-// Names of a track for people, shared by every report and view:
-// the thread name the source gave, else "stream N" (device streams) or
-// "thread N", without trailing blanks (Kineto writes "stream 7 ").
+// Runtime calls (Kineto cudaLaunchKernel, CANN calls with a connection_id)
+// by (source, correlation id): the call a device task's correlation names.
+// Correlation ids are numbered per profiler process, so they are looked up
+// within the task's source only. The first call with an id is kept.
+class CorrelationIndex {
+ public:
+  explicit CorrelationIndex(const Trace& trace);
+  // The runtime call with the correlation id of `task` in its source (never
+  // `task` itself); Invalid when none or the task has no correlation id.
+  TaskId RuntimeCallOf(TaskId task) const;
+
+ private:
+  struct Key {
+    uint32_t source;
+    int64_t correlation;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<int64_t>()(k.correlation) * 31 + k.source;
+    }
+  };
+  const Trace& trace_;
+  std::unordered_map<Key, TaskId, KeyHash> runtime_;
+};
+
+// The dialects of the trace's sources, distinct, in source order, joined by
+// "," ("pytorch"; "onnxruntime,pytorch"); empty when no importer named one.
+std::string TraceDialects(const Trace& trace);
+// The dialect of the source task `t` belongs to ("ascend", ...).
+std::string_view TaskDialect(const Trace& trace, TaskId t);
+
+// Names for people, shared by every report and view (summary stream rows,
+// the timeline's tracks and groups, task details, dumps). With tracks of
+// one source they are the names the trace itself gives; with tracks of
+// several sources every name carries its source, so that two ranks'
+// "stream 7" on "GPU 0" never look alike.
+//
+// The source's name: "rank N" when the source says its rank (and no other
+// source has the same rank), else the base name of its file or folder,
+// extended by parent folders until it differs from every other source's.
+std::string SourceName(const Trace& trace, SourceId source);
+// "rank 1 · " with tracks of several sources, else "": what names of
+// things that belong to one source (a device, a track) start with.
+std::string SourcePrefix(const Trace& trace, SourceId source);
+// A run's name for people: "ProfilerStep#3"; "rank 1 · ProfilerStep#3"
+// with tracks of several sources.
+std::string RunName(const Trace& trace, uint32_t run);
+// The thread name the source gave, else "stream N" (device streams) or
+// "thread N", without trailing blanks (Kineto writes "stream 7 "). Unique
+// within its group (TrackGroupName), never across sources.
 std::string TrackShortName(const Trace& trace, TrackId track);
 // The process the track belongs to: its process name, else the string pid,
 // else "device N" (device streams of a known device), else "pid N".
 std::string TrackProcessName(const Trace& trace, TrackId track);
+// The device a device stream belongs to, for people: "GPU N" (PyTorch and
+// ONNX Runtime dialects), "device N" (others); empty when the device is
+// unknown, the track is not a device stream, or the source is an Ascend
+// one (its timeline numbers devices by process, not by device id: its
+// tracks are named by their process, "Ascend Hardware (NPU)").
+std::string TrackDeviceName(const Trace& trace, TrackId track);
+// What a track is grouped under (the timeline's track groups): the process
+// name, else the string pid, else "GPU N" (device streams of a known
+// device), else "host pid N"; with several sources prefixed by the source
+// ("rank 1 · python3 (GPU 0)").
+std::string TrackGroupName(const Trace& trace, TrackId track);
+// The full name of a track (summary stream rows, task details): with one
+// source "stream 7 (python3 (GPU 0))" (short name and process); with
+// several "rank 1 · GPU 0 · stream 7" (source, device or process, short
+// name).
+std::string TrackName(const Trace& trace, TrackId track);
 
 }  // namespace mi

@@ -161,17 +161,15 @@ void DataMovementShare(const RuleContext& ctx, const RuleSpec& rule,
 void EagerLaunches(const RuleContext& ctx, const RuleSpec& rule,
                    std::vector<Finding>* out) {
   const Trace& trace = ctx.trace;
-  std::unordered_map<int64_t, TaskId> runtime_by_correlation;
   for (uint32_t i = 0; i < trace.task_count(); ++i) {
     TaskId t(i);
     TaskKind kind = trace.task_kind(t);
     if (kind == TaskKind::kRuntime || kind == TaskKind::kHostOp) {
       if (IsGraphLaunch(trace.str(trace.task_name(t)))) return;
     }
-    if (kind == TaskKind::kRuntime && trace.task_correlation(t) >= 0) {
-      runtime_by_correlation.emplace(trace.task_correlation(t), t);
-    }
   }
+  // Correlation ids are per source (each rank numbers its own).
+  const CorrelationIndex runtime_calls(trace);
   std::vector<TaskId> kernels, launches;
   std::unordered_map<uint32_t, uint32_t> kernels_per_launch;
   for (uint32_t i = 0; i < trace.task_count(); ++i) {
@@ -181,10 +179,7 @@ void EagerLaunches(const RuleContext& ctx, const RuleSpec& rule,
       continue;
     }
     TaskId launch = trace.task_launch(t);
-    if (!launch.valid() && trace.task_correlation(t) >= 0) {
-      auto it = runtime_by_correlation.find(trace.task_correlation(t));
-      if (it != runtime_by_correlation.end()) launch = it->second;
-    }
+    if (!launch.valid()) launch = runtime_calls.RuntimeCallOf(t);
     if (!launch.valid() || launch == t) continue;
     kernels.push_back(t);
     launches.push_back(launch);
@@ -232,7 +227,7 @@ void EagerLaunches(const RuleContext& ctx, const RuleSpec& rule,
   std::string run_name =
       worst_run < trace.runs().size()
           ? fmt::format("run {} ('{}')", worst_run,
-                        trace.str(trace.runs()[worst_run].name))
+                        RunName(trace, static_cast<uint32_t>(worst_run)))
           : fmt::format("run {}", worst_run);
   Finding f;
   f.rule_id = std::string(rule.id);

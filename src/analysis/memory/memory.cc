@@ -188,15 +188,17 @@ void CompareWithOnnxRuntime(const Model& model, const Trace& trace,
 std::string CompareWithAllocatorSamples(const Trace& trace,
                                         AllocatorComparison* out) {
   std::vector<AllocatorDevicePeak> devices;
-  std::map<std::pair<int32_t, uint32_t>, size_t> index;
+  // Per (source, device, component): each process's allocator is its own,
+  // even when two ranks number their devices alike.
+  std::map<std::tuple<uint32_t, int32_t, uint32_t>, size_t> index;
   std::vector<int64_t> running;
   bool kineto = false, ascend = false;
   for (const AllocatorSample& s : trace.allocator_samples()) {
-    auto [it, inserted] =
-        index.try_emplace({s.device, s.component.value()}, devices.size());
+    auto [it, inserted] = index.try_emplace(
+        {s.source.value(), s.device, s.component.value()}, devices.size());
     if (inserted) {
       devices.push_back(
-          {s.device, std::string(trace.str(s.component)), -1, -1, 0});
+          {s.source, s.device, std::string(trace.str(s.component)), -1, -1, 0});
       running.push_back(0);
     }
     (s.component == StringPool::kEmpty ? kineto : ascend) = true;
@@ -210,7 +212,8 @@ std::string CompareWithAllocatorSamples(const Trace& trace,
     ++d.events;
   }
   std::sort(devices.begin(), devices.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.device, a.component) < std::tie(b.device, b.component);
+    return std::tuple(a.source.value(), a.device, a.component) <
+           std::tuple(b.source.value(), b.device, b.component);
   });
   auto rank = [](const std::string& component) {
     if (component.empty() || component == "PTA+GE") return 0;

@@ -69,6 +69,9 @@ struct NodeSizeMismatch {
 };
 
 struct AllocatorDevicePeak {
+  // The source (rank) the allocator belongs to; Invalid when the samples
+  // name none.
+  SourceId source;
   int32_t device = -1;    // -1: host memory
   std::string component;  // Ascend allocator ("PTA", "PTA+GE"); else empty
   int64_t peak_allocated_bytes = -1;

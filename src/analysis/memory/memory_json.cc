@@ -105,7 +105,10 @@ void WriteAllocator(JsonWriter& w, const Model& model,
   if (!a.devices.empty()) {
     w.Key("devices").BeginArray();
     for (const AllocatorDevicePeak& d : a.devices) {
-      w.BeginObject().FieldInt("device", d.device);
+      w.BeginObject();
+      w.Key("source");
+      d.source.valid() ? w.UInt(d.source.value()) : w.Null();
+      w.FieldInt("device", d.device);
       w.Field("component", d.component);
       w.Key("peak_allocated_bytes");
       if (d.peak_allocated_bytes >= 0) {

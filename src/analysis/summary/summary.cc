@@ -18,13 +18,8 @@ bool IsDataMovementOpType(std::string_view op) {
          op == "MemcpyAsync";
 }
 
-// "stream 7 (python3 (GPU 0))": the summary's stream column.
-std::string TrackLabel(const Trace& trace, TrackId id) {
-  return TrackShortName(trace, id) + " (" + TrackProcessName(trace, id) + ")";
-}
-
-// CANN / Ascend rows (trace dialect "ascend"): the accelerator that ran the
-// op, from the task's category (msprof Task Type / Accelerator Core), with
+// CANN / Ascend rows (tasks of an "ascend" source): the accelerator that ran
+// the op, from the task's category (msprof Task Type / Accelerator Core), with
 // layout conversions (TransData, ...) as their own category: they are the
 // first thing a CANN user checks.
 std::string AscendCategory(std::string_view category, std::string_view op_type,
@@ -146,11 +141,12 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
   SummaryReport report;
   report.has_trace = trace.task_count() > 0;
   report.has_graph = model.node_count() > 0;
-  report.dialect = std::string(trace.str(trace.dialect()));
+  report.dialect = TraceDialects(trace);
   report.linked_tasks = links.linked_tasks;
   report.unlinked_tasks = links.unlinked_tasks;
   report.unlinked_without_node_name = links.unlinked_without_node_name;
   report.unlinked_unknown_node = links.unlinked_unknown_node;
+  report.unlinked_ambiguous_node = links.unlinked_ambiguous_node;
   report.unlinked_no_graph = links.unlinked_no_graph;
   report.aligned_host_ops = links.aligned_host_ops;
 
@@ -259,9 +255,9 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
   };
   std::map<uint64_t, NodeAcc> by_node;
   int64_t total_ns = 0;
-  const bool ascend = report.dialect == "ascend";
   for (size_t i = 0; i < tasks.size(); ++i) {
     TaskId t = tasks[i];
+    const bool ascend = TaskDialect(trace, t) == "ascend";
     TaskKind kind = trace.task_kind(t);
     NodeId node = trace.task_node(t);
     std::string op_type;
@@ -369,7 +365,9 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
   for (auto& [track, indices] : by_track) {
     StreamRow row;
     row.stream_id = track;
-    row.name = TrackLabel(trace, TrackId(track));
+    // "stream 7 (python3 (GPU 0))"; "rank 1 · GPU 0 · stream 7" when
+    // several sources are loaded.
+    row.name = TrackName(trace, TrackId(track));
     row.kind = std::string(TrackKindName(trace.track(TrackId(track)).kind));
     row.tasks = indices.size();
     int64_t first = INT64_MAX;
@@ -404,7 +402,7 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
     const RunInfo& info = trace.runs()[r];
     RunRow row;
     row.index = r;
-    row.name = std::string(trace.str(info.name));
+    row.name = RunName(trace, r);
     row.start_us = info.start_ns / kNsPerUs;
     row.duration_us = (info.end_ns - info.start_ns) / kNsPerUs;
     row.tasks = run_tasks[r];

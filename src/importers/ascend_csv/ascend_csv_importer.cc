@@ -204,7 +204,8 @@ Columns MapHeader(const std::vector<std::string>& h) {
 // started on.
 class CsvReader : public Reader {
  public:
-  explicit CsvReader(ImportContext& ctx) : ctx_(ctx) {}
+  explicit CsvReader(ImportContext& ctx)
+      : ctx_(ctx), source_(EnsureSource(ctx)) {}
 
   Status Parse(std::string_view chunk) override {
     for (char c : chunk) {
@@ -271,6 +272,11 @@ class CsvReader : public Reader {
                                  "CSV table (op_summary / kernel_details) "
                                  "starting with its header line");
     }
+    // Rows that could have joined tasks of more than one device of the
+    // source before the CSV's device ids were tied to the timeline's
+    // devices: now, with every tie the other rows made.
+    for (const PendingRow& row : pending_) JoinRow(row, /*final=*/true);
+    pending_.clear();
     if (join_missed_ > kMaxJoinMissLog) {
       ctx_.diagnostics->Report(
           DiagnosticCode::kCsvRowSkipped, {ctx_.path},
@@ -278,10 +284,17 @@ class CsvReader : public Reader {
               " rows in all matched no timeline task (the first " +
               std::to_string(kMaxJoinMissLog) + " are listed)");
     }
-    if (tasks_added_ > 0 && ctx_.trace->dialect() == StringPool::kEmpty) {
-      ctx_.trace->set_dialect(ctx_.trace->strings().Intern("ascend"));
+    SourceInfo& source = ctx_.trace->mutable_source(source_);
+    if (tasks_added_ > 0 && source.dialect == StringPool::kEmpty) {
+      source.dialect = ctx_.trace->strings().Intern("ascend");
       ctx_.trace->AddRun({ctx_.trace->strings().Intern("whole trace"),
-                          first_start_, last_end_});
+                          first_start_, last_end_, source_});
+    }
+    // CANN tables write epoch microseconds (msprof and torch_npu alike).
+    if (tasks_added_ > 0 || joined_ > 0 || memory_rows_ > 0) {
+      if (source.time_base == TimeBase::kUnknown) {
+        source.time_base = TimeBase::kEpoch;
+      }
     }
     return Status::Ok();
   }
@@ -338,16 +351,20 @@ class CsvReader : public Reader {
   }
 
   void PrepareJoin() {
-    // Join mode when the Trace already has Ascend timeline device tasks:
-    // per task name, that name's device tasks by start time.
+    // Join mode when this file's source (the profiler output folder it
+    // came from) already has Ascend timeline device tasks: per task name,
+    // that name's device tasks by start time. Another source's tasks are
+    // another run's: never joined.
     Trace& trace = *ctx_.trace;
-    if (trace.str(trace.dialect()) != "ascend") return;
+    if (trace.str(trace.source(source_).dialect) != "ascend") return;
     for (uint32_t i = 0; i < trace.task_count(); ++i) {
       TaskId t(i);
       const TrackInfo& info = trace.track(trace.task_track(t));
-      if (info.kind != TrackKind::kDeviceStream) continue;
+      if (info.kind != TrackKind::kDeviceStream || info.source != source_) {
+        continue;
+      }
       join_[trace.task_name(t).value()].push_back(
-          {trace.task_start_ns(t), info.stream, t});
+          {trace.task_start_ns(t), info.stream, info.device, t});
     }
     for (auto& [name, list] : join_) {
       std::stable_sort(list.begin(), list.end(),
@@ -358,10 +375,28 @@ class CsvReader : public Reader {
     join_mode_ = !join_.empty();
   }
 
+  // The timeline names no device id (its pids encode one differently in
+  // every msprof / torch_npu version and are never decoded; devices are
+  // numbered by process), so the join learns which timeline device each
+  // CSV Device_id is: a row that joins a task ties the task's device to
+  // the row's Device_id. A device tied to one id never takes rows of
+  // another; one id may own several timeline devices (the Ascend Hardware
+  // and the HCCL process of one NPU).
+  bool DeviceAllowed(int32_t timeline_device, int64_t csv_device) const {
+    if (csv_device < 0) return true;  // the table has no Device_id column
+    auto it = device_tie_.find(timeline_device);
+    return it == device_tie_.end() || it->second == csv_device;
+  }
+
   // The not yet joined timeline task with this name (and stream, when the
-  // row has one; HCCL rows write N/A) whose start is nearest, within
-  // kJoinToleranceNs; Invalid when none.
-  TaskId FindJoin(std::string_view name, int64_t stream, int64_t start) {
+  // row has one; HCCL rows write N/A; and device, see DeviceAllowed) whose
+  // start is nearest, within kJoinToleranceNs. Invalid when none; also
+  // Invalid with *ambiguous set when, unless `final`, tasks on more than
+  // one device not yet tied could take the row (decided at the end of the
+  // file, when the other rows have tied the devices).
+  TaskId FindJoin(std::string_view name, int64_t stream, int64_t start,
+                  int64_t device, bool final, bool* ambiguous) {
+    *ambiguous = false;
     const Trace& trace = *ctx_.trace;
     StringId id = trace.strings().Find(name);
     if (!id.valid()) return TaskId::Invalid();
@@ -373,9 +408,19 @@ class CsvReader : public Reader {
         [](const JoinEntry& e, int64_t v) { return e.start_ns < v; });
     JoinEntry* best = nullptr;
     int64_t best_delta = INT64_MAX;
+    int32_t untied_device = INT32_MIN;
     for (auto e = lo;
          e != list.end() && e->start_ns <= start + kJoinToleranceNs; ++e) {
-      if (e->joined || (stream >= 0 && e->stream != stream)) continue;
+      if (e->joined || (stream >= 0 && e->stream != stream) ||
+          !DeviceAllowed(e->device, device)) {
+        continue;
+      }
+      if (device >= 0 && device_tie_.count(e->device) == 0) {
+        if (untied_device != INT32_MIN && untied_device != e->device) {
+          *ambiguous = true;
+        }
+        untied_device = e->device;
+      }
       int64_t delta =
           e->start_ns > start ? e->start_ns - start : start - e->start_ns;
       if (delta < best_delta) {
@@ -383,8 +428,9 @@ class CsvReader : public Reader {
         best_delta = delta;
       }
     }
-    if (best == nullptr) return TaskId::Invalid();
+    if (best == nullptr || (*ambiguous && !final)) return TaskId::Invalid();
     best->joined = true;
+    if (device >= 0) device_tie_.try_emplace(best->device, device);
     return best->task;
   }
 
@@ -409,8 +455,54 @@ class CsvReader : public Reader {
           ParseInt(device.substr(colon + 1)).value_or(-1), -1, 1 << 20));
     }
     sample.component = ctx_.trace->strings().Intern(Cell(r, cols_.component));
+    sample.source = source_;
     ctx_.trace->AddAllocatorSample(sample);
+    ++memory_rows_;
     return Status::Ok();
+  }
+
+  // A CSV row waiting to be joined (kept only while its device is open).
+  struct PendingRow {
+    std::string name;
+    int64_t stream;
+    int64_t start_ns;
+    int64_t device;  // Device_id, -1 when the table has none
+    std::string type;
+    std::string in_shapes;
+    std::string out_shapes;
+    uint64_t line;
+  };
+
+  void JoinRow(const PendingRow& row, bool final) {
+    Trace& trace = *ctx_.trace;
+    StringPool& strings = trace.strings();
+    bool ambiguous = false;
+    TaskId t = FindJoin(row.name, row.stream, row.start_ns, row.device, final,
+                        &ambiguous);
+    if (ambiguous && !final) {
+      pending_.push_back(row);
+      return;
+    }
+    if (!t.valid()) {
+      ++join_missed_;
+      if (join_missed_ <= kMaxJoinMissLog) {
+        ctx_.diagnostics->Report(
+            DiagnosticCode::kCsvRowSkipped, {ctx_.path, row.line, 0},
+            "row matched no timeline task of the same device with the same "
+            "name and stream starting within 1 us; its details were not "
+            "joined",
+            row.name.substr(0, 80));
+      }
+      return;
+    }
+    ++joined_;
+    if (!row.type.empty()) trace.SetTaskOpType(t, strings.Intern(row.type));
+    if (!row.in_shapes.empty()) {
+      trace.SetTaskShapes(t, strings.Intern(row.in_shapes));
+    }
+    if (!row.out_shapes.empty()) {
+      trace.SetTaskOutputShapes(t, strings.Intern(row.out_shapes));
+    }
   }
 
   Status AddRow(const std::vector<std::string>& r, uint64_t line) {
@@ -435,24 +527,15 @@ class CsvReader : public Reader {
     std::string_view in_shapes = StripQuotes(Cell(r, cols_.in_shapes));
     std::string_view out_shapes = StripQuotes(Cell(r, cols_.out_shapes));
     if (join_mode_) {
-      TaskId t = FindJoin(name, stream, *start);
-      if (!t.valid()) {
-        ++join_missed_;
-        if (join_missed_ <= kMaxJoinMissLog) {
-          ctx_.diagnostics->Report(
-              DiagnosticCode::kCsvRowSkipped, {ctx_.path, line, 0},
-              "row matched no timeline task with the same name and stream "
-              "starting within 1 us; its details were not joined",
-              std::string(name.substr(0, 80)));
-        }
-        return Status::Ok();
-      }
-      ++joined_;
-      if (!type.empty()) trace.SetTaskOpType(t, strings.Intern(type));
-      if (!in_shapes.empty()) trace.SetTaskShapes(t, strings.Intern(in_shapes));
-      if (!out_shapes.empty()) {
-        trace.SetTaskOutputShapes(t, strings.Intern(out_shapes));
-      }
+      PendingRow row{std::string(name),
+                     stream,
+                     *start,
+                     ParseInt(Cell(r, cols_.device)).value_or(-1),
+                     std::string(type),
+                     std::string(in_shapes),
+                     std::string(out_shapes),
+                     line};
+      JoinRow(row, /*final=*/false);
       return Status::Ok();
     }
     int64_t device = ParseInt(Cell(r, cols_.device)).value_or(0);
@@ -464,6 +547,7 @@ class CsvReader : public Reader {
     if (track_it == tracks_.end()) {
       TrackInfo info;
       info.kind = TrackKind::kDeviceStream;
+      info.source = source_;
       info.device =
           static_cast<int32_t>(std::clamp<int64_t>(device, 0, 1 << 20));
       info.stream = stream;
@@ -500,6 +584,7 @@ class CsvReader : public Reader {
   }
 
   ImportContext& ctx_;
+  SourceId source_;
   uint64_t line_ = 1;
   uint64_t record_line_ = 1;
   uint64_t quote_line_ = 1;
@@ -515,6 +600,7 @@ class CsvReader : public Reader {
   struct JoinEntry {
     int64_t start_ns;
     int64_t stream;
+    int32_t device;  // the timeline's device (ordinal of its process)
     TaskId task;
     bool joined = false;
   };
@@ -523,6 +609,10 @@ class CsvReader : public Reader {
   std::unordered_map<uint32_t, std::vector<JoinEntry>> join_;  // by name
   uint64_t joined_ = 0;
   uint64_t join_missed_ = 0;
+  uint64_t memory_rows_ = 0;
+  // Timeline device -> the CSV Device_id whose rows it took (DeviceAllowed).
+  std::unordered_map<int32_t, int64_t> device_tie_;
+  std::vector<PendingRow> pending_;
   uint64_t tasks_added_ = 0;
   int64_t first_start_ = 0;
   int64_t last_end_ = 0;

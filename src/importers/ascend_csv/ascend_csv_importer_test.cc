@@ -105,6 +105,124 @@ TEST(AscendCsvTest, ErrorsNameTheLine) {
       << s.message();
 }
 
+// The CSV join with two devices in one profiler output folder (one
+// source) and a second folder (another rank): the timeline's devices are
+// numbered by process (ordinals 0, 1), the table says Device_id 4 and 5.
+// Each device ran Conv2D1 on stream 2 at the very same start, so name,
+// stream and time cannot tell the rows apart: the device does. Rows that
+// only one device could take (Cast1, Add1) tie the devices to the ids;
+// the Conv2D1 row read before any tie waits for them.
+struct TwoDeviceTimeline : CsvRun {
+  SourceId folder, other_rank;
+  TaskId conv[2], cast, add, other_conv;
+
+  TwoDeviceTimeline() {
+    path = "PROF_1/mindstudio_profiler_output/op_summary_1.csv";
+    folder = trace.FindOrAddSource(strings.Intern("PROF_1"));
+    other_rank = trace.FindOrAddSource(strings.Intern("PROF_2"));
+    for (SourceId s : {folder, other_rank}) {
+      trace.mutable_source(s).dialect = strings.Intern("ascend");
+    }
+    TrackId streams[2];
+    for (int32_t d = 0; d < 2; ++d) {
+      TrackInfo info;
+      info.kind = TrackKind::kDeviceStream;
+      info.source = folder;
+      info.device = d;
+      info.stream = 2;
+      streams[d] = trace.AddTrack(info);
+    }
+    TrackInfo elsewhere;
+    elsewhere.kind = TrackKind::kDeviceStream;
+    elsewhere.source = other_rank;
+    elsewhere.device = 0;
+    elsewhere.stream = 2;
+    TrackId other = trace.AddTrack(elsewhere);
+    auto task = [&](TrackId track, std::string_view name, int64_t start) {
+      TaskRow row;
+      row.kind = TaskKind::kCompute;
+      row.track = track;
+      row.name = strings.Intern(name);
+      row.start_ns = start;
+      row.duration_ns = 1000;
+      return trace.AddTask(row);
+    };
+    // Another rank's identical task comes first: never a candidate.
+    other_conv = task(other, "Conv2D1", 5000000);
+    conv[0] = task(streams[0], "Conv2D1", 5000000);
+    conv[1] = task(streams[1], "Conv2D1", 5000000);
+    cast = task(streams[0], "Cast1", 1000000);
+    add = task(streams[1], "Add1", 2000000);
+  }
+  Status ImportCsv(std::string_view csv) {
+    ImportContext ctx;
+    ctx.path = path;
+    ctx.trace = &trace;
+    ctx.diagnostics = &diagnostics;
+    ctx.source = folder;
+    return ImportAscendCsvFromBuffer(csv, ctx, 0);
+  }
+  std::string_view OpType(TaskId t) const {
+    return strings.Get(trace.task_op_type(t));
+  }
+  std::string_view Shapes(TaskId t) const {
+    return strings.Get(trace.task_shapes(t));
+  }
+};
+
+constexpr std::string_view kTwoDeviceOpSummary =
+    "Device_id,Task ID,Stream ID,Op Name,OP Type,Task Type,"
+    "Task Start Time(us),Task Duration(us),Input Shapes\n"
+    "5,9,2,Conv2D1,Conv2D,AI_CORE,5000.000,1.0,\"\"\"5,5\"\"\"\n"
+    "4,3,2,Cast1,Cast,AI_CORE,1000.000,1.0,\"\"\"4\"\"\"\n"
+    "5,4,2,Add1,Add,AI_VECTOR_CORE,2000.000,1.0,\"\"\"5\"\"\"\n"
+    "4,8,2,Conv2D1,Conv2D,AI_CORE,5000.000,1.0,\"\"\"4,4\"\"\"\n";
+
+TEST(AscendCsvJoinTest, RowsJoinTasksOfTheirSourceAndDevice) {
+  TwoDeviceTimeline r;
+  ASSERT_TRUE(r.ImportCsv(kTwoDeviceOpSummary).ok());
+  EXPECT_EQ(r.trace.task_count(), 5u);  // joined, none added
+  EXPECT_EQ(r.OpType(r.cast), "Cast");
+  EXPECT_EQ(r.OpType(r.add), "Add");
+  EXPECT_EQ(r.Shapes(r.conv[0]), "4,4");  // Device_id 4 = timeline device 0
+  EXPECT_EQ(r.Shapes(r.conv[1]), "5,5");  // Device_id 5 = timeline device 1
+  EXPECT_EQ(r.OpType(r.other_conv), "");  // the other rank's: untouched
+  EXPECT_EQ(r.diagnostics.count(DiagnosticCode::kCsvRowSkipped), 0u);
+  EXPECT_EQ(r.trace.source(r.folder).time_base, TimeBase::kEpoch);
+}
+
+// A row never joins a task of a timeline device tied to another id, even
+// when a task of its name, stream and start waits there.
+TEST(AscendCsvJoinTest, ARowNeverJoinsAnotherDevicesTask) {
+  TwoDeviceTimeline r;
+  ASSERT_TRUE(r.ImportCsv("Device_id,Op Name,OP Type,Task Type,Stream ID,"
+                          "Task Start Time(us),Task Duration(us)\n"
+                          "4,Cast1,Cast,AI_CORE,2,1000.000,1.0\n"
+                          "5,Add1,Add,AI_CORE,2,2000.000,1.0\n"
+                          "5,Conv2D1,Conv2D,AI_CORE,2,5000.000,1.0\n"
+                          "5,Conv2D1,Conv2D,AI_CORE,2,5000.000,1.0\n")
+                  .ok());
+  EXPECT_EQ(r.OpType(r.conv[1]), "Conv2D");
+  EXPECT_EQ(r.OpType(r.conv[0]), "");  // device 4's task
+  EXPECT_EQ(r.diagnostics.count(DiagnosticCode::kCsvRowSkipped), 1u);
+}
+
+// Without a Device_id column (older exports, one device per table) rows
+// join any device of their source, nearest start first.
+TEST(AscendCsvJoinTest, TablesWithoutDeviceIdsJoinWithinTheirSource) {
+  TwoDeviceTimeline r;
+  ASSERT_TRUE(r.ImportCsv("Op Name,OP Type,Task Type,Stream ID,"
+                          "Task Start Time(us),Task Duration(us)\n"
+                          "Conv2D1,Conv2D,AI_CORE,2,5000.000,1.0\n"
+                          "Conv2D1,Conv2D,AI_CORE,2,5000.000,1.0\n"
+                          "Conv2D1,Conv2D,AI_CORE,2,5000.000,1.0\n")
+                  .ok());
+  EXPECT_EQ(r.OpType(r.conv[0]), "Conv2D");
+  EXPECT_EQ(r.OpType(r.conv[1]), "Conv2D");
+  EXPECT_EQ(r.OpType(r.other_conv), "");
+  EXPECT_EQ(r.diagnostics.count(DiagnosticCode::kCsvRowSkipped), 1u);
+}
+
 TEST(AscendTaskTypeTest, OneMappingForTimelineAndCsv) {
   EXPECT_EQ(AscendTaskKind("AI_CORE"), TaskKind::kCompute);
   EXPECT_EQ(AscendTaskKind("MIX_AIV"), TaskKind::kCompute);

@@ -56,7 +56,7 @@ class ChromeTraceReader : public Reader,
         path_(ctx.path.empty() ? "<buffer>" : ctx.path),
         stats_(external_stats != nullptr ? external_stats : &own_stats_),
         tokenizer_(path_, this),
-        builder_(ctx.trace, stats_, this) {
+        builder_(ctx.trace, EnsureSource(ctx), stats_, this) {
     *stats_ = ChromeTraceStats();
     if (expected_bytes > 0) {
       uint64_t tasks =

@@ -61,7 +61,7 @@ constexpr std::string_view kOrtProfile = R"json([
 TEST(ChromeTraceImporterTest, OnnxRuntimeProfile) {
   auto r = Import(kOrtProfile);
   ASSERT_TRUE(r->status.ok()) << r->status.ToString();
-  EXPECT_EQ(r->str(r->trace.dialect()), "onnxruntime");
+  EXPECT_EQ(TraceDialects(r->trace), "onnxruntime");
   EXPECT_EQ(r->trace.task_count(), 9u);
   EXPECT_EQ(r->kind_count(TaskKind::kCompute), 3u);
   EXPECT_EQ(r->kind_count(TaskKind::kOverhead), 2u);
@@ -183,7 +183,7 @@ constexpr std::string_view kKinetoTrace = R"json({
 TEST(ChromeTraceImporterTest, KinetoTrace) {
   auto r = Import(kKinetoTrace);
   ASSERT_TRUE(r->status.ok()) << r->status.ToString();
-  EXPECT_EQ(r->str(r->trace.dialect()), "pytorch");
+  EXPECT_EQ(TraceDialects(r->trace), "pytorch");
   EXPECT_TRUE(r->stats.object_container);
   EXPECT_TRUE(r->stats.has_schema_version);
   EXPECT_TRUE(r->stats.has_device_properties);
@@ -346,7 +346,7 @@ TEST(ChromeTraceImporterTest, Kineto2021Names) {
   {"ph": "i", "s": "t", "name": "[memory]", "pid": 5, "tid": 5, "ts": 101, "args": {"Bytes": 4}}
   ]})json");
   ASSERT_TRUE(r->status.ok()) << r->status.ToString();
-  EXPECT_EQ(r->str(r->trace.dialect()), "pytorch");
+  EXPECT_EQ(TraceDialects(r->trace), "pytorch");
   EXPECT_EQ(r->trace.task_kind(r->Find("aten::conv2d")), TaskKind::kHostOp);
   TaskId launch = r->Find("cudaLaunchKernel");
   EXPECT_EQ(r->trace.task_kind(launch), TaskKind::kRuntime);
@@ -386,7 +386,7 @@ TEST(ChromeTraceImporterTest, GenericBeginEndAndMetadata) {
   {"name": "process_labels", "ph": "M", "pid": 1, "args": {"labels": "CPU"}}
   ])json");
   ASSERT_TRUE(r->status.ok()) << r->status.ToString();
-  EXPECT_EQ(r->str(r->trace.dialect()), "chrome");
+  EXPECT_EQ(TraceDialects(r->trace), "chrome");
   TaskId outer = r->Find("outer");
   TaskId inner = r->Find("inner");
   EXPECT_EQ(r->trace.task_duration_ns(outer), 10000);
@@ -455,6 +455,204 @@ TEST(ChromeTraceImporterTest, ImportThroughTheStreamingFileReader) {
   Status status = CreateChromeTraceImporter()->Import(ctx);
   ASSERT_TRUE(status.ok()) << status.ToString();
   EXPECT_EQ(trace.task_count(), 9u);
+}
+
+// ---- Sources: every file (or profiler output folder) is one profiled
+// process; its ids, devices, dialect and clock are its own.
+
+// Imports `text` into `trace` as the file `path` (its own source).
+Status ImportInto(Trace* trace, DiagnosticSink* diagnostics,
+                  std::string_view text, std::string path,
+                  ChromeTraceStats* stats = nullptr, SourceId source = {}) {
+  ImportContext ctx;
+  ctx.path = std::move(path);
+  ctx.trace = trace;
+  ctx.diagnostics = diagnostics;
+  ctx.source = source;
+  return ImportChromeTraceFromBuffer(text, ctx, stats);
+}
+
+TaskId FindIn(const Trace& trace, std::string_view name, size_t from = 0) {
+  for (size_t i = from; i < trace.task_count(); ++i) {
+    TaskId t(static_cast<uint32_t>(i));
+    if (trace.str(trace.task_name(t)) == name) return t;
+  }
+  return TaskId::Invalid();
+}
+
+// Two ranks of one job: the same kernel on "GPU 0, stream 7" with the same
+// correlation and External ids in both files.
+TEST(ChromeTraceSourcesTest, TwoRanksAreTwoSourcesWithTheirOwnTracks) {
+  std::string rank6(kKinetoTrace);
+  rank6.replace(rank6.find("\"rank\": 5"), 9, "\"rank\": 6");
+  StringPool strings;
+  Trace trace(&strings);
+  DiagnosticSink diagnostics;
+  ASSERT_TRUE(
+      ImportInto(&trace, &diagnostics, kKinetoTrace, "run/rank5.json").ok());
+  const size_t second = trace.task_count();
+  const uint32_t tracks_a = static_cast<uint32_t>(trace.track_count());
+  ASSERT_TRUE(ImportInto(&trace, &diagnostics, rank6, "run/rank6.json").ok());
+  EXPECT_EQ(trace.track_count(), 2u * tracks_a);
+
+  ASSERT_EQ(trace.source_count(), 2u);
+  const SourceInfo& a = trace.source(SourceId(0));
+  const SourceInfo& b = trace.source(SourceId(1));
+  EXPECT_EQ(trace.str(a.key), "run/rank5.json");
+  ASSERT_EQ(a.files.size(), 1u);
+  EXPECT_EQ(trace.str(a.files[0]), "run/rank5.json");
+  EXPECT_EQ(a.rank, 5);
+  EXPECT_EQ(b.rank, 6);
+  EXPECT_EQ(trace.str(a.dialect), "pytorch");
+  EXPECT_EQ(trace.str(b.dialect), "pytorch");
+  EXPECT_EQ(a.time_base, TimeBase::kEpoch);
+  EXPECT_EQ(a.base_ns, 1751410836000000000);
+
+  TaskId gemm_a = FindIn(trace, "gemm");
+  TaskId gemm_b = FindIn(trace, "gemm", second);
+  ASSERT_TRUE(gemm_a.valid() && gemm_b.valid());
+  // Same device index and stream, two tracks: one per source.
+  EXPECT_NE(trace.task_track(gemm_a), trace.task_track(gemm_b));
+  EXPECT_EQ(trace.task_source(gemm_a), SourceId(0));
+  EXPECT_EQ(trace.task_source(gemm_b), SourceId(1));
+  EXPECT_EQ(trace.track(trace.task_track(gemm_b)).device, 0);
+  EXPECT_EQ(trace.track(trace.task_track(gemm_b)).stream, 7);
+  for (uint32_t t = 0; t < trace.track_count(); ++t) {
+    EXPECT_EQ(trace.track_source(TrackId(t)), SourceId(t < tracks_a ? 0 : 1))
+        << t;
+  }
+  // Runs are the source's steps.
+  for (const RunInfo& run : trace.runs()) {
+    EXPECT_TRUE(run.source == SourceId(0) || run.source == SourceId(1));
+  }
+  EXPECT_EQ(trace.runs()[trace.task_run(gemm_b)].source, SourceId(1));
+  // Allocator samples belong to their source too.
+  ASSERT_EQ(trace.allocator_samples().size(), 2u);
+  EXPECT_EQ(trace.allocator_samples()[1].source, SourceId(1));
+}
+
+// A generic Chrome trace's pid names a process, not a device: GPU-looking
+// events without args.device are keyed by their process and get no device
+// index (a pid never poses as one). Kineto writes pid = device index, so
+// there the pid is the device.
+TEST(ChromeTraceSourcesTest, GenericGpuEventsWithoutADeviceHaveNone) {
+  auto r = Import(R"json([
+  {"name": "a", "cat": "gpu_op", "ph": "X", "pid": 3, "tid": 1, "ts": 10, "dur": 5},
+  {"name": "b", "cat": "gpu_op", "ph": "X", "pid": 4, "tid": 1, "ts": 10, "dur": 5},
+  {"name": "c", "cat": "gpu_op", "ph": "X", "pid": 3, "tid": 1, "ts": 20, "dur": 5}
+  ])json");
+  ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+  TrackId a = r->trace.task_track(r->Find("a"));
+  TrackId b = r->trace.task_track(r->Find("b"));
+  EXPECT_NE(a, b);
+  EXPECT_EQ(r->trace.task_track(r->Find("c")), a);
+  EXPECT_EQ(r->trace.track(a).kind, TrackKind::kDeviceStream);
+  EXPECT_EQ(r->trace.track(a).device, -1);
+  EXPECT_EQ(r->trace.track(a).pid, 3);
+  EXPECT_EQ(TrackProcessName(r->trace, a), "pid 3");
+  EXPECT_EQ(r->trace.source(SourceId(0)).time_base, TimeBase::kUnknown);
+
+  auto kineto = Import(R"json({"schemaVersion": 1, "traceEvents": [
+  {"ph": "X", "cat": "gpu_user_annotation", "name": "step", "pid": 2, "tid": 7, "ts": 10, "dur": 5, "args": {}}
+  ]})json");
+  ASSERT_TRUE(kineto->status.ok());
+  EXPECT_EQ(kineto->trace.track(TrackId(0)).device, 2);
+}
+
+TEST(ChromeTraceSourcesTest, TimeBaseByDialect) {
+  auto ort = Import(kOrtProfile);
+  ASSERT_TRUE(ort->status.ok());
+  EXPECT_EQ(ort->trace.source(SourceId(0)).time_base, TimeBase::kSessionStart);
+  // The legacy autograd profiler counts from its own start.
+  auto legacy = Import(R"json([
+  {"name": "aten::mm", "ph": "X", "pid": "CPU functions", "tid": 1, "ts": 1, "dur": 5}
+  ])json");
+  ASSERT_TRUE(legacy->status.ok());
+  EXPECT_EQ(TraceDialects(legacy->trace), "pytorch");
+  EXPECT_EQ(legacy->trace.source(SourceId(0)).time_base, TimeBase::kUnknown);
+}
+
+// Event ids are the Trace's: a second source's waits never reuse the ids
+// the first one's records carry.
+TEST(ChromeTraceSourcesTest, EventIdsDoNotCollideAcrossSources) {
+  StringPool strings;
+  Trace trace(&strings);
+  DiagnosticSink diagnostics;
+  ASSERT_TRUE(
+      ImportInto(&trace, &diagnostics, kKinetoStreamWait, "rank0.json").ok());
+  const size_t second = trace.task_count();
+  ASSERT_TRUE(
+      ImportInto(&trace, &diagnostics, kKinetoStreamWait, "rank1.json").ok());
+  TaskId producer0 = FindIn(trace, "producer");
+  TaskId producer1 = FindIn(trace, "producer", second);
+  TaskId copy1 = FindIn(trace, "Memcpy DtoH (Device -> Pinned)", second);
+  ASSERT_GE(trace.task_event_after(producer0), 0);
+  ASSERT_GE(trace.task_event_after(producer1), 0);
+  EXPECT_NE(trace.task_event_after(producer0),
+            trace.task_event_after(producer1));
+  EXPECT_EQ(trace.task_event_before(copy1), trace.task_event_after(producer1));
+}
+
+// Two CANN profiler output folders (two ranks), each a source: a sliced
+// timeline continues only its own source's tracks, and connection_ids are
+// looked up only in its own source (rank 1's device task with
+// connection_id 7 is not launched by rank 0's Node@launch 7).
+constexpr std::string_view kAscendRank0 = R"json([
+{"name": "process_name", "pid": 100, "tid": 0, "ph": "M", "args": {"name": "CANN"}},
+{"name": "process_name", "pid": 200, "tid": 0, "ph": "M", "args": {"name": "Ascend Hardware"}},
+{"name": "thread_name", "pid": 200, "tid": 2, "ph": "M", "args": {"name": "Stream 2"}},
+{"name": "Node@launch", "pid": 100, "tid": 5, "ts": "1000.000", "dur": 5, "ph": "X", "args": {"Mode": "launch", "level": "node", "item_id": "Conv1", "connection_id": 7}},
+{"name": "Conv1", "pid": 200, "tid": 2, "ts": "1010.000", "dur": 30, "ph": "X", "args": {"Task Type": "AI_CORE", "Physic Stream Id": 2, "Task Id": 1, "connection_id": 7}}
+])json";
+constexpr std::string_view kAscendRank1 = R"json([
+{"name": "process_name", "pid": 100, "tid": 0, "ph": "M", "args": {"name": "CANN"}},
+{"name": "process_name", "pid": 200, "tid": 0, "ph": "M", "args": {"name": "Ascend Hardware"}},
+{"name": "thread_name", "pid": 200, "tid": 2, "ph": "M", "args": {"name": "Stream 2"}},
+{"name": "Node@launch", "pid": 100, "tid": 5, "ts": "1000.000", "dur": 5, "ph": "X", "args": {"Mode": "launch", "level": "node", "item_id": "Other", "connection_id": 9}},
+{"name": "Add1", "pid": 200, "tid": 2, "ts": "1012.000", "dur": 20, "ph": "X", "args": {"Task Type": "AI_VECTOR_CORE", "Physic Stream Id": 2, "Task Id": 1, "connection_id": 7}}
+])json";
+// A later slice of a msprof timeline: no metadata.
+constexpr std::string_view kAscendSlice = R"json([
+{"name": "Cast1", "pid": 200, "tid": 2, "ts": "1050.000", "dur": 10, "ph": "X", "args": {"Task Type": "AI_CORE", "Physic Stream Id": 2, "Task Id": 2, "connection_id": 11}}
+])json";
+
+TEST(ChromeTraceSourcesTest, AscendSlicesAndConnectionIdsStayInTheirSource) {
+  StringPool strings;
+  Trace trace(&strings);
+  DiagnosticSink diagnostics;
+  SourceId rank0 = trace.FindOrAddSource(strings.Intern("PROF_0"));
+  SourceId rank1 = trace.FindOrAddSource(strings.Intern("PROF_1"));
+  ASSERT_TRUE(ImportInto(&trace, &diagnostics, kAscendRank0,
+                         "PROF_0/out/msprof_slice_0.json", nullptr, rank0)
+                  .ok());
+  ASSERT_TRUE(ImportInto(&trace, &diagnostics, kAscendRank1,
+                         "PROF_1/out/msprof_slice_0.json", nullptr, rank1)
+                  .ok());
+  TaskId conv = FindIn(trace, "Conv1");
+  TaskId add = FindIn(trace, "Add1");
+  ASSERT_TRUE(conv.valid() && add.valid());
+  EXPECT_EQ(trace.str(trace.task_name(trace.task_launch(conv))), "Node@launch");
+  EXPECT_EQ(trace.task_source(trace.task_launch(conv)), rank0);
+  EXPECT_FALSE(trace.task_launch(add).valid());
+  EXPECT_NE(trace.task_track(conv), trace.task_track(add));
+  EXPECT_EQ(trace.str(trace.source(rank1).dialect), "ascend");
+
+  // Rank 0's second slice continues rank 0's Stream 2; the same slice read
+  // as a third source does not.
+  ASSERT_TRUE(ImportInto(&trace, &diagnostics, kAscendSlice,
+                         "PROF_0/out/msprof_slice_1.json", nullptr, rank0)
+                  .ok());
+  TaskId cast0 = FindIn(trace, "Cast1");
+  EXPECT_EQ(trace.task_track(cast0), trace.task_track(conv));
+  EXPECT_EQ(trace.source(rank0).files.size(), 2u);
+  const size_t before = trace.task_count();
+  ASSERT_TRUE(ImportInto(&trace, &diagnostics, kAscendSlice,
+                         "elsewhere/msprof_slice_1.json")
+                  .ok());
+  TaskId cast_other = FindIn(trace, "Cast1", before);
+  EXPECT_NE(trace.task_track(cast_other), trace.task_track(conv));
+  EXPECT_NE(trace.task_track(cast_other), trace.task_track(add));
+  EXPECT_EQ(trace.source_count(), 3u);
 }
 
 }  // namespace

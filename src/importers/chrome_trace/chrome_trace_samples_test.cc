@@ -107,7 +107,7 @@ TEST(ChromeTraceSamplesTest, KinetoModernTraces) {
     auto l = Load(path);
     ExpectClean(*l, path);
     EXPECT_EQ(l->stats.dialect, "pytorch");
-    EXPECT_EQ(l->strings.Get(l->trace.dialect()), "pytorch");
+    EXPECT_EQ(TraceDialects(l->trace), "pytorch");
     EXPECT_TRUE(l->stats.object_container);
     EXPECT_GT(l->kind(TaskKind::kCompute), 0u);
     EXPECT_GT(l->WithCorrelation(TaskKind::kCompute), 0u);

@@ -43,6 +43,7 @@ struct Mapping {
   bool ort_kernel = false;    // ORT kernel_time: node name + op type
   bool ort_event = false;     // counts towards the onnxruntime dialect
   bool kineto_event = false;  // counts towards the pytorch dialect
+  bool legacy_event = false;  // legacy autograd profiler (no categories)
 };
 
 constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
@@ -58,14 +59,14 @@ Mapping MapEvent(std::string_view cat, std::string_view name,
     if (pid_label == "CUDA functions") {
       m.kind = TaskKind::kCompute;
       m.device_track = true;
-      m.kineto_event = true;
+      m.kineto_event = m.legacy_event = true;
       return m;
     }
     if (profiler_step || pid_label == "CPU functions" ||
         StartsWith(name, "aten::")) {
       m.kind = profiler_step ? TaskKind::kAnnotation : TaskKind::kHostOp;
       m.run_marker = profiler_step;
-      m.kineto_event = true;
+      m.kineto_event = m.legacy_event = true;
       return m;
     }
   }
@@ -245,7 +246,8 @@ size_t TraceEventBuilder::TrackKeyHash::operator()(const TrackKey& k) const {
   h = HashCombine(h, static_cast<uint64_t>(k.a.number));
   h = HashCombine(h, k.a.label);
   h = HashCombine(h, static_cast<uint64_t>(k.b.number));
-  return HashCombine(h, k.b.label);
+  h = HashCombine(h, k.b.label);
+  return HashCombine(h, k.by_pid);
 }
 
 size_t TraceEventBuilder::IdPairHash::operator()(
@@ -256,9 +258,11 @@ size_t TraceEventBuilder::IdPairHash::operator()(
   return HashCombine(h, k.second.label);
 }
 
-TraceEventBuilder::TraceEventBuilder(Trace* trace, ChromeTraceStats* stats,
+TraceEventBuilder::TraceEventBuilder(Trace* trace, SourceId source,
+                                     ChromeTraceStats* stats,
                                      Reporter* reporter)
     : trace_(trace),
+      source_(source),
       stats_(stats),
       reporter_(reporter),
       first_task_(trace->task_count()),
@@ -294,6 +298,7 @@ TrackId TraceEventBuilder::HostTrack(const ParsedEvent& event) {
   TrackKey key{TrackKind::kHostThread, MakeIdKey(event.pid), MakeIdKey(tid)};
   TrackInfo info;
   info.kind = TrackKind::kHostThread;
+  info.source = source_;
   info.pid = event.pid.number;
   info.tid = tid.number;
   if (!event.pid.label.empty()) info.pid_label = StringId(key.a.label);
@@ -301,28 +306,44 @@ TrackId TraceEventBuilder::HostTrack(const ParsedEvent& event) {
   return GetOrAddTrack(key, info, key.a, key.b);
 }
 
-TrackId TraceEventBuilder::DeviceTrack(const ParsedEvent& event,
-                                       bool ort_kernel) {
+TrackId TraceEventBuilder::DeviceTrack(const ParsedEvent& event, bool ort_event,
+                                       bool kineto_event) {
+  // The device: args.device when given. Else ORT's GPU events carry the
+  // host pid (the session has one device) and the legacy profiler's
+  // "CUDA functions" pid is a label: device 0. Kineto writes GPU activity
+  // with pid = device index (traces.md 5.2), so there the pid is the
+  // device. Any other trace's pid names a process: the device is unknown
+  // and the track is keyed by that process, apart from device indexes.
   int64_t device = event.device;
+  bool by_pid = false;
   if (device < 0) {
-    // ORT's GPU events carry the host pid; the session has one device.
-    device = (ort_kernel || !event.pid.label.empty()) ? 0 : event.pid.number;
+    if (ort_event || !event.pid.label.empty()) {
+      device = 0;
+    } else if (kineto_event) {
+      device = event.pid.number;
+    } else {
+      by_pid = true;
+    }
   }
   int64_t stream = event.stream;
   const EventThreadId& tid = event.tid.present ? event.tid : event.pid;
   if (stream < 0) {
     stream = tid.label.empty() ? tid.number : TrailingInteger(tid.label);
   }
-  TrackKey key{TrackKind::kDeviceStream, IdKey{device, 0}, IdKey{stream, 0}};
+  TrackKey key{TrackKind::kDeviceStream,
+               by_pid ? MakeIdKey(event.pid) : IdKey{device, 0},
+               IdKey{stream, 0}, by_pid};
   if (last_track_.valid() && key == last_track_key_) return last_track_;
   TrackInfo info;
   info.kind = TrackKind::kDeviceStream;
+  info.source = source_;
   info.pid = event.pid.number;
   info.tid = tid.number;
   if (!event.pid.label.empty()) info.pid_label = Intern(event.pid.label);
   if (!tid.label.empty()) info.thread_name = Intern(tid.label);
   info.device =
-      static_cast<int32_t>(std::clamp<int64_t>(device, -1, INT32_MAX));
+      by_pid ? -1
+             : static_cast<int32_t>(std::clamp<int64_t>(device, -1, INT32_MAX));
   info.stream = stream;
   return GetOrAddTrack(key, info, MakeIdKey(event.pid), MakeIdKey(tid));
 }
@@ -346,6 +367,7 @@ void TraceEventBuilder::AddSliceEvent(const ParsedEvent& event, bool complete) {
   Mapping m = MapEvent(event.cat, event.name, event.pid.label, array_container);
   ort_events_ += m.ort_event;
   kineto_events_ += m.kineto_event;
+  legacy_events_ += m.legacy_event;
 
   TaskRow row;
   row.name = Intern(event.name);
@@ -362,8 +384,8 @@ void TraceEventBuilder::AddSliceEvent(const ParsedEvent& event, bool complete) {
     last_cat_text_id_ = row.category;
   }
   row.kind = m.kind;
-  row.track =
-      m.device_track ? DeviceTrack(event, m.ort_event) : HostTrack(event);
+  row.track = m.device_track ? DeviceTrack(event, m.ort_event, m.kineto_event)
+                             : HostTrack(event);
   if (m.ort_node) {
     TrackInfo& info = trace_->mutable_track(row.track);
     if (info.stream < 0) info.stream = info.tid;
@@ -493,9 +515,9 @@ void TraceEventBuilder::AddEvent(const ParsedEvent& event) {
           int32_t device = event.device_type > 0 && event.device_id >= 0
                                ? static_cast<int32_t>(event.device_id)
                                : -1;
-          trace_->AddAllocatorSample({event.ts_ns, event.memory_bytes,
-                                      event.total_allocated,
-                                      event.total_reserved, device});
+          trace_->AddAllocatorSample(
+              {event.ts_ns, event.memory_bytes, event.total_allocated,
+               event.total_reserved, device, StringPool::kEmpty, source_});
         }
       } else {
         ++stats_->instant_events;
@@ -544,15 +566,15 @@ TrackId TraceEventBuilder::EarlierSliceTrack(TrackKind kind, IdKey pid,
   // Sliced msprof timelines (msprof_slice_N.json): only the first slice
   // names the processes. A thread of a process this file has not named
   // (yet: msprof writes metadata first) continues the Ascend track an
-  // earlier file of this Trace added for the same (pid, tid).
+  // earlier file of the same source added for the same (pid, tid).
   if (first_track_ == 0 || kind != TrackKind::kHostThread || pid.label != 0 ||
       tid.label != 0 || process_names_.count({pid, IdKey{}}) > 0) {
     return TrackId::Invalid();
   }
   for (size_t i = 0; i < first_track_; ++i) {
     const TrackInfo& info = trace_->track(TrackId(static_cast<uint32_t>(i)));
-    if (info.pid_label == StringPool::kEmpty && info.pid == pid.number &&
-        info.tid == tid.number &&
+    if (info.source == source_ && info.pid_label == StringPool::kEmpty &&
+        info.pid == pid.number && info.tid == tid.number &&
         RoleOfProcess(trace_->str(info.process_name)) != AscendRole::kNone) {
       return TrackId(static_cast<uint32_t>(i));
     }
@@ -566,9 +588,10 @@ StringId TraceEventBuilder::ProcessNameOf(IdKey pid) {
     return it->second;
   }
   // Sliced msprof files (msprof_slice_N.json) carry the metadata once: look
-  // at the tracks earlier files of this Trace added for the same pid.
+  // at the tracks earlier files of this source added for the same pid.
   for (size_t i = 0; i < first_track_; ++i) {
     const TrackInfo& info = trace_->track(TrackId(static_cast<uint32_t>(i)));
+    if (info.source != source_) continue;
     bool same = pid.label != 0 ? info.pid_label.value() == pid.label
                                : info.pid_label == StringPool::kEmpty &&
                                      info.pid == pid.number;
@@ -826,8 +849,9 @@ void TraceEventBuilder::ApplyAscend() {
   //   c. any other CANN call with the task's connection_id.
   // The flow is not used first: in torch_npu data it mostly starts on the
   // `AscendCL@aclnn...` call around the Node@launch. connection_ids are
-  // searched in this file first, then in the files loaded before it (the
-  // earlier slices of a sliced msprof timeline).
+  // searched in this file first, then in the files of the same source
+  // loaded before it (the earlier slices of a sliced msprof timeline);
+  // another source's connection_ids are another profiler's numbers.
   std::unordered_map<int64_t, TaskId> node_launch_by_connection;
   std::unordered_map<int64_t, TaskId> other_launch_by_connection;
   auto note_cann = [&](uint32_t begin, uint32_t end, bool overwrite) {
@@ -835,6 +859,7 @@ void TraceEventBuilder::ApplyAscend() {
       TaskId t(i);
       if (trace_->task_kind(t) != TaskKind::kRuntime ||
           trace_->task_correlation(t) < 0 ||
+          !SameSourceTrack(trace_->task_track(t)) ||
           RoleOfProcess(
               trace_->str(trace_->track(trace_->task_track(t)).process_name)) !=
               AscendRole::kCann) {
@@ -1010,7 +1035,7 @@ void TraceEventBuilder::AssignRuns() {
 
   if (run_markers_.empty()) {
     uint32_t run =
-        trace_->AddRun({Intern("whole trace"), first_start, last_end});
+        trace_->AddRun({Intern("whole trace"), first_start, last_end, source_});
     for (size_t i = first_task_; i < task_end; ++i) {
       trace_->SetTaskRun(TaskId(static_cast<uint32_t>(i)), run);
     }
@@ -1037,11 +1062,11 @@ void TraceEventBuilder::AssignRuns() {
   if (has_prologue) {
     std::string name =
         "before " + std::string(trace_->str(run_markers_.front().name));
-    trace_->AddRun({Intern(name), first_start, first_marker_start});
+    trace_->AddRun({Intern(name), first_start, first_marker_start, source_});
     ++marker_base;
   }
   for (const RunMarker& marker : run_markers_) {
-    trace_->AddRun({marker.name, marker.start_ns, marker.end_ns});
+    trace_->AddRun({marker.name, marker.start_ns, marker.end_ns, source_});
   }
   std::vector<int64_t> starts;
   starts.reserve(run_markers_.size());
@@ -1117,7 +1142,31 @@ void TraceEventBuilder::Finish() {
   } else {
     stats_->dialect = "chrome";
   }
-  trace_->set_dialect(Intern(stats_->dialect));
+  // What this file says about its source. Files of one source (the slices
+  // and tables of one profiler output folder) agree; the first file that
+  // names a fact keeps it.
+  SourceInfo& source = trace_->mutable_source(source_);
+  if (source.dialect == StringPool::kEmpty) {
+    source.dialect = Intern(stats_->dialect);
+  }
+  if (source.time_base == TimeBase::kUnknown) {
+    // ONNX Runtime counts from the session's profiling start; Kineto,
+    // msprof and torch_npu write epoch time (Kineto relative to its
+    // baseTimeNanoseconds when it gives one); the legacy autograd
+    // profiler and other Chrome traces say nothing.
+    if (stats_->dialect == "onnxruntime") {
+      source.time_base = TimeBase::kSessionStart;
+    } else if (stats_->dialect == "ascend" ||
+               (stats_->dialect == "pytorch" &&
+                (kineto_top_level || kineto_events_ > legacy_events_))) {
+      source.time_base = TimeBase::kEpoch;
+      if (stats_->has_base_time) source.base_ns = stats_->base_time_ns;
+    }
+  }
+  if (source.rank < 0 && stats_->distributed_rank >= 0 &&
+      stats_->distributed_rank <= INT32_MAX) {
+    source.rank = static_cast<int32_t>(stats_->distributed_rank);
+  }
 }
 
 }  // namespace mi::importers::chrome_trace

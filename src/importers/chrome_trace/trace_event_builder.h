@@ -31,7 +31,10 @@ class TraceEventBuilder {
     virtual void ReportAtEnd(DiagnosticCode code, std::string message) = 0;
   };
 
-  TraceEventBuilder(Trace* trace, ChromeTraceStats* stats, Reporter* reporter);
+  // Tracks are added to `source` (trace/trace.h SourceInfo); Finish() fills
+  // its dialect, time base and rank.
+  TraceEventBuilder(Trace* trace, SourceId source, ChromeTraceStats* stats,
+                    Reporter* reporter);
 
   void set_container(TraceContainer container) { container_ = container; }
   void AddEvent(const ParsedEvent& event);
@@ -47,8 +50,11 @@ class TraceEventBuilder {
   };
   struct TrackKey {
     TrackKind kind;
-    IdKey a;  // host: pid; device: (device, 0)
+    IdKey a;  // host: pid; device: (device, 0), or the pid when by_pid
     IdKey b;  // host: tid; device: (stream, 0)
+    // Device streams of an unknown device (generic Chrome traces): keyed by
+    // the process, never by a device index, so a pid can never pose as one.
+    bool by_pid = false;
     bool operator==(const TrackKey&) const = default;
   };
   struct TrackKeyHash {
@@ -97,7 +103,15 @@ class TraceEventBuilder {
 
   IdKey MakeIdKey(const EventThreadId& id);
   TrackId HostTrack(const ParsedEvent& event);
-  TrackId DeviceTrack(const ParsedEvent& event, bool ort_kernel);
+  // `ort_event`: an ONNX Runtime GPU event (its pid is the host's);
+  // `kineto_event`: a Kineto GPU activity (its pid is the device index).
+  TrackId DeviceTrack(const ParsedEvent& event, bool ort_event,
+                      bool kineto_event);
+  // Earlier files of this Trace that belong to the same source (the slices
+  // of one msprof timeline): only their tracks and tasks are continued.
+  bool SameSourceTrack(TrackId t) const {
+    return trace_->track_source(t) == source_;
+  }
   TrackId GetOrAddTrack(const TrackKey& key, const TrackInfo& info, IdKey pid,
                         IdKey tid);
   TaskId AddTask(TaskRow& row);
@@ -107,6 +121,7 @@ class TraceEventBuilder {
   StringId Intern(std::string_view s) { return trace_->strings().Intern(s); }
 
   Trace* trace_;
+  SourceId source_;
   ChromeTraceStats* stats_;
   Reporter* reporter_;
   TraceContainer container_ = TraceContainer::kUnknown;
@@ -131,6 +146,9 @@ class TraceEventBuilder {
   int64_t max_ts_ns_ = INT64_MIN;
   uint64_t ort_events_ = 0;
   uint64_t kineto_events_ = 0;
+  // Events of the legacy autograd profiler (no categories): PyTorch, but
+  // times relative to the profiler's start, not the epoch.
+  uint64_t legacy_events_ = 0;
   uint64_t ascend_events_ = 0;
   std::vector<FlowEnd> flow_ends_;
   std::vector<StreamWait> stream_waits_;

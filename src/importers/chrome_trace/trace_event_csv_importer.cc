@@ -100,7 +100,7 @@ class TraceEventCsvReader : public Reader, public TraceEventBuilder::Reporter {
   explicit TraceEventCsvReader(ImportContext& ctx)
       : ctx_(ctx),
         path_(ctx.path.empty() ? "<buffer>" : ctx.path),
-        builder_(ctx.trace, &stats_, this) {
+        builder_(ctx.trace, EnsureSource(ctx), &stats_, this) {
     builder_.set_container(chrome_trace::TraceContainer::kArray);
   }
 

@@ -26,7 +26,7 @@ TEST(TraceEventCsvTest, RowsBecomeOrtTasksAtEveryChunking) {
   for (size_t chunk : {size_t{1}, size_t{7}, size_t{64}, kProfile.size()}) {
     CsvRun r;
     ASSERT_TRUE(r.Import(kProfile, chunk).ok()) << chunk;
-    EXPECT_EQ(r.strings.Get(r.trace.dialect()), "onnxruntime");
+    EXPECT_EQ(TraceDialects(r.trace), "onnxruntime");
     bool found = false;
     for (uint32_t i = 0; i < r.trace.task_count(); ++i) {
       TaskId t(i);

@@ -1,5 +1,7 @@
 #include "importers/common/importer.h"
 
+#include <algorithm>
+
 #include "io/chunk_reader.h"
 
 namespace mi::importers {
@@ -12,6 +14,22 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 std::string_view StripGzSuffix(std::string_view path) {
   if (EndsWith(path, ".gz")) path.remove_suffix(3);
   return path;
+}
+
+SourceId EnsureSource(ImportContext& ctx) {
+  Trace& trace = *ctx.trace;
+  if (!ctx.source.valid() || ctx.source.value() >= trace.source_count()) {
+    ctx.source = trace.FindOrAddSource(
+        trace.strings().Intern(ctx.path.empty() ? "<buffer>" : ctx.path));
+  }
+  SourceInfo& info = trace.mutable_source(ctx.source);
+  StringId file =
+      trace.strings().Intern(ctx.path.empty() ? "<buffer>" : ctx.path);
+  if (std::find(info.files.begin(), info.files.end(), file) ==
+      info.files.end()) {
+    info.files.push_back(file);
+  }
+  return ctx.source;
 }
 
 std::unique_ptr<Reader> Importer::CreateReader(ImportContext&) const {

@@ -38,6 +38,10 @@ struct ImportContext {
   Trace* trace = nullptr;
   DiagnosticSink* diagnostics = nullptr;
   LevelHint level_hint = LevelHint::kAuto;
+  // The source (trace/trace.h SourceInfo) a trace file's tracks belong to:
+  // the session decides it (one per file, one per profiler output folder);
+  // Invalid means "this file alone" (tests, tools), see EnsureSource.
+  SourceId source;
   // Called with (bytes done, bytes total) during long reads.
   std::function<void(uint64_t, uint64_t)> progress;
 
@@ -71,6 +75,12 @@ class Importer {
  protected:
   virtual std::unique_ptr<Reader> CreateReader(ImportContext& ctx) const;
 };
+
+// The source a trace importer adds this file's tracks to: ctx.source, or,
+// when the caller named none, the source keyed by ctx.path ("<buffer>" when
+// empty), which is then stored in ctx.source. Records ctx.path among the
+// source's files.
+SourceId EnsureSource(ImportContext& ctx);
 
 // Helpers shared by importers.
 bool EndsWith(std::string_view s, std::string_view suffix);

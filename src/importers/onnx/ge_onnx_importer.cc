@@ -128,8 +128,16 @@ Status ImportGeOnnxTextFromBuffer(std::string_view text, ImportContext& ctx) {
     if (!name.stage.empty()) {
       m.mutable_graph(root).producer = m.strings().Intern("GE " + name.stage);
     }
-    for (const auto& node : model.graph().node()) {
-      NodeId n = m.FindNode(root, node.name());
+    // Nodes keep file order, so the i-th proto node is the i-th node of the
+    // root graph (by position: a repeated name must not borrow another
+    // node's layouts).
+    auto root_nodes = m.graph_nodes(root);
+    const bool by_position =
+        root_nodes.size() == static_cast<size_t>(model.graph().node_size());
+    for (int index = 0; index < model.graph().node_size(); ++index) {
+      const auto& node = model.graph().node(index);
+      NodeId n = by_position ? root_nodes[static_cast<size_t>(index)]
+                             : m.FindNode(root, node.name());
       if (!n.valid()) continue;
       auto outputs = m.node_outputs(n);
       for (size_t k = 0; k < outputs.size(); ++k) {

@@ -1,0 +1,161 @@
+#include "trace/trace.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace mi {
+namespace {
+
+struct Fixture {
+  StringPool strings;
+  Trace trace{&strings};
+
+  SourceId Source(std::string_view key, int32_t rank = -1,
+                  std::string_view dialect = "pytorch") {
+    SourceId s = trace.FindOrAddSource(strings.Intern(key));
+    trace.mutable_source(s).rank = rank;
+    trace.mutable_source(s).dialect = strings.Intern(dialect);
+    return s;
+  }
+  // Kineto's GPU 0 stream 7: process "python3 (GPU 0)", thread "stream 7 ".
+  TrackId Stream(SourceId source, int32_t device = 0) {
+    TrackInfo info;
+    info.kind = TrackKind::kDeviceStream;
+    info.source = source;
+    info.device = device;
+    info.stream = 7;
+    info.tid = 7;
+    info.process_name = strings.Intern("python3 (GPU 0)");
+    info.thread_name = strings.Intern("stream 7 ");
+    return trace.AddTrack(info);
+  }
+  TrackId Thread(SourceId source) {
+    TrackInfo info;
+    info.kind = TrackKind::kHostThread;
+    info.source = source;
+    info.pid = 4101;
+    info.tid = 4101;
+    info.process_name = strings.Intern("python3 (CPU)");
+    return trace.AddTrack(info);
+  }
+};
+
+TEST(TraceSourcesTest, FindOrAddSourceKeysByKey) {
+  Fixture f;
+  SourceId a = f.Source("a.json");
+  SourceId b = f.Source("b.json");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(f.trace.FindOrAddSource(f.strings.Intern("a.json")), a);
+  EXPECT_EQ(f.trace.source_count(), 2u);
+}
+
+// Traces built by hand (tests) name no source: their tracks share the
+// unnamed default source, so every track has one.
+TEST(TraceSourcesTest, TracksWithoutASourceShareTheDefaultOne) {
+  Fixture f;
+  TrackInfo info;
+  TrackId t1 = f.trace.AddTrack(info);
+  TrackId t2 = f.trace.AddTrack(info);
+  ASSERT_TRUE(f.trace.track_source(t1).valid());
+  EXPECT_EQ(f.trace.track_source(t1), f.trace.track_source(t2));
+  EXPECT_EQ(f.trace.source(f.trace.track_source(t1)).key, StringPool::kEmpty);
+  EXPECT_EQ(f.trace.sources_with_tracks(), 1u);
+  EXPECT_EQ(f.trace.source_track_count(f.trace.track_source(t1)), 2u);
+}
+
+// One source: the names the trace gives, as before sources existed.
+TEST(TraceNamesTest, OneSourceKeepsTheTracesOwnNames) {
+  Fixture f;
+  SourceId s = f.Source("rank0.pt.trace.json", 0);
+  TrackId stream = f.Stream(s);
+  TrackId thread = f.Thread(s);
+  EXPECT_EQ(TrackShortName(f.trace, stream), "stream 7");
+  EXPECT_EQ(TrackName(f.trace, stream), "stream 7 (python3 (GPU 0))");
+  EXPECT_EQ(TrackGroupName(f.trace, stream), "python3 (GPU 0)");
+  EXPECT_EQ(TrackName(f.trace, thread), "thread 4101 (python3 (CPU))");
+  EXPECT_EQ(SourcePrefix(f.trace, s), "");
+  uint32_t run = f.trace.AddRun({f.strings.Intern("ProfilerStep#1"), 0, 1, s});
+  EXPECT_EQ(RunName(f.trace, run), "ProfilerStep#1");
+}
+
+// Two ranks of one job, each with GPU 0 stream 7: names never look alike.
+TEST(TraceNamesTest, SeveralSourcesCarryTheRank) {
+  Fixture f;
+  SourceId r0 = f.Source("run/rank0.pt.trace.json", 0);
+  SourceId r1 = f.Source("run/rank1.pt.trace.json", 1);
+  TrackId s0 = f.Stream(r0);
+  TrackId s1 = f.Stream(r1);
+  TrackId h1 = f.Thread(r1);
+  EXPECT_EQ(TrackName(f.trace, s0), "rank 0 · GPU 0 · stream 7");
+  EXPECT_EQ(TrackName(f.trace, s1), "rank 1 · GPU 0 · stream 7");
+  EXPECT_EQ(TrackName(f.trace, h1), "rank 1 · python3 (CPU) · thread 4101");
+  EXPECT_EQ(TrackGroupName(f.trace, s1), "rank 1 · python3 (GPU 0)");
+  EXPECT_EQ(TrackShortName(f.trace, s1), "stream 7");  // within its group
+  uint32_t run = f.trace.AddRun({f.strings.Intern("ProfilerStep#1"), 0, 1, r1});
+  EXPECT_EQ(RunName(f.trace, run), "rank 1 · ProfilerStep#1");
+}
+
+// Sources without a rank are named by their file (or folder), with as many
+// parent folders as it takes to tell them apart.
+TEST(TraceNamesTest, UnrankedSourcesAreNamedByTheirFileDisambiguated) {
+  Fixture f;
+  SourceId a = f.Source("day1/node_a/trace.json", -1, "chrome");
+  SourceId b = f.Source("day1/node_b/trace.json", -1, "chrome");
+  SourceId c = f.Source("day1/other.json", -1, "chrome");
+  f.Stream(a, 3);
+  f.Stream(b, 3);
+  TrackId tc = f.Stream(c, 3);
+  EXPECT_EQ(SourceName(f.trace, a), "node_a/trace.json");
+  EXPECT_EQ(SourceName(f.trace, b), "node_b/trace.json");
+  EXPECT_EQ(SourceName(f.trace, c), "other.json");
+  EXPECT_EQ(TrackName(f.trace, tc), "other.json · device 3 · stream 7");
+}
+
+// Two runs of the same rank: the rank alone would collide.
+TEST(TraceNamesTest, SameRankTwiceIsToldApartByTheFile) {
+  Fixture f;
+  SourceId a = f.Source("a/rank0.json", 0);
+  SourceId b = f.Source("b/rank0.json", 0);
+  f.Stream(a);
+  f.Stream(b);
+  EXPECT_EQ(SourceName(f.trace, a), "rank 0 (a/rank0.json)");
+  EXPECT_EQ(SourceName(f.trace, b), "rank 0 (b/rank0.json)");
+}
+
+// A source with no tracks (an allocator table read alone) does not make
+// the names of the only source with tracks change.
+TEST(TraceNamesTest, SourcesWithoutTracksDoNotCount) {
+  Fixture f;
+  SourceId a = f.Source("trace.json", 0);
+  f.Source("memory_record.csv", -1, "ascend");
+  TrackId t = f.Stream(a);
+  EXPECT_EQ(f.trace.sources_with_tracks(), 1u);
+  EXPECT_EQ(TrackName(f.trace, t), "stream 7 (python3 (GPU 0))");
+}
+
+TEST(TraceNamesTest, DeviceNamesFollowTheDialect) {
+  Fixture f;
+  SourceId npu = f.Source("rank0_ascend_pt", 0, "ascend");
+  SourceId gpu = f.Source("rank1.json", 1, "pytorch");
+  // Ascend timelines number devices by process: named by the process.
+  TrackId ascend = f.Stream(npu, 1);
+  EXPECT_EQ(TrackDeviceName(f.trace, f.Stream(gpu, 1)), "GPU 1");
+  EXPECT_EQ(TrackDeviceName(f.trace, ascend), "");
+  EXPECT_EQ(TrackName(f.trace, ascend), "rank 0 · python3 (GPU 0) · stream 7");
+  EXPECT_EQ(TrackDeviceName(f.trace, f.Stream(gpu, -1)), "");
+  EXPECT_EQ(TrackDeviceName(f.trace, f.Thread(gpu)), "");
+}
+
+TEST(TraceSourcesTest, DialectsAreListedOncePerKind) {
+  Fixture f;
+  EXPECT_EQ(TraceDialects(f.trace), "");
+  f.Source("a.json", 0, "pytorch");
+  f.Source("b.json", 1, "pytorch");
+  EXPECT_EQ(TraceDialects(f.trace), "pytorch");
+  f.Source("c.json", -1, "onnxruntime");
+  EXPECT_EQ(TraceDialects(f.trace), "pytorch,onnxruntime");
+}
+
+}  // namespace
+}  // namespace mi
