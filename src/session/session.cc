@@ -114,7 +114,10 @@ void SelectAscendRunFiles(std::vector<fs::path>* found) {
       has_pt_output = true;
     }
   }
-  auto is_timeline = [](const std::string& n) {
+  // Timelines may be gzipped (as people share them); the importer reads
+  // either.
+  auto is_timeline = [](std::string n) {
+    if (n.ends_with(".gz")) n.resize(n.size() - 3);
     return n == "trace_view.json" ||
            (n.rfind("msprof_", 0) == 0 && n.rfind("msprof_tx", 0) != 0 &&
             n.size() > 5 && n.substr(n.size() - 5) == ".json");

@@ -9,7 +9,7 @@ import jsonschema
 import onnx
 from onnx import TensorProto, helper
 
-from conftest import FIXTURES, SCHEMAS, run
+from conftest import FIXTURES, SAMPLES, SCHEMAS, run
 
 MULTIRANK = FIXTURES / "multirank"
 RANK0 = MULTIRANK / "rank0.pt.trace.json"
@@ -223,13 +223,13 @@ def test_a_repeated_node_name_is_decided_by_op_type_or_left_unlinked(tmp_path):
 # --- two torch_npu rank folders ----------------------------------------------
 
 def test_two_torch_npu_rank_folders_are_two_sources_joined_within(tmp_path):
-    """The 2-rank text export of ../shared/samples/cluster: each rank folder
+    """The 2-rank torch_npu text export (test/fixtures/samples/cluster, the
+    timelines gzipped): each rank folder
     (timeline + kernel_details + memory_record) is one source with the rank
     its profiler_info_<rank>.json gives, and every kernel_details row joins
     a timeline task of its own folder (same name, start within 1 us)."""
     import csv
-    from conftest import SHARED_SAMPLES
-    cluster = SHARED_SAMPLES / "cluster" / "msinsight_pt_text_level1_2rank_2024"
+    cluster = SAMPLES / "cluster" / "msinsight_pt_text_level1_2rank_2024"
     proc = run("export", "--quiet", cluster, "--out", tmp_path)
     assert "csv_row_skipped" not in proc.stderr
     trace = json.loads((tmp_path / "trace.json").read_text())
@@ -241,7 +241,7 @@ def test_two_torch_npu_rank_folders_are_two_sources_joined_within(tmp_path):
                                   ("rank1_ascend_pt", 1, "ascend", "epoch")]
     for s in sources:
         assert sorted(f.rsplit("/", 1)[-1] for f in s["files"]) == [
-            "kernel_details.csv", "memory_record.csv", "trace_view.json"]
+            "kernel_details.csv", "memory_record.csv", "trace_view.json.gz"]
     source_of = [trace["streams"][t["stream_id"]]["source"] for t in trace["tasks"]]
     for s in sources:
         folder = cluster / f"rank{s['rank']}_ascend_pt" / "ASCEND_PROFILER_OUTPUT"

@@ -140,8 +140,6 @@ def test_sync_waits_match_the_truth(exported, rank):
         assert names[got["device_after"]] == w["device_after"]
 
 
-@pytest.mark.xfail(strict=True, reason="needs the importers to give each file its own "
-                   "source (SourceInfo); until then two files' tracks are one source")
 def test_two_ranks_loaded_together_keep_their_clocks(tmp_path):
     files = [TRUTH / EXPECTED["ranks"][r]["file"] for r in RANKS]
     run("export", *files, "--out", tmp_path, "-q")
