@@ -184,6 +184,41 @@ TEST(CriticalPathTest, NestedLaunchReachesBackToItsOp) {
   EXPECT_EQ(r.by_track[1].ns, 50);
 }
 
+TEST(CriticalPathTest, CalleeEndingPastItsCallerIsStillNested) {
+  // Whole-microsecond profilers truncate ts and dur separately: the legacy
+  // autograd profiler writes aten::conv2d [3876, 4499) us and the
+  // aten::convolution it calls [3877, 4500) us. A thread runs one call
+  // stack, so the callee is nested in the op it started in, and the path
+  // reaches it through the op: the op's time is the op's, not the callee's.
+  TimingFixture t;
+  TrackId host = t.HostThread(1);
+  auto op = [&](std::string_view name, int64_t start, int64_t end) {
+    TaskSpec spec;
+    spec.kind = TaskKind::kHostOp;
+    spec.name = name;
+    spec.start_ns = start;
+    spec.duration_ns = end - start;
+    return t.Add(host, spec);
+  };
+  TaskId relu = op("aten::relu_", 0, 10);
+  TaskId conv2d = op("aten::conv2d", 20, 643);
+  TaskId convolution = op("aten::convolution", 21, 644);
+  TaskId bn = op("aten::batch_norm", 655, 665);
+  t.Finish();
+  CriticalPathReport r =
+      ComputeCriticalPath(t.model, t.trace, t.links, TimingScope{});
+  EXPECT_EQ(Ids(r.tasks), Ids({relu, conv2d, convolution, bn}));
+  ASSERT_EQ(r.via.size(), 4u);
+  EXPECT_EQ(r.via[2], DependencyKind::kNesting);
+  EXPECT_EQ(r.via[3], DependencyKind::kTrackOrder);  // ended last before it
+  EXPECT_EQ(r.length_ns, 665);
+  ASSERT_EQ(r.by_op_type.size(), 4u);
+  EXPECT_EQ(r.by_op_type[0].label, "aten::conv2d");
+  EXPECT_EQ(r.by_op_type[0].ns, 623);
+  EXPECT_EQ(r.by_op_type[3].label, "aten::convolution");
+  EXPECT_EQ(r.by_op_type[3].ns, 1);
+}
+
 TEST(CriticalPathTest, RunScopeAndRawClock) {
   TimingFixture t;
   TrackId host = t.HostThread(1);

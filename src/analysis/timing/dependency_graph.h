@@ -16,9 +16,11 @@
 //    consumer started first, which means the link is not a dependency);
 //  - host wait: the last device task that finished inside a host
 //    synchronize call -> that call (the host was blocked on it);
-//  - nesting: on a host thread, the enclosing op -> a call nested in it
-//    (the call cannot start before the op started), so that a path through
-//    a runtime call reaches back to the op that made it.
+//  - nesting: on a host thread, the innermost op still open when a call
+//    starts -> that call (the call cannot start before the op started), so
+//    that a path through a runtime call reaches back to the op that made
+//    it; a recorded end past the op's (whole-microsecond timestamps) does
+//    not make the call a sibling.
 // Built in O(tasks log tasks + edges).
 
 #include <array>
