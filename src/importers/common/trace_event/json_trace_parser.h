@@ -16,7 +16,7 @@
 
 #include "model_inspector/status.h"
 
-namespace mi::importers::chrome_trace {
+namespace mi::importers::trace_event {
 
 // A pid / tid: a number, or a label when the source wrote a string that is
 // not an integer (Kineto: "pid": "Spans", "tid": "stream 7").
@@ -125,4 +125,4 @@ std::optional<int64_t> ParseInt64(std::string_view text);
 // text).
 bool RepairUnescapedStrings(std::string_view in, std::string* out);
 
-}  // namespace mi::importers::chrome_trace
+}  // namespace mi::importers::trace_event
