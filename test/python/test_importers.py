@@ -2,7 +2,8 @@
 are claimed by the ascend_timeline importer (which files form one source,
 in which order, what is left out and why), a CANN timeline is read by its
 own importer whatever its file is called, and the "not a recognised
-format" error lists every registered importer (src/importers/README.md)."""
+format" error lists every registered importer
+(docs/contributing/adding-an-importer.md)."""
 import json
 import shutil
 

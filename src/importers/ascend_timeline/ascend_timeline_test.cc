@@ -2,10 +2,13 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "base/string_pool.h"
 #include "diag/diagnostics.h"
@@ -320,6 +323,51 @@ TEST(AscendOutputFolderTest, NamedFilesAndOtherFolders) {
   Claimed plain = Claim("run", {"run/a.json", "run/profiler_info_0.json"});
   EXPECT_EQ(plain.order.size(), 2u);
   EXPECT_TRUE(plain.left_out.empty());
+}
+
+// test/bad_inputs/ascend_timeline: every file fails with its message when
+// imported directly (no message: it loads), and sniffs as the manifest
+// says.
+TEST(AscendTimelineTest, BadInputsFailClearly) {
+  const std::filesystem::path dir =
+      std::filesystem::path(MI_SOURCE_DIR) / "test/bad_inputs/ascend_timeline";
+  std::ifstream manifest_file(dir / "manifest.json");
+  ASSERT_TRUE(manifest_file) << "missing " << (dir / "manifest.json");
+  nlohmann::json manifest =
+      nlohmann::json::parse(manifest_file, nullptr, false);
+  ASSERT_TRUE(manifest.is_array());
+  auto importer = CreateAscendTimelineImporter();
+  for (const nlohmann::json& entry : manifest) {
+    const std::string file = entry["file"];
+    std::ifstream in(dir / file, std::ios::binary);
+    ASSERT_TRUE(in) << file;
+    std::string data((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    int score = importer->Sniff(std::string_view(data).substr(0, 4096), file);
+    if (entry.contains("sniff")) {
+      EXPECT_EQ(score, entry["sniff"]) << file;
+    }
+    if (entry.contains("sniff_min")) {
+      EXPECT_GE(score, entry["sniff_min"]) << file;
+    }
+    if (entry["exit_code"] == 5) continue;  // the session never reads it
+    StringPool strings;
+    Trace trace(&strings);
+    DiagnosticSink diagnostics;
+    Status status = ImportInto(&trace, &diagnostics, data, file);
+    if (entry["exit_code"] == 0) {
+      EXPECT_TRUE(status.ok()) << file << ": " << status.ToString();
+      continue;
+    }
+    ASSERT_FALSE(status.ok()) << file;
+    EXPECT_EQ(status.code(), StatusCode::kMalformedInput) << file;
+    // The CLI's fragments minus the file's location prefix.
+    for (const std::string fragment : entry["message"]) {
+      if (fragment.starts_with(file)) continue;
+      EXPECT_NE(status.message().find(fragment), std::string::npos)
+          << file << ": " << status.message() << " lacks " << fragment;
+    }
+  }
 }
 
 }  // namespace
