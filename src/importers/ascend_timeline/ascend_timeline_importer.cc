@@ -57,11 +57,12 @@ class AscendTimelineImporter : public Importer {
 
   // A trace-event JSON head (trace_event::SniffTraceEventJson) that is a
   // CANN timeline: named as msprof and torch_npu name them, or showing
-  // what only they write in the first 4 KiB (msprof process names and
-  // args; ts as decimal strings, which Kineto, ONNX Runtime and Chrome
-  // write as numbers). torch_npu's trace_view.json starts with its Python
-  // events and names its Ascend processes about 1 MB in, so the name or
-  // the string ts decide there. Scores above chrome_trace's (95 at most).
+  // what only they write in the first 4 KiB: msprof process names and
+  // args, or PyTorch profiler events with ts as decimal strings (torch_npu
+  // writes "ts": "1736405443863674.400"; Kineto writes numbers). A
+  // trace_view.json starts with its Python events and names its Ascend
+  // processes about 1 MB in, so for a renamed one the string ts decides.
+  // Scores above chrome_trace's (95 at most).
   int Sniff(std::string_view head, std::string_view path) const override {
     if (trace_event::SniffTraceEventJson(head, path) < 20) return 0;
     if (ascend_timeline::IsTimelineFileName(FileName(path))) return 97;
@@ -70,8 +71,12 @@ class AscendTimelineImporter : public Importer {
           "\"Node@launch\"", "\"AscendCL@"}) {
       if (head.find(mark) != std::string_view::npos) return 97;
     }
-    for (std::string_view mark : {"\"ts\": \"", "\"ts\":\""}) {
-      if (head.find(mark) != std::string_view::npos) return 96;
+    const bool string_ts = head.find("\"ts\": \"") != std::string_view::npos ||
+                           head.find("\"ts\":\"") != std::string_view::npos;
+    if (!string_ts) return 0;
+    for (std::string_view kineto :
+         {"\"cpu_op\"", "\"python_function\"", "\"user_annotation\""}) {
+      if (head.find(kineto) != std::string_view::npos) return 96;
     }
     return 0;
   }

@@ -171,6 +171,12 @@ TEST(AscendTimelineTest, SniffByNameAndContent) {
   // A msprof slice without metadata: its args say it.
   EXPECT_GE(importer->Sniff(kAscendSlice, "x.json"), 96);
   EXPECT_GE(importer->Sniff(kAscendRank0, "msprof_slice_0_1.json"), 96);
+  // A generic trace with string ts is no torch_npu timeline.
+  EXPECT_EQ(
+      importer->Sniff(
+          R"([{"name": "x", "ph": "X", "pid": 1, "tid": 1, "ts": "1696000000123.456", "dur": "1.5"}])",
+          "x.json"),
+      0);
   // Kineto, ONNX Runtime and generic traces write numbers: not ours.
   EXPECT_EQ(
       importer->Sniff(

@@ -10,9 +10,11 @@
 // Extension instead of a branch here.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "diag/diagnostic_codes.h"
