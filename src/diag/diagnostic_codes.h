@@ -40,6 +40,9 @@
   X(kTaskNodeNameUnknown, kInfo,                                              \
     "a task names a node absent from the loaded graphs")                      \
   X(kFileSkipped, kInfo, "a file in a run directory was not recognised")      \
+  X(kRunFileLeftOut, kInfo,                                                   \
+    "files of a run directory left out by the importer that knows their "     \
+    "folder (a copy of data read elsewhere, raw data, configuration)")        \
   X(kOriginNameUnresolved, kInfo,                                             \
     "a compiled node's declared original op (GE "                             \
     "_datadump_original_op_names) names no node of the framework graph")      \

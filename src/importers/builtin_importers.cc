@@ -1,6 +1,7 @@
 #include "importers/builtin_importers.h"
 
 #include "importers/ascend_csv/ascend_csv_importer.h"
+#include "importers/ascend_timeline/ascend_timeline_importer.h"
 #include "importers/chrome_trace/chrome_trace_importer.h"
 #include "importers/ge/ge_importer.h"
 #include "importers/onnx/onnx_importer.h"
@@ -14,6 +15,7 @@ std::vector<std::unique_ptr<Importer>> CreateBuiltinImporters() {
   list.push_back(CreateGeOnnxTextImporter());
   list.push_back(CreateChromeTraceImporter());
   list.push_back(CreateTraceEventCsvImporter());
+  list.push_back(CreateAscendTimelineImporter());
   list.push_back(CreateAscendCsvImporter());
   list.push_back(CreateGeProtoTextImporter());
   list.push_back(CreateAtcJsonImporter());

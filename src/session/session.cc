@@ -39,7 +39,41 @@ struct PendingFile {
   std::string path;
   importers::LevelHint hint = importers::LevelHint::kAuto;
   bool explicit_path = false;  // named by the user, not found in a folder
+  // The source a trace file belongs to when an importer's claim put it in
+  // one (the files of one profiler output folder), with the rank the folder
+  // states; empty: the file is a source of its own.
+  std::string source_key;
+  int32_t source_rank = -1;
 };
+
+// Appends a listing's files in the load order the importers' claims gave
+// it, and keeps what they left out (reported once the diagnostics exist).
+void AppendClaimed(const importers::RunFiles& run, importers::LevelHint hint,
+                   bool explicit_path, std::vector<PendingFile>* files,
+                   std::vector<importers::RunFiles::LeftOut>* left_out) {
+  for (size_t i : run.LoadOrder()) {
+    PendingFile file{run.files()[i].path, hint, explicit_path, {}, -1};
+    if (const importers::RunFiles::Source* source = run.source_of(i)) {
+      file.source_key = source->key;
+      file.source_rank = source->rank;
+    }
+    files->push_back(std::move(file));
+  }
+  for (importers::RunFiles::LeftOut& l : run.left_out()) {
+    left_out->push_back(std::move(l));
+  }
+}
+
+// The walked directory's own name, the first part of every
+// RunFiles::File::in_run ("." and trailing separators resolved).
+std::string RunDirectoryName(const std::string& dir) {
+  std::error_code ec;
+  fs::path p = fs::absolute(dir, ec);
+  if (ec) p = fs::path(dir);
+  p = p.lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  return p.filename().string();
+}
 
 // Reads a run directory's manifest: {"files": {"framework_model": "...",
 // "compiled_model": "..."}} with paths relative to the directory.
@@ -69,138 +103,14 @@ Status ReadManifest(const fs::path& dir, std::vector<PendingFile>* files,
   return Status::Ok();
 }
 
-// CANN run directories (shared/formats/ascend.md §1.1, §2.1): from a
-// torch_npu `*_ascend_pt` folder load ASCEND_PROFILER_OUTPUT/ (and skip the
-// PROF_* msprof tree inside it, which holds the same data); from a msprof
-// `PROF_*` folder load mindstudio_profiler_output/. Of those folders only
-// the timeline (trace_view.json, msprof_*.json incl. msprof_slice_*) and
-// the per-task CSV (kernel_details.csv, op_summary_*.csv) and the allocator
-// totals (memory_record*.csv) are loaded, the timeline first so that the CSV
-// joins onto its tasks.
-// Digit runs compare as numbers: msprof_slice_2 before msprof_slice_10.
-bool NaturalLess(const std::string& a, const std::string& b) {
-  size_t i = 0, j = 0;
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  while (i < a.size() && j < b.size()) {
-    if (digit(a[i]) && digit(b[j])) {
-      size_t ie = i, je = j;
-      while (ie < a.size() && digit(a[ie])) ++ie;
-      while (je < b.size() && digit(b[je])) ++je;
-      std::string_view na(a.data() + i, ie - i), nb(b.data() + j, je - j);
-      while (na.size() > 1 && na.front() == '0') na.remove_prefix(1);
-      while (nb.size() > 1 && nb.front() == '0') nb.remove_prefix(1);
-      if (na.size() != nb.size()) return na.size() < nb.size();
-      if (na != nb) return na < nb;
-      i = ie;
-      j = je;
-      continue;
-    }
-    if (a[i] != b[j]) return a[i] < b[j];
-    ++i;
-    ++j;
-  }
-  return a.size() - i < b.size() - j;
-}
-
-void SelectAscendRunFiles(std::vector<fs::path>* found) {
-  auto in_output = [](const fs::path& p) {
-    std::string dir = p.parent_path().filename().string();
-    return dir == "ASCEND_PROFILER_OUTPUT" ||
-           dir == "mindstudio_profiler_output";
-  };
-  bool has_pt_output = false;
-  for (const fs::path& p : *found) {
-    if (p.parent_path().filename() == "ASCEND_PROFILER_OUTPUT") {
-      has_pt_output = true;
-    }
-  }
-  // Timelines may be gzipped (as people share them); the importer reads
-  // either.
-  auto is_timeline = [](std::string n) {
-    if (n.ends_with(".gz")) n.resize(n.size() - 3);
-    return n == "trace_view.json" ||
-           (n.rfind("msprof_", 0) == 0 && n.rfind("msprof_tx", 0) != 0 &&
-            n.size() > 5 && n.substr(n.size() - 5) == ".json");
-  };
-  // memory_record: allocator totals, for the memory analysis.
-  auto is_task_csv = [](const std::string& n) {
-    return n == "kernel_details.csv" || n.rfind("op_summary_", 0) == 0 ||
-           n.rfind("memory_record", 0) == 0;
-  };
-  bool any = false;
-  std::vector<fs::path> timelines, csvs, rest;
-  for (const fs::path& p : *found) {
-    bool under_prof = false;
-    for (const fs::path& part : p.parent_path()) {
-      std::string s = part.string();
-      if (s.rfind("PROF_", 0) == 0) under_prof = true;
-    }
-    std::string name = p.filename().string();
-    if (in_output(p)) {
-      any = true;
-      if (has_pt_output && under_prof) continue;
-      if (is_timeline(name)) {
-        timelines.push_back(p);
-      } else if (is_task_csv(name)) {
-        csvs.push_back(p);
-      }
-      continue;  // other summaries: read by nothing yet
-    }
-    if (under_prof) {
-      any = true;  // raw msprof data (host/, device_N/)
-      continue;
-    }
-    // torch_npu's profiler_info_{rank}.json / profiler_metadata.json are
-    // configuration, not traces.
-    if (name.rfind("profiler_info", 0) == 0 ||
-        name == "profiler_metadata.json") {
-      continue;
-    }
-    rest.push_back(p);
-  }
-  if (!any) return;
-  // Slices in slice order: metadata is in the first one.
-  std::stable_sort(timelines.begin(), timelines.end(),
-                   [](const fs::path& a, const fs::path& b) {
-                     return NaturalLess(a.string(), b.string());
-                   });
-  *found = std::move(rest);
-  found->insert(found->end(), timelines.begin(), timelines.end());
-  found->insert(found->end(), csvs.begin(), csvs.end());
-}
-
-// GE writes each stage twice by default (DUMP_GRAPH_FORMAT=ge_proto|onnx);
-// the ge_proto form always has _datadump_original_op_names (the ONNX form
-// only at DUMP_GE_GRAPH=1), so a ge_onnx dump whose ge_proto twin (same
-// folder, same index and stage) was found is not loaded again.
-void SkipGeOnnxTwins(std::vector<fs::path>* found) {
-  auto key = [](const fs::path& p, std::string_view prefix,
-                std::string_view ext) -> std::string {
-    std::string name = p.filename().string();
-    if (name.rfind(prefix, 0) != 0 ||
-        name.size() < prefix.size() + ext.size() ||
-        name.compare(name.size() - ext.size(), ext.size(), ext) != 0) {
-      return {};
-    }
-    std::string rest =
-        name.substr(prefix.size(), name.size() - prefix.size() - ext.size());
-    return (p.parent_path() / rest).string();
-  };
-  std::vector<std::string> protos;
-  for (const fs::path& p : *found) {
-    std::string k = key(p, "ge_proto_", ".txt");
-    if (!k.empty()) protos.push_back(std::move(k));
-  }
-  if (protos.empty()) return;
-  std::sort(protos.begin(), protos.end());
-  std::erase_if(*found, [&](const fs::path& p) {
-    std::string k = key(p, "ge_onnx_", ".pbtxt");
-    return !k.empty() && std::binary_search(protos.begin(), protos.end(), k);
-  });
-}
-
+// Expands the paths into the files to load. Every path is offered to the
+// importers' claims (importers/common/run_files.h): a directory with its
+// files, a named file alone; what they know about their tools' output
+// folders decides sources, load order and what is left out.
 Status ExpandPaths(const OpenOptions& options,
-                   std::vector<PendingFile>* files) {
+                   const importers::ImporterRegistry& registry,
+                   std::vector<PendingFile>* files,
+                   std::vector<importers::RunFiles::LeftOut>* left_out) {
   if (!options.framework_model.empty()) {
     files->push_back(
         {options.framework_model, importers::LevelHint::kFramework, true});
@@ -216,7 +126,9 @@ Status ExpandPaths(const OpenOptions& options,
       return NotFoundError(path + ": no such file or directory");
     }
     if (!fs::is_directory(st)) {
-      files->push_back({path, importers::LevelHint::kAuto, true});
+      importers::RunFiles named({{path, path}}, /*named=*/true);
+      registry.ClaimRunFiles(named);
+      AppendClaimed(named, importers::LevelHint::kAuto, true, files, left_out);
       continue;
     }
     std::vector<std::string> claimed;
@@ -242,74 +154,22 @@ Status ExpandPaths(const OpenOptions& options,
     }
     if (ec) return IoError(path + ": cannot list directory: " + ec.message());
     std::sort(found.begin(), found.end());
-    SelectAscendRunFiles(&found);
-    SkipGeOnnxTwins(&found);
+    const fs::path root_name = RunDirectoryName(path);
+    std::vector<importers::RunFiles::File> listing;
+    listing.reserve(found.size());
     for (const fs::path& p : found) {
-      files->push_back({p.string(), importers::LevelHint::kAuto, false});
+      listing.push_back(
+          {p.string(), (root_name / p.lexically_relative(path)).string()});
     }
+    importers::RunFiles run(std::move(listing), /*named=*/false);
+    registry.ClaimRunFiles(run);
+    AppendClaimed(run, importers::LevelHint::kAuto, false, files, left_out);
   }
   if (files->empty()) {
     return InvalidArgumentError(
         "no input: give a model, a trace, or a run directory");
   }
   return Status::Ok();
-}
-
-// The source a trace file belongs to (trace/trace.h SourceInfo): the files
-// of one profiler output folder (torch_npu `*_ascend_pt`, msprof `PROF_*`,
-// i.e. the folder holding ASCEND_PROFILER_OUTPUT/ or
-// mindstudio_profiler_output/) share that folder, whichever way they were
-// named; any other file is a source of its own.
-std::string SourceKeyOf(const std::string& path) {
-  fs::path p(path);
-  std::string dir = p.parent_path().filename().string();
-  if (dir == "ASCEND_PROFILER_OUTPUT" || dir == "mindstudio_profiler_output") {
-    fs::path folder = p.parent_path().parent_path().lexically_normal();
-    return folder.empty() ? std::string(".") : folder.string();
-  }
-  return path;
-}
-
-// torch_npu writes the rank into profiler_info_<rank>.json at the root of
-// its output folder (key rank_id; shared/formats/cluster.md 1.1); the
-// msprof PROF_* tree inside a torch_npu folder has it one level up. -1
-// when there is none (msprof alone, a run without torch.distributed).
-int32_t ReadTorchNpuRankIn(const std::string& folder);
-int32_t ReadTorchNpuRank(const std::string& folder) {
-  int32_t rank = ReadTorchNpuRankIn(folder);
-  fs::path p(folder);
-  if (rank < 0 && p.filename().string().rfind("PROF_", 0) == 0 &&
-      !p.parent_path().empty()) {
-    rank = ReadTorchNpuRankIn(p.parent_path().string());
-  }
-  return rank;
-}
-
-int32_t ReadTorchNpuRankIn(const std::string& folder) {
-  std::error_code ec;
-  std::vector<fs::path> infos;
-  for (auto it = fs::directory_iterator(folder, ec);
-       !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (name.rfind("profiler_info", 0) == 0 && name.size() > 5 &&
-        name.substr(name.size() - 5) == ".json" && it->is_regular_file()) {
-      infos.push_back(it->path());
-    }
-  }
-  std::sort(infos.begin(), infos.end());
-  for (const fs::path& info : infos) {
-    auto text = ReadWholeFile(info.string());
-    if (!text.ok()) continue;
-    nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
-    if (doc.is_object()) {
-      auto rank = doc.find("rank_id");
-      if (rank != doc.end() && rank->is_number_integer() &&
-          rank->get<int64_t>() >= 0 && rank->get<int64_t>() <= INT32_MAX) {
-        return static_cast<int32_t>(rank->get<int64_t>());
-      }
-    }
-  }
-  return -1;
 }
 
 bool LooksOptimised(std::string_view path) {
@@ -563,10 +423,23 @@ Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
 StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
-  std::vector<PendingFile> files;
-  MI_RETURN_IF_ERROR(ExpandPaths(options, &files));
-  auto impl = std::make_unique<Impl>();
   importers::ImporterRegistry registry(importers::CreateBuiltinImporters());
+  std::vector<PendingFile> files;
+  std::vector<importers::RunFiles::LeftOut> left_out;
+  MI_RETURN_IF_ERROR(ExpandPaths(options, registry, &files, &left_out));
+  auto impl = std::make_unique<Impl>();
+  for (const importers::RunFiles::LeftOut& l : left_out) {
+    std::string examples;
+    for (size_t i = 0; i < l.paths.size() && i < 3; ++i) {
+      examples += (i ? ", " : "") + fs::path(l.paths[i]).filename().string();
+    }
+    if (l.paths.size() > 3) examples += ", ...";
+    impl->diagnostics.Report(
+        DiagnosticCode::kRunFileLeftOut, {l.paths.front()},
+        fmt::format("{} file{} left out by {}: {} ({})", l.paths.size(),
+                    l.paths.size() == 1 ? "" : "s", l.importer, l.why,
+                    examples));
+  }
 
   std::vector<LoadedRoot> roots;
   std::vector<uint32_t> ranks_read;  // sources whose folder was looked at
@@ -597,11 +470,9 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
                                  "not a recognised model or trace format");
         continue;
       }
-      return UnsupportedError(
-          file.path +
-          ": not a recognised format; expected an ONNX model (binary or "
-          "text), an ONNX Runtime profile, a PyTorch profiler trace or "
-          "Chrome trace JSON");
+      return UnsupportedError(file.path +
+                              ": not a recognised format; expected " +
+                              registry.DescribeFormats());
     }
     importers::ImportContext ctx;
     ctx.path = file.path;
@@ -612,14 +483,19 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
     const bool trace_file =
         importer->descriptor().content == importers::ContentKind::kTrace;
     if (trace_file) {
-      std::string key = SourceKeyOf(file.path);
+      // The files an importer's claim grouped share a source, with the rank
+      // their folder states (set once, before the first file is read, so it
+      // wins over what a trace says itself); any other file is its own.
+      const std::string& key =
+          file.source_key.empty() ? file.path : file.source_key;
       ctx.source = impl->trace.FindOrAddSource(impl->strings.Intern(key));
-      if (key != file.path &&
+      if (!file.source_key.empty() &&
           std::find(ranks_read.begin(), ranks_read.end(), ctx.source.value()) ==
               ranks_read.end()) {
         ranks_read.push_back(ctx.source.value());
-        int32_t rank = ReadTorchNpuRank(key);
-        if (rank >= 0) impl->trace.mutable_source(ctx.source).rank = rank;
+        if (file.source_rank >= 0) {
+          impl->trace.mutable_source(ctx.source).rank = file.source_rank;
+        }
       }
     }
     if (options.progress) {

@@ -88,6 +88,7 @@ void Trace::Reserve(size_t n) {
   bytes_.reserve(n);
   shapes_.reserve(n);
   output_shapes_.reserve(n);
+  class_.reserve(n);
   run_.reserve(n);
   parent_.reserve(n);
   launch_.reserve(n);
@@ -111,6 +112,7 @@ TaskId Trace::AddTask(const TaskRow& row) {
   bytes_.push_back(row.bytes);
   shapes_.push_back(row.shapes);
   output_shapes_.push_back(row.output_shapes);
+  class_.push_back(row.task_class);
   run_.push_back(row.run);
   parent_.push_back(TaskId::Invalid());
   launch_.push_back(TaskId::Invalid());
@@ -123,7 +125,7 @@ uint32_t Trace::AddRun(const RunInfo& run) {
 }
 
 size_t Trace::MemoryUsage() const {
-  constexpr size_t kPerTask = sizeof(StringId) * 6 + sizeof(TaskKind) +
+  constexpr size_t kPerTask = sizeof(StringId) * 7 + sizeof(TaskKind) +
                               sizeof(TrackId) + sizeof(int64_t) * 5 +
                               sizeof(NodeId) + sizeof(int32_t) * 2 +
                               sizeof(uint32_t) + sizeof(TaskId) * 2;
@@ -172,6 +174,15 @@ std::string TraceDialects(const Trace& trace) {
 
 std::string_view TaskDialect(const Trace& trace, TaskId t) {
   return trace.str(trace.source(trace.task_source(t)).dialect);
+}
+
+std::string_view TaskClassOf(const Trace& trace, TaskId t,
+                             std::string_view op_type) {
+  for (const auto& [op, task_class] :
+       trace.source(trace.task_source(t)).op_type_classes) {
+    if (trace.str(op) == op_type) return trace.str(task_class);
+  }
+  return trace.str(trace.task_class(t));
 }
 
 namespace {

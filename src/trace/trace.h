@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "base/ids.h"
@@ -72,7 +73,19 @@ struct SourceInfo {
   // Raw time 0 in `time_base`, in ns: Kineto writes ts relative to its
   // baseTimeNanoseconds; 0 when the times count from the base itself.
   int64_t base_ns = 0;
+  // Task classes (TaskRow::task_class) by op type, filled by the importer
+  // for op types whose class its format knows (CANN: TransData ->
+  // layout_conversion): they apply whatever gave the task its op type, the
+  // task itself or the graph node it linked to (TaskClassOf).
+  std::vector<std::pair<StringId, StringId>> op_type_classes;
 };
+
+// Task classes the analyses read (TaskRow::task_class); importers may use
+// others (the CANN accelerators ai_core, ai_vector, ai_cpu, dsa).
+inline constexpr std::string_view kTaskClassLayoutConversion =
+    "layout_conversion";
+inline constexpr std::string_view kTaskClassCommunication = "communication";
+inline constexpr std::string_view kTaskClassDataMovement = "data_movement";
 
 struct TrackInfo {
   TrackKind kind = TrackKind::kOther;
@@ -128,6 +141,12 @@ struct TaskRow {
   StringId shapes = StringPool::kEmpty;
   StringId output_shapes = StringPool::kEmpty;
   uint32_t run = 0;  // run / iteration index (see Trace::runs)
+  // How the task's importer classifies it for people, when its format says
+  // more than the kind: the unit that ran it (CANN: ai_core, ai_vector,
+  // ai_cpu, dsa, communication) or what it does when that is what users of
+  // the format look for first (layout_conversion, data_movement, sync).
+  // The summary's row kind; empty: the format says nothing (kind decides).
+  StringId task_class = StringPool::kEmpty;
 };
 
 struct RunInfo {
@@ -206,6 +225,7 @@ class Trace {
   StringId task_output_shapes(TaskId t) const {
     return output_shapes_[t.value()];
   }
+  StringId task_class(TaskId t) const { return class_[t.value()]; }
   uint32_t task_run(TaskId t) const { return run_[t.value()]; }
   // The host task that launched this one (Kineto: cpu_op of the runtime
   // call), set by the linker; Invalid when unknown.
@@ -236,6 +256,7 @@ class Trace {
   void SetTaskOutputShapes(TaskId t, StringId s) {
     output_shapes_[t.value()] = s;
   }
+  void SetTaskClass(TaskId t, StringId s) { class_[t.value()] = s; }
 
   uint32_t AddRun(const RunInfo& run);
   const std::vector<RunInfo>& runs() const { return runs_; }
@@ -278,6 +299,7 @@ class Trace {
   std::vector<int64_t> bytes_;
   std::vector<StringId> shapes_;
   std::vector<StringId> output_shapes_;
+  std::vector<StringId> class_;
   std::vector<uint32_t> run_;
   std::vector<TaskId> parent_;
   std::vector<TaskId> launch_;
@@ -316,6 +338,13 @@ class CorrelationIndex {
 std::string TraceDialects(const Trace& trace);
 // The dialect of the source task `t` belongs to ("ascend", ...).
 std::string_view TaskDialect(const Trace& trace, TaskId t);
+
+// The class of task `t` (TaskRow::task_class) when its op type is
+// `op_type` (the task's own, or the op type of the node it linked to): the
+// class its source gives that op type (SourceInfo::op_type_classes), else
+// the task's own; empty when neither says.
+std::string_view TaskClassOf(const Trace& trace, TaskId t,
+                             std::string_view op_type);
 
 // Names for people, shared by every report and view (summary stream rows,
 // the timeline's tracks and groups, task details, dumps). With tracks of

@@ -68,6 +68,19 @@ struct TestRun {
     row.duration_ns = dur_us * 1000;
     return trace.AddTask(row);
   }
+  // What the CANN importers record (importers/common/ascend_task_type.h):
+  // their sources class TransData as a layout conversion by op type, and
+  // HCCL collectives are communication tasks.
+  void ClassAsCann() {
+    trace.mutable_source(trace.track_source(stream))
+        .op_type_classes.emplace_back(pool.Intern("TransData"),
+                                      pool.Intern("layout_conversion"));
+  }
+  TaskId Collective(std::string_view name, int64_t start_us, int64_t dur_us) {
+    TaskId t = Task(name, start_us, dur_us);
+    trace.SetTaskClass(t, pool.Intern("communication"));
+    return t;
+  }
   // Indexes and links: every node executed; tasks linked to `task_nodes`.
   void Finish(std::vector<std::pair<NodeId, TaskId>> task_nodes = {}) {
     model.BuildIndexes();
@@ -133,6 +146,7 @@ TEST(DiagnosisRulesTest, EveryRuleIsEvaluated) {
   r.Node("Mul", "gmul", {"n", "g3"}, {"g4"});
   r.Node("Transpose", "t1", {"g4"}, {"t1o"}, "[1,0]");
   r.Node("Transpose", "t2", {"t1o"}, {"t2o"}, "[1,0]");
+  r.ClassAsCann();
   r.Task("TransData", 0, 50);
   r.Task("Conv", 50, 30);
   r.Task("Memcpy", 80, 20, TaskKind::kDataMovement);
@@ -200,6 +214,7 @@ TEST(DiagnosisRulesTest, FindingsSortBySeverityThenTime) {
 
 TEST(LayoutConversionShareTest, FiresAboveThresholdWithBreakdown) {
   TestRun r;
+  r.ClassAsCann();
   r.Task("TransData", 0, 4);
   r.Task("TransData", 10, 2);
   r.Task("Conv", 20, 94);
@@ -215,6 +230,26 @@ TEST(LayoutConversionShareTest, FiresAboveThresholdWithBreakdown) {
   EXPECT_FALSE(f[0].suggestion.empty());
   // The same run under a 10% threshold: silent.
   EXPECT_TRUE(r.Only(kRuleLayoutConversionShare, 0.10).empty());
+}
+
+// GE names the TransData ops it inserts trans_TransData_N; a timeline
+// without op types gives only that name, and the CANN importers class the
+// task by it.
+TEST(LayoutConversionShareTest, TasksTheImporterClassedCount) {
+  TestRun r;
+  TaskId t = r.Task("trans_TransData_0", 0, 6);
+  r.trace.SetTaskClass(t, r.pool.Intern("layout_conversion"));
+  r.Task("Conv", 20, 94);
+  r.Finish();
+  std::vector<Finding> f = r.Only(kRuleLayoutConversionShare);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_DOUBLE_EQ(f[0].share, 0.06);
+  // The same name from a format that classes nothing is no evidence.
+  TestRun plain;
+  plain.Task("trans_TransData_0", 0, 6);
+  plain.Task("Conv", 20, 94);
+  plain.Finish();
+  EXPECT_TRUE(plain.Only(kRuleLayoutConversionShare).empty());
 }
 
 TEST(LayoutConversionShareTest, ExactlyAtThresholdDoesNotFire) {
@@ -272,7 +307,7 @@ TEST(DataMovementShareTest, CollectiveCommunicationIsNotInTheBasis) {
   r.Task("Conv", 20, 180);
   // The all-reduce (800 us) is left out: copies are 20 of 200 us, 10%,
   // exactly the threshold (silent); with it they would be 2%.
-  r.Task("hcom_allReduce_", 200, 800, TaskKind::kCompute);
+  r.Collective("hcom_allReduce_", 200, 800);
   r.Finish();
   EXPECT_TRUE(r.Only(kRuleDataMovementShare).empty());
   auto f = r.Only(kRuleDataMovementShare, 0.09);
@@ -280,6 +315,7 @@ TEST(DataMovementShareTest, CollectiveCommunicationIsNotInTheBasis) {
   EXPECT_DOUBLE_EQ(f[0].share, 0.1);
   // Layout conversions are measured against compute time only.
   TestRun l;
+  l.ClassAsCann();
   l.Task("TransData", 0, 10);
   l.Task("Conv", 10, 90);
   l.Task("Memcpy HtoD", 100, 900, TaskKind::kDataMovement);

@@ -35,13 +35,8 @@ RuleContext MakeRuleContext(const Model& model, const Trace& trace,
 }
 
 bool IsCommunication(const Trace& trace, TaskId t) {
-  std::string_view category = trace.str(trace.task_category(t));
-  if (category == "communication" || category == "COMMUNICATION" ||
-      category == "HCCL" || category == "hccl") {
-    return true;
-  }
-  std::string_view name = trace.str(trace.task_name(t));
-  return name.starts_with("hcom_") || name.starts_with("nccl");
+  if (trace.str(trace.task_class(t)) == kTaskClassCommunication) return true;
+  return trace.str(trace.task_name(t)).starts_with("nccl");
 }
 
 std::string_view TaskOpType(const RuleContext& ctx, TaskId t) {

@@ -27,8 +27,12 @@ bool NamedAsInsertedConversion(std::string_view name) {
 
 bool IsLayoutConversion(const RuleContext& ctx, TaskId t) {
   std::string_view op = TaskOpType(ctx, t);
-  if (OpIn(op, {"TransData", "TransDataRNN", "FormatTransfer", "ReorderInput",
-                "ReorderOutput", "Reorder", "LayoutTransform"})) {
+  // What the task's importer knows (CANN: TransData, TransDataRNN,
+  // FormatTransfer, by op type or by GE's trans_TransData_N names), else
+  // ONNX Runtime's NCHWc reorders and generic layout transforms by op type.
+  if (TaskClassOf(ctx.trace, t, op) == kTaskClassLayoutConversion ||
+      OpIn(op,
+           {"ReorderInput", "ReorderOutput", "Reorder", "LayoutTransform"})) {
     return true;
   }
   if (!OpIn(op, {"Transpose", "TransposeD", "Cast"})) return false;

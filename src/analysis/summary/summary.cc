@@ -18,32 +18,6 @@ bool IsDataMovementOpType(std::string_view op) {
          op == "MemcpyAsync";
 }
 
-// CANN / Ascend rows (tasks of an "ascend" source): the accelerator that ran
-// the op, from the task's category (msprof Task Type / Accelerator Core), with
-// layout conversions (TransData, ...) as their own category: they are the
-// first thing a CANN user checks.
-std::string AscendCategory(std::string_view category, std::string_view op_type,
-                           std::string_view name, TaskKind kind) {
-  if (op_type == "TransData" || op_type == "TransDataRNN" ||
-      op_type == "FormatTransfer" ||
-      name.find("TransData") != std::string_view::npos) {
-    return "layout_conversion";
-  }
-  if (kind == TaskKind::kDataMovement) return "data_movement";
-  if (category == "AI_CORE" || category == "MIX_AIC") return "ai_core";
-  if (category == "AI_VECTOR_CORE" || category == "MIX_AIV") {
-    return "ai_vector";
-  }
-  if (category == "AI_CPU") return "ai_cpu";
-  if (category == "communication" || category == "HCCL" ||
-      category == "COMMUNICATION") {
-    return "communication";
-  }
-  if (kind == TaskKind::kSync) return "sync";
-  if (category == "DSA_SQE") return "dsa";
-  return std::string(TaskKindName(kind));
-}
-
 // Union length of [starts[i], ends[i]) over `indices`.
 int64_t UnionOfIntervals(const std::vector<int64_t>& starts,
                          const std::vector<int64_t>& ends,
@@ -257,7 +231,6 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
   int64_t total_ns = 0;
   for (size_t i = 0; i < tasks.size(); ++i) {
     TaskId t = tasks[i];
-    const bool ascend = TaskDialect(trace, t) == "ascend";
     TaskKind kind = trace.task_kind(t);
     NodeId node = trace.task_node(t);
     std::string op_type;
@@ -272,11 +245,12 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
       op_type = std::string(trace.str(trace.task_name(t)));
     }
     std::string row_kind(TaskKindName(kind));
-    if (ascend) {
-      // Per op type, with the accelerator as the row kind; data movement
-      // tasks keep their own names (MEMCPY_ASYNC, SDMA, ...).
-      row_kind = AscendCategory(trace.str(trace.task_category(t)), op_type,
-                                trace.str(trace.task_name(t)), kind);
+    std::string_view task_class = TaskClassOf(trace, t, op_type);
+    if (!task_class.empty()) {
+      // The class the task's importer gave it (trace/trace.h task_class;
+      // CANN: the accelerator, layout conversions) is the row kind, and op
+      // types stay apart (MEMCPY_ASYNC, SDMA, ...).
+      row_kind = std::string(task_class);
     } else if (kind == TaskKind::kDataMovement ||
                IsDataMovementOpType(op_type)) {
       // Data movement is one row of its own, whatever launched it.

@@ -62,6 +62,42 @@ TEST(SummaryTest, OpTypeTableWithDataMovementRow) {
   EXPECT_DOUBLE_EQ(r.streams[0].span_us, 120);
 }
 
+// Tasks whose importer gave them a class (trace/trace.h task_class) show it
+// as the row kind and keep their op types apart; the source's op-type
+// classes apply to an op type that came from the linked graph node. Any
+// other format's data movement is one row.
+TEST(SummaryTest, TaskClassesAreTheRowKinds) {
+  Fixture f;
+  auto classed = [&](std::string_view name, std::string_view op,
+                     std::string_view cls, TaskKind kind, int64_t start) {
+    TaskId t = f.Add(kind, name, op, start, 10, f.stream);
+    f.trace.SetTaskClass(t, f.pool.Intern(cls));
+    return t;
+  };
+  classed("Conv1", "Conv2D", "ai_core", TaskKind::kCompute, 0);
+  classed("MEMCPY_ASYNC", "MEMCPY_ASYNC", "data_movement",
+          TaskKind::kDataMovement, 20);
+  classed("SDMA", "SDMA", "data_movement", TaskKind::kDataMovement, 40);
+  // Linked to a FormatTransfer node: the op type is the node's.
+  TaskId fmt = classed("fmt_1", "", "ai_core", TaskKind::kCompute, 60);
+  GraphId g = f.model.AddGraph(LayerLevel::kCompiled, "g", "g.txt");
+  NodeId node = f.model.AddNode(g, "FormatTransfer", "", "fmt_1");
+  f.trace.SetTaskNode(fmt, node);
+  f.trace.mutable_source(f.trace.track_source(f.stream))
+      .op_type_classes.emplace_back(f.pool.Intern("FormatTransfer"),
+                                    f.pool.Intern("layout_conversion"));
+  f.Add(TaskKind::kDataMovement, "Memcpy HtoD", "", 80, 10, f.stream);
+  SummaryReport r = Summarize(f.model, f.trace, f.links, {});
+  std::map<std::string, std::string> kinds;
+  for (const OpTypeRow& row : r.op_types) kinds[row.op_type] = row.kind;
+  EXPECT_EQ(kinds, (std::map<std::string, std::string>{
+                       {"Conv2D", "ai_core"},
+                       {"MEMCPY_ASYNC", "data_movement"},
+                       {"SDMA", "data_movement"},
+                       {"FormatTransfer", "layout_conversion"},
+                       {"[data movement]", "data_movement"}}));
+}
+
 TEST(SummaryTest, OverlappingTasksOnOneStreamAreKeptAndCountedOnceInBusy) {
   Fixture f;
   f.Add(TaskKind::kCompute, "k1", "MatMul", 0, 100, f.stream);

@@ -290,6 +290,10 @@ class CsvReader : public Reader {
       ctx_.trace->AddRun({ctx_.trace->strings().Intern("whole trace"),
                           first_start_, last_end_, source_});
     }
+    if ((tasks_added_ > 0 || joined_ > 0) &&
+        ctx_.trace->str(source.dialect) == "ascend") {
+      AddAscendOpTypeClasses(*ctx_.trace, source_);
+    }
     // CANN tables write epoch microseconds (msprof and torch_npu alike).
     if (tasks_added_ > 0 || joined_ > 0 || memory_rows_ > 0) {
       if (source.time_base == TimeBase::kUnknown) {
@@ -496,7 +500,14 @@ class CsvReader : public Reader {
       return;
     }
     ++joined_;
-    if (!row.type.empty()) trace.SetTaskOpType(t, strings.Intern(row.type));
+    if (!row.type.empty()) {
+      trace.SetTaskOpType(t, strings.Intern(row.type));
+      // The op type may make the task a layout conversion.
+      std::string_view name = trace.str(trace.task_name(t));
+      trace.SetTaskClass(t, strings.Intern(AscendTaskClass(
+                                trace.str(trace.task_category(t)), row.type,
+                                name, trace.task_kind(t))));
+    }
     if (!row.in_shapes.empty()) {
       trace.SetTaskShapes(t, strings.Intern(row.in_shapes));
     }
@@ -567,6 +578,9 @@ class CsvReader : public Reader {
     row.start_ns = *start;
     row.duration_ns = *dur;
     if (!type.empty()) row.op_type = strings.Intern(type);
+    // The accelerator (or layout conversion) the summary shows.
+    row.task_class = strings.Intern(
+        AscendTaskClass(core, type.empty() ? name : type, name, row.kind));
     if (row.kind == TaskKind::kCompute && !name.empty()) {
       row.node_name = row.name;  // op name = GE node name
     }
@@ -622,7 +636,12 @@ class AscendCsvImporter : public Importer {
  public:
   const ImporterDescriptor& descriptor() const override {
     static const ImporterDescriptor d{
-        "ascend_csv", {".csv"}, 5, ContentKind::kTrace};
+        "ascend_csv",
+        {".csv"},
+        5,
+        ContentKind::kTrace,
+        "a CANN profiler table (op_summary, kernel_details, task_time, "
+        "op_statistic, memory_record CSV)"};
     return d;
   }
   int Sniff(std::string_view head, std::string_view path) const override {

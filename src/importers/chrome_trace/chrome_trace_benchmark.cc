@@ -10,8 +10,8 @@
 #include "base/string_pool.h"
 #include "diag/diagnostics.h"
 #include "importers/chrome_trace/chrome_trace_importer.h"
-#include "importers/chrome_trace/json_trace_parser.h"
-#include "importers/chrome_trace/json_trace_tokenizer.h"
+#include "importers/common/trace_event/json_trace_parser.h"
+#include "importers/common/trace_event/json_trace_tokenizer.h"
 #include "trace/trace.h"
 
 namespace mi::importers {
@@ -131,7 +131,7 @@ void BM_ImportOrtProfile(benchmark::State& state) {
 }
 BENCHMARK(BM_ImportOrtProfile)->Unit(benchmark::kMillisecond);
 
-class CountingDelegate : public chrome_trace::JsonTraceTokenizer::Delegate {
+class CountingDelegate : public trace_event::JsonTraceTokenizer::Delegate {
  public:
   Status OnTraceEvent(std::string_view) override {
     ++events;
@@ -147,7 +147,7 @@ void BM_TokenizeKinetoTrace(benchmark::State& state) {
   static const std::string* const kText = new std::string(MakeKinetoTrace());
   for (auto _ : state) {
     CountingDelegate delegate;
-    chrome_trace::JsonTraceTokenizer tokenizer("bench.json", &delegate);
+    trace_event::JsonTraceTokenizer tokenizer("bench.json", &delegate);
     Status status = tokenizer.Feed(*kText);
     if (status.ok()) status = tokenizer.Finish();
     if (!status.ok()) state.SkipWithError(status.ToString().c_str());
@@ -164,7 +164,7 @@ void BM_ParseTimestamp(benchmark::State& state) {
   int64_t sum = 0;
   for (auto _ : state) {
     for (std::string_view text : texts) {
-      sum += chrome_trace::ParseMicrosecondsToNanoseconds(text).value_or(0);
+      sum += trace_event::ParseMicrosecondsToNanoseconds(text).value_or(0);
     }
   }
   benchmark::DoNotOptimize(sum);

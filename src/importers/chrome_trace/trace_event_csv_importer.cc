@@ -10,14 +10,14 @@
 #include <vector>
 
 #include "importers/chrome_trace/chrome_trace_importer.h"
-#include "importers/chrome_trace/json_trace_parser.h"
-#include "importers/chrome_trace/trace_event_builder.h"
+#include "importers/common/trace_event/json_trace_parser.h"
+#include "importers/common/trace_event/trace_event_builder.h"
 
 namespace mi::importers {
 namespace {
 
-using chrome_trace::ParsedEvent;
-using chrome_trace::TraceEventBuilder;
+using trace_event::ParsedEvent;
+using trace_event::TraceEventBuilder;
 
 // Column roles, found by header name.
 enum class Column : uint8_t {
@@ -101,7 +101,7 @@ class TraceEventCsvReader : public Reader, public TraceEventBuilder::Reporter {
       : ctx_(ctx),
         path_(ctx.path.empty() ? "<buffer>" : ctx.path),
         builder_(ctx.trace, EnsureSource(ctx), &stats_, this) {
-    builder_.set_container(chrome_trace::TraceContainer::kArray);
+    builder_.set_container(trace_event::TraceContainer::kArray);
   }
 
   Status Parse(std::string_view chunk) override {
@@ -178,7 +178,7 @@ class TraceEventCsvReader : public Reader, public TraceEventBuilder::Reporter {
           break;
         case Column::kPid:
         case Column::kTid: {
-          auto number = chrome_trace::ParseInt64(value);
+          auto number = trace_event::ParseInt64(value);
           auto& id = columns_[i] == Column::kPid ? event.pid : event.tid;
           id.present = !value.empty();
           if (number) {
@@ -191,7 +191,7 @@ class TraceEventCsvReader : public Reader, public TraceEventBuilder::Reporter {
         case Column::kDur:
         case Column::kTs: {
           if (value.empty()) break;
-          auto ns = chrome_trace::ParseMicrosecondsToNanoseconds(value);
+          auto ns = trace_event::ParseMicrosecondsToNanoseconds(value);
           if (!ns) {
             return MalformedInputError(
                 path_ + ":" + std::to_string(record_line_) + ":1: column " +
@@ -256,7 +256,11 @@ class TraceEventCsvImporter : public Importer {
  public:
   const ImporterDescriptor& descriptor() const override {
     static const ImporterDescriptor kDescriptor{
-        "trace_event_csv", {".csv"}, 0, ContentKind::kTrace};
+        "trace_event_csv",
+        {".csv"},
+        0,
+        ContentKind::kTrace,
+        "trace events as CSV (an ONNX Runtime profile saved with pandas)"};
     return kDescriptor;
   }
 

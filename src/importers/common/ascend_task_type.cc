@@ -1,30 +1,14 @@
 #include "importers/common/ascend_task_type.h"
 
+#include <algorithm>
+
+#include "base/strings.h"
+
 namespace mi::importers {
 namespace {
 
-char Lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (Lower(a[i]) != Lower(b[i])) return false;
-  }
-  return true;
-}
-
-// `needle` is lower case.
-bool ContainsIgnoringCase(std::string_view haystack, std::string_view needle) {
-  if (needle.size() > haystack.size()) return false;
-  for (size_t i = 0; i + needle.size() <= haystack.size(); ++i) {
-    size_t k = 0;
-    while (k < needle.size() && Lower(haystack[i + k]) == needle[k]) ++k;
-    if (k == needle.size()) return true;
-  }
-  return false;
-}
+constexpr std::string_view kLayoutConversionOps[] = {
+    "TransData", "TransDataRNN", "FormatTransfer"};
 
 }  // namespace
 
@@ -55,6 +39,39 @@ TaskKind AscendTaskKind(std::string_view t) {
     return TaskKind::kSync;
   }
   return TaskKind::kOther;
+}
+
+std::string_view AscendTaskClass(std::string_view task_type,
+                                 std::string_view op_type,
+                                 std::string_view name, TaskKind kind) {
+  if (std::find(std::begin(kLayoutConversionOps),
+                std::end(kLayoutConversionOps),
+                op_type) != std::end(kLayoutConversionOps) ||
+      name.find("TransData") != std::string_view::npos) {
+    return kTaskClassLayoutConversion;
+  }
+  if (kind == TaskKind::kDataMovement) return kTaskClassDataMovement;
+  if (task_type == "AI_CORE" || task_type == "MIX_AIC") return "ai_core";
+  if (task_type == "AI_VECTOR_CORE" || task_type == "MIX_AIV") {
+    return "ai_vector";
+  }
+  if (task_type == "AI_CPU") return "ai_cpu";
+  // HCCL names its collectives hcom_<op>_ (hcom_allReduce_...).
+  if (IsAscendCommunicationType(task_type) || name.starts_with("hcom_")) {
+    return kTaskClassCommunication;
+  }
+  if (kind == TaskKind::kSync) return "sync";
+  if (task_type == "DSA_SQE") return "dsa";
+  return TaskKindName(kind);
+}
+
+void AddAscendOpTypeClasses(Trace& trace, SourceId source) {
+  SourceInfo& info = trace.mutable_source(source);
+  if (!info.op_type_classes.empty()) return;
+  const StringId layout = trace.strings().Intern(kTaskClassLayoutConversion);
+  for (std::string_view op : kLayoutConversionOps) {
+    info.op_type_classes.emplace_back(trace.strings().Intern(op), layout);
+  }
 }
 
 }  // namespace mi::importers

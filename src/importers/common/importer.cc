@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "importers/common/run_files.h"
 #include "io/chunk_reader.h"
 
 namespace mi::importers {
@@ -31,6 +32,8 @@ SourceId EnsureSource(ImportContext& ctx) {
   }
   return ctx.source;
 }
+
+void Importer::ClaimRunFiles(RunFiles&) const {}
 
 std::unique_ptr<Reader> Importer::CreateReader(ImportContext&) const {
   return nullptr;

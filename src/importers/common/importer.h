@@ -1,7 +1,9 @@
 #pragma once
 
 // The importer contract (one folder per format behind this interface):
-//  - a descriptor (name, extensions, priority),
+//  - a descriptor (name, extensions, priority, what the format is in words),
+//  - ClaimRunFiles(): what the format knows about its tool's output folders
+//    (which files form one source, their load order, what to leave out),
 //  - Sniff(): pure and cheap, looks at the first kSniffLookahead bytes
 //    (already decompressed) and the path,
 //  - Import(): by default streams the file in chunks through a Reader
@@ -24,6 +26,8 @@
 #include "trace/trace.h"
 
 namespace mi::importers {
+
+class RunFiles;
 
 inline constexpr size_t kSniffLookahead = 4096;
 
@@ -61,12 +65,22 @@ struct ImporterDescriptor {
   std::vector<std::string_view> extensions;
   int priority = 0;  // breaks sniff-score ties
   ContentKind content = ContentKind::kTrace;
+  // What the format is, for people: "an ONNX model (binary)". The "not a
+  // recognised format" error lists every registered importer's.
+  std::string_view description;
 };
 
 class Importer {
  public:
   virtual ~Importer() = default;
   virtual const ImporterDescriptor& descriptor() const = 0;
+  // Run directories and named files, before anything is read: takes the
+  // files of the folders this format's tool writes into their sources (with
+  // their load order) and leaves out what it knows is a copy, raw data or
+  // configuration (importers/common/run_files.h). Claims by path only; a
+  // claimed file is still read by whichever importer sniffs it best.
+  // Default: claims nothing.
+  virtual void ClaimRunFiles(RunFiles& files) const;
   // 0: not this format; 100: certain. Must not allocate much or fail.
   virtual int Sniff(std::string_view head, std::string_view path) const = 0;
   // Streams ctx.path through CreateReader() unless overridden.

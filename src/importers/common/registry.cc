@@ -1,5 +1,7 @@
 #include "importers/common/registry.h"
 
+#include <algorithm>
+
 namespace mi::importers {
 
 const Importer* ImporterRegistry::Detect(std::string_view head,
@@ -27,6 +29,32 @@ const Importer* ImporterRegistry::Detect(std::string_view head,
     }
   }
   return best;
+}
+
+void ImporterRegistry::ClaimRunFiles(RunFiles& files) const {
+  for (const auto& importer : importers_) {
+    files.set_claimant(importer->descriptor().name);
+    importer->ClaimRunFiles(files);
+  }
+  files.set_claimant({});
+}
+
+std::string ImporterRegistry::DescribeFormats() const {
+  std::vector<std::string_view> descriptions;
+  for (const auto& importer : importers_) {
+    std::string_view d = importer->descriptor().description;
+    if (d.empty() || std::find(descriptions.begin(), descriptions.end(), d) !=
+                         descriptions.end()) {
+      continue;
+    }
+    descriptions.push_back(d);
+  }
+  std::string out;
+  for (size_t i = 0; i < descriptions.size(); ++i) {
+    if (i > 0) out += i + 1 == descriptions.size() ? " or " : ", ";
+    out += descriptions[i];
+  }
+  return out;
 }
 
 const Importer* ImporterRegistry::FindByName(std::string_view name) const {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "importers/common/importer.h"
+#include "importers/common/run_files.h"
 
 namespace mi::importers {
 
@@ -22,6 +23,12 @@ class ImporterRegistry {
   const Importer* FindByName(std::string_view name) const;
   // The importer whose extension the path has (longest match), or nullptr.
   const Importer* FindByExtension(std::string_view path) const;
+  // Lets every importer claim, in registration order (the first claim of a
+  // file wins).
+  void ClaimRunFiles(RunFiles& files) const;
+  // Every importer's description, for "not a recognised format":
+  // "a, b, c or d" (repeats dropped).
+  std::string DescribeFormats() const;
   const std::vector<std::unique_ptr<Importer>>& importers() const {
     return importers_;
   }

@@ -6,15 +6,18 @@
 
 #include "importers/ge/ge_importer.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "importers/common/protobuf_text.h"
+#include "importers/common/run_files.h"
 #include "importers/ge/ge_ir_subset.pb.h"
 #include "importers/ge/ge_model_converter.h"
 #include "io/chunk_reader.h"
@@ -87,9 +90,51 @@ std::string FileName(std::string_view path) {
 class GeProtoTextImporter : public Importer {
  public:
   const ImporterDescriptor& descriptor() const override {
-    static const ImporterDescriptor* const kDescriptor = new ImporterDescriptor{
-        "ge_proto_text", {".txt"}, 4, ContentKind::kGraph};
+    static const ImporterDescriptor* const kDescriptor =
+        new ImporterDescriptor{"ge_proto_text",
+                               {".txt"},
+                               4,
+                               ContentKind::kGraph,
+                               "a GE graph dump (ge_proto_*.txt)"};
     return *kDescriptor;
+  }
+
+  // GE writes each stage twice by default (DUMP_GRAPH_FORMAT=ge_proto|onnx);
+  // the ge_proto form always has _datadump_original_op_names (the ONNX form
+  // only at DUMP_GE_GRAPH=1), so a ge_onnx dump whose ge_proto twin (same
+  // folder, same index and stage) is in the run is left out.
+  void ClaimRunFiles(RunFiles& files) const override {
+    auto twin_key = [](std::string_view path, std::string_view prefix,
+                       std::string_view ext) -> std::string {
+      size_t slash = path.find_last_of('/');
+      std::string_view folder =
+          slash == std::string_view::npos ? "" : path.substr(0, slash + 1);
+      std::string_view name =
+          slash == std::string_view::npos ? path : path.substr(slash + 1);
+      if (!name.starts_with(prefix) || !name.ends_with(ext) ||
+          name.size() < prefix.size() + ext.size()) {
+        return {};
+      }
+      name.remove_prefix(prefix.size());
+      name.remove_suffix(ext.size());
+      return std::string(folder) + std::string(name);
+    };
+    std::vector<std::string> protos;
+    for (const RunFiles::File& f : files.files()) {
+      std::string key = twin_key(f.path, "ge_proto_", ".txt");
+      if (!key.empty()) protos.push_back(std::move(key));
+    }
+    if (protos.empty()) return;
+    std::sort(protos.begin(), protos.end());
+    for (size_t i = 0; i < files.files().size(); ++i) {
+      std::string key = twin_key(files.files()[i].path, "ge_onnx_", ".pbtxt");
+      if (!key.empty() &&
+          std::binary_search(protos.begin(), protos.end(), key)) {
+        files.LeaveOut(i,
+                       "GE wrote this stage twice; its ge_proto twin, which "
+                       "always carries _datadump_original_op_names, is read");
+      }
+    }
   }
 
   int Sniff(std::string_view head, std::string_view path) const override {
@@ -318,8 +363,12 @@ class JsonToGe {
 class AtcJsonImporter : public Importer {
  public:
   const ImporterDescriptor& descriptor() const override {
-    static const ImporterDescriptor* const kDescriptor = new ImporterDescriptor{
-        "atc_json", {".om.json"}, 3, ContentKind::kGraph};
+    static const ImporterDescriptor* const kDescriptor =
+        new ImporterDescriptor{"atc_json",
+                               {".om.json"},
+                               3,
+                               ContentKind::kGraph,
+                               "an ATC model JSON (.om.json)"};
     return *kDescriptor;
   }
 

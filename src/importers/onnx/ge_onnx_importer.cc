@@ -41,7 +41,11 @@ class GeOnnxImporter : public Importer {
  public:
   const ImporterDescriptor& descriptor() const override {
     static const ImporterDescriptor* const kDescriptor = new ImporterDescriptor{
-        "ge_onnx_text", {".pbtxt"}, 4, ContentKind::kGraph};
+        "ge_onnx_text",
+        {".pbtxt"},
+        4,
+        ContentKind::kGraph,
+        "a GE graph dump as ONNX text (ge_onnx_*.pbtxt)"};
     return *kDescriptor;
   }
 

@@ -74,8 +74,12 @@ Status ImportFromBytes(std::string_view bytes, ImportContext& ctx,
 class OnnxImporter : public Importer {
  public:
   const ImporterDescriptor& descriptor() const override {
-    static const ImporterDescriptor* const kDescriptor = new ImporterDescriptor{
-        "onnx", {".onnx", ".ort.onnx"}, 10, ContentKind::kGraph};
+    static const ImporterDescriptor* const kDescriptor =
+        new ImporterDescriptor{"onnx",
+                               {".onnx", ".ort.onnx"},
+                               10,
+                               ContentKind::kGraph,
+                               "an ONNX model"};
     return *kDescriptor;
   }
 

@@ -129,8 +129,12 @@ int64_t LatestDefaultOpset() {
 class OnnxTextImporter : public Importer {
  public:
   const ImporterDescriptor& descriptor() const override {
-    static const ImporterDescriptor* const kDescriptor = new ImporterDescriptor{
-        "onnx_text", {".onnxtxt", ".onnx.txt"}, 5, ContentKind::kGraph};
+    static const ImporterDescriptor* const kDescriptor =
+        new ImporterDescriptor{"onnx_text",
+                               {".onnxtxt", ".onnx.txt"},
+                               5,
+                               ContentKind::kGraph,
+                               "an ONNX model in text form"};
     return *kDescriptor;
   }
 

@@ -1,4 +1,4 @@
-#include "importers/chrome_trace/json_trace_tokenizer.h"
+#include "importers/common/trace_event/json_trace_tokenizer.h"
 
 #include <array>
 #include <cstring>
@@ -8,7 +8,7 @@
 #include <emmintrin.h>
 #endif
 
-namespace mi::importers::chrome_trace {
+namespace mi::importers::trace_event {
 namespace {
 
 // Small top-level values worth keeping; everything else is skipped.
@@ -520,4 +520,4 @@ Status JsonTraceTokenizer::Finish() {
   return Status::Ok();
 }
 
-}  // namespace mi::importers::chrome_trace
+}  // namespace mi::importers::trace_event

@@ -1,4 +1,4 @@
-#include "importers/chrome_trace/json_trace_parser.h"
+#include "importers/common/trace_event/json_trace_parser.h"
 
 #include <algorithm>
 #include <cstring>
@@ -6,7 +6,7 @@
 
 #include <simdjson.h>
 
-namespace mi::importers::chrome_trace {
+namespace mi::importers::trace_event {
 namespace {
 
 namespace od = simdjson::ondemand;
@@ -644,4 +644,4 @@ JsonTraceParser::Outcome JsonTraceParser::Parse(std::string_view event_json,
   return Outcome::kFailed;
 }
 
-}  // namespace mi::importers::chrome_trace
+}  // namespace mi::importers::trace_event

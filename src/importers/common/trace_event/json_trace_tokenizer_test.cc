@@ -1,4 +1,4 @@
-#include "importers/chrome_trace/json_trace_tokenizer.h"
+#include "importers/common/trace_event/json_trace_tokenizer.h"
 
 #include <map>
 #include <string>
@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-namespace mi::importers::chrome_trace {
+namespace mi::importers::trace_event {
 namespace {
 
 class CollectingDelegate : public JsonTraceTokenizer::Delegate {
@@ -201,4 +201,4 @@ TEST(JsonTraceTokenizerTest, CountNewlinesAndPositions) {
 }
 
 }  // namespace
-}  // namespace mi::importers::chrome_trace
+}  // namespace mi::importers::trace_event

@@ -4,21 +4,42 @@
 // tasks on tracks, runs, dialect. One builder per imported file. The mapping
 // is decided per event from `cat`, `name` and `ph`, so it works whether the
 // Kineto top-level keys come before or after traceEvents; the dialect label
-// and the runs are settled in Finish(). See README.md for the table.
+// and the runs are settled in Finish(). See importers/chrome_trace/README.md
+// for the table. A format that writes trace events with meanings of its own
+// (the CANN timeline, importers/ascend_timeline) adds them through an
+// Extension instead of a branch here.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "diag/diagnostic_codes.h"
-#include "importers/chrome_trace/chrome_trace_importer.h"
-#include "importers/chrome_trace/json_trace_parser.h"
-#include "importers/chrome_trace/json_trace_tokenizer.h"
+#include "importers/common/trace_event/json_trace_parser.h"
+#include "importers/common/trace_event/json_trace_tokenizer.h"
+#include "importers/common/trace_event/trace_event_stats.h"
 #include "trace/trace.h"
 
-namespace mi::importers::chrome_trace {
+namespace mi::importers::trace_event {
+
+inline size_t HashCombine(size_t seed, uint64_t value) {
+  return seed ^ (std::hash<uint64_t>()(value) + 0x9e3779b97f4a7c15ULL +
+                 (seed << 6) + (seed >> 2));
+}
+
+// A pid or tid as the builder keys it: a number, or the interned label of
+// a string pid / tid.
+struct IdKey {
+  int64_t number = 0;
+  uint32_t label = 0;  // StringId value of a string pid/tid, else 0
+  bool operator==(const IdKey&) const = default;
+};
+struct IdPairHash {
+  size_t operator()(const std::pair<IdKey, IdKey>& k) const;
+};
 
 class TraceEventBuilder {
  public:
@@ -31,23 +52,63 @@ class TraceEventBuilder {
     virtual void ReportAtEnd(DiagnosticCode code, std::string message) = 0;
   };
 
+  // What a format adds to the generic mapping (one per imported file). The
+  // builder calls it as events arrive and once at the end; it reads the
+  // builder's state through the accessors below.
+  class Extension {
+   public:
+    virtual ~Extension() = default;
+    // A slice ('X' or 'B') without a category, about to become `row`: may
+    // revise the row; false drops the event.
+    virtual bool OnUncategorisedSlice(const ParsedEvent& event,
+                                      TaskRow& row) = 0;
+    // A flow start or end ('s' / 'f').
+    virtual void OnFlowEvent(const ParsedEvent& event) = 0;
+    // A host thread this file has not added a track for: the track of an
+    // earlier file of the same source it continues, or Invalid for a new one.
+    virtual TrackId ContinuedTrack(IdKey pid, IdKey tid) = 0;
+    // Called at the end, after the metadata names are applied and before
+    // stream waits and runs are settled. Returns the dialect this file
+    // turned out to be ("ascend"), or empty when it is none of the
+    // extension's; such a dialect's times are epoch times.
+    virtual std::string_view Finish() = 0;
+  };
+
   // Tracks are added to `source` (trace/trace.h SourceInfo); Finish() fills
   // its dialect, time base and rank.
   TraceEventBuilder(Trace* trace, SourceId source, ChromeTraceStats* stats,
                     Reporter* reporter);
 
   void set_container(TraceContainer container) { container_ = container; }
+  // Not owned; must outlive the builder's Finish().
+  void set_extension(Extension* extension) { extension_ = extension; }
   void AddEvent(const ParsedEvent& event);
   // Closes open B slices, applies metadata names, adds runs and assigns
   // every task of this file to one, sets the dialect.
   void Finish();
 
+  // For extensions.
+  Trace& trace() { return *trace_; }
+  SourceId source() const { return source_; }
+  ChromeTraceStats& stats() { return *stats_; }
+  Reporter& reporter() { return *reporter_; }
+  // Tasks and tracks before these were added by earlier files.
+  size_t first_task() const { return first_task_; }
+  size_t first_track() const { return first_track_; }
+  IdKey MakeIdKey(const EventThreadId& id);
+  StringId Intern(std::string_view s) { return trace_->strings().Intern(s); }
+  // The (pid, tid) of the first event on a track this file used; nullptr
+  // for tracks it did not use.
+  const std::pair<IdKey, IdKey>* ThreadOfTrack(TrackId track) const;
+  // This file's process_name metadata (kEmpty when it names none), and all
+  // of them.
+  StringId FileProcessName(IdKey pid) const;
+  const std::unordered_map<std::pair<IdKey, IdKey>, StringId, IdPairHash>&
+  file_process_names() const {
+    return process_names_;
+  }
+
  private:
-  struct IdKey {
-    int64_t number = 0;
-    uint32_t label = 0;  // StringId value of a string pid/tid, else 0
-    bool operator==(const IdKey&) const = default;
-  };
   struct TrackKey {
     TrackKind kind;
     IdKey a;  // host: pid; device: (device, 0), or the pid when by_pid
@@ -60,9 +121,6 @@ class TraceEventBuilder {
   struct TrackKeyHash {
     size_t operator()(const TrackKey& k) const;
   };
-  struct IdPairHash {
-    size_t operator()(const std::pair<IdKey, IdKey>& k) const;
-  };
   struct RunMarker {
     int64_t start_ns;
     int64_t end_ns;
@@ -73,17 +131,6 @@ class TraceEventBuilder {
     TaskRow row;
   };
 
-  // Ascend dialect (msprof_*.json, torch_npu trace_view.json): the meaning
-  // of an event depends on its process, known from process_name metadata
-  // that may come after the events, so tasks are revised in Finish().
-  struct FlowEnd {
-    StringId cat;
-    StringId id;
-    bool start;  // 's' (else 'f')
-    IdKey pid;
-    IdKey tid;
-    int64_t ts_ns;
-  };
   // Kineto cuda_sync "Stream Wait Event": the stream `track` waits for the
   // event the cudaEventRecord call `record_correlation` recorded on stream
   // `record_stream` (same device); `wait_correlation` is the
@@ -95,35 +142,24 @@ class TraceEventBuilder {
     int64_t wait_correlation;
   };
   void LinkStreamWaits();
-  void AddFlowEvent(const ParsedEvent& event);
-  bool NoteAscendEvent(const ParsedEvent& event, TaskRow& row);
-  void ApplyAscend();
-  StringId ProcessNameOf(IdKey pid);
-  TrackId EarlierSliceTrack(TrackKind kind, IdKey pid, IdKey tid);
 
-  IdKey MakeIdKey(const EventThreadId& id);
   TrackId HostTrack(const ParsedEvent& event);
   // `ort_event`: an ONNX Runtime GPU event (its pid is the host's);
   // `kineto_event`: a Kineto GPU activity (its pid is the device index).
   TrackId DeviceTrack(const ParsedEvent& event, bool ort_event,
                       bool kineto_event);
-  // Earlier files of this Trace that belong to the same source (the slices
-  // of one msprof timeline): only their tracks and tasks are continued.
-  bool SameSourceTrack(TrackId t) const {
-    return trace_->track_source(t) == source_;
-  }
   TrackId GetOrAddTrack(const TrackKey& key, const TrackInfo& info, IdKey pid,
                         IdKey tid);
   TaskId AddTask(TaskRow& row);
   void AddSliceEvent(const ParsedEvent& event, bool complete);
   void AddMetadata(const ParsedEvent& event);
   void AssignRuns();
-  StringId Intern(std::string_view s) { return trace_->strings().Intern(s); }
 
   Trace* trace_;
   SourceId source_;
   ChromeTraceStats* stats_;
   Reporter* reporter_;
+  Extension* extension_ = nullptr;
   TraceContainer container_ = TraceContainer::kUnknown;
   size_t first_task_ = 0;
 
@@ -149,12 +185,10 @@ class TraceEventBuilder {
   // Events of the legacy autograd profiler (no categories): PyTorch, but
   // times relative to the profiler's start, not the epoch.
   uint64_t legacy_events_ = 0;
-  uint64_t ascend_events_ = 0;
-  std::vector<FlowEnd> flow_ends_;
   std::vector<StreamWait> stream_waits_;
   size_t first_track_ = 0;
   StringId last_cat_text_id_;
   std::string last_cat_text_;
 };
 
-}  // namespace mi::importers::chrome_trace
+}  // namespace mi::importers::trace_event

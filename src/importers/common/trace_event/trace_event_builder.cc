@@ -1,37 +1,19 @@
-#include "importers/chrome_trace/trace_event_builder.h"
+#include "importers/common/trace_event/trace_event_builder.h"
 
 #include <algorithm>
 #include <climits>
 #include <utility>
 
-#include "importers/common/ascend_task_type.h"
+#include "base/strings.h"
 
-namespace mi::importers::chrome_trace {
+namespace mi::importers::trace_event {
 namespace {
 
 bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && s.substr(0, prefix.size()) == prefix;
+  return s.starts_with(prefix);
 }
 bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.substr(s.size() - suffix.size()) == suffix;
-}
-bool ContainsIgnoringCase(std::string_view haystack, std::string_view needle) {
-  auto lower = [](char c) {
-    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  };
-  if (needle.size() > haystack.size()) return false;
-  for (size_t i = 0; i + needle.size() <= haystack.size(); ++i) {
-    size_t k = 0;
-    while (k < needle.size() && lower(haystack[i + k]) == needle[k]) ++k;
-    if (k == needle.size()) return true;
-  }
-  return false;
-}
-
-size_t HashCombine(size_t seed, uint64_t value) {
-  return seed ^ (std::hash<uint64_t>()(value) + 0x9e3779b97f4a7c15ULL +
-                 (seed << 6) + (seed >> 2));
+  return s.ends_with(suffix);
 }
 
 // How one complete event becomes a task.
@@ -211,34 +193,6 @@ int64_t TrailingInteger(std::string_view label) {
   return value;
 }
 
-// Ascend dialect: the role of a process, from its process_name only (pids
-// are encoded differently by every msprof / torch_npu version).
-enum class AscendRole : uint8_t {
-  kNone,
-  kHardware,       // "Ascend Hardware": device streams ("Stream N")
-  kCommunication,  // "HCCL" (2025 torch_npu) / "Communication" (msprof)
-  kCann,           // "CANN": host API calls (AscendCL@, Node@launch, ...)
-  kOverlap,        // "Overlap Analysis": derived slices, skipped
-};
-
-AscendRole RoleOfProcess(std::string_view name) {
-  // process_labels are appended as "name (labels)".
-  size_t paren = name.find(" (");
-  if (paren != std::string_view::npos) name = name.substr(0, paren);
-  if (name == "Ascend Hardware") return AscendRole::kHardware;
-  if (name == "HCCL" || name == "Communication") {
-    return AscendRole::kCommunication;
-  }
-  if (name == "CANN") return AscendRole::kCann;
-  if (name == "Overlap Analysis") return AscendRole::kOverlap;
-  return AscendRole::kNone;
-}
-
-constexpr int64_t kAscendNone = 4294967295;  // UINT32_MAX: "no id"
-// External ids the Ascend dialect gives cpu_ops (async_npu flows), kept
-// apart from the ids a source writes.
-constexpr int64_t kAscendExternalIdBase = int64_t{1} << 40;
-
 }  // namespace
 
 size_t TraceEventBuilder::TrackKeyHash::operator()(const TrackKey& k) const {
@@ -250,8 +204,7 @@ size_t TraceEventBuilder::TrackKeyHash::operator()(const TrackKey& k) const {
   return HashCombine(h, k.by_pid);
 }
 
-size_t TraceEventBuilder::IdPairHash::operator()(
-    const std::pair<IdKey, IdKey>& k) const {
+size_t IdPairHash::operator()(const std::pair<IdKey, IdKey>& k) const {
   size_t h = HashCombine(0, static_cast<uint64_t>(k.first.number));
   h = HashCombine(h, k.first.label);
   h = HashCombine(h, static_cast<uint64_t>(k.second.number));
@@ -268,7 +221,7 @@ TraceEventBuilder::TraceEventBuilder(Trace* trace, SourceId source,
       first_task_(trace->task_count()),
       first_track_(trace->track_count()) {}
 
-TraceEventBuilder::IdKey TraceEventBuilder::MakeIdKey(const EventThreadId& id) {
+IdKey TraceEventBuilder::MakeIdKey(const EventThreadId& id) {
   IdKey key;
   if (!id.label.empty()) {
     key.label = Intern(id.label).value();
@@ -284,7 +237,10 @@ TrackId TraceEventBuilder::GetOrAddTrack(const TrackKey& key,
   if (last_track_.valid() && key == last_track_key_) return last_track_;
   auto [it, inserted] = tracks_.try_emplace(key, TrackId());
   if (inserted) {
-    TrackId earlier = EarlierSliceTrack(key.kind, pid, tid);
+    TrackId earlier =
+        extension_ != nullptr && key.kind == TrackKind::kHostThread
+            ? extension_->ContinuedTrack(pid, tid)
+            : TrackId::Invalid();
     it->second = earlier.valid() ? earlier : trace_->AddTrack(info);
     track_thread_keys_[it->second.value()] = {pid, tid};
   }
@@ -405,7 +361,10 @@ void TraceEventBuilder::AddSliceEvent(const ParsedEvent& event, bool complete) {
   row.correlation = event.correlation;
   row.external_id = event.external_id;
   row.bytes = event.bytes;
-  if (event.cat.empty() && !NoteAscendEvent(event, row)) return;
+  if (event.cat.empty() && extension_ != nullptr &&
+      !extension_->OnUncategorisedSlice(event, row)) {
+    return;
+  }
 
   if (m.run_marker) {
     run_markers_.push_back({event.ts_ns,
@@ -530,7 +489,9 @@ void TraceEventBuilder::AddEvent(const ParsedEvent& event) {
     case 't':
     case 'f':
       ++stats_->flow_events;
-      if (phase != 't') AddFlowEvent(event);
+      if (phase != 't' && extension_ != nullptr) {
+        extension_->OnFlowEvent(event);
+      }
       return;
     case 'b':
     case 'e':
@@ -561,359 +522,15 @@ void TraceEventBuilder::AddEvent(const ParsedEvent& event) {
   }
 }
 
-TrackId TraceEventBuilder::EarlierSliceTrack(TrackKind kind, IdKey pid,
-                                             IdKey tid) {
-  // Sliced msprof timelines (msprof_slice_N.json): only the first slice
-  // names the processes. A thread of a process this file has not named
-  // (yet: msprof writes metadata first) continues the Ascend track an
-  // earlier file of the same source added for the same (pid, tid).
-  if (first_track_ == 0 || kind != TrackKind::kHostThread || pid.label != 0 ||
-      tid.label != 0 || process_names_.count({pid, IdKey{}}) > 0) {
-    return TrackId::Invalid();
-  }
-  for (size_t i = 0; i < first_track_; ++i) {
-    const TrackInfo& info = trace_->track(TrackId(static_cast<uint32_t>(i)));
-    if (info.source == source_ && info.pid_label == StringPool::kEmpty &&
-        info.pid == pid.number && info.tid == tid.number &&
-        RoleOfProcess(trace_->str(info.process_name)) != AscendRole::kNone) {
-      return TrackId(static_cast<uint32_t>(i));
-    }
-  }
-  return TrackId::Invalid();
+const std::pair<IdKey, IdKey>* TraceEventBuilder::ThreadOfTrack(
+    TrackId track) const {
+  auto it = track_thread_keys_.find(track.value());
+  return it == track_thread_keys_.end() ? nullptr : &it->second;
 }
 
-StringId TraceEventBuilder::ProcessNameOf(IdKey pid) {
-  if (auto it = process_names_.find({pid, IdKey{}});
-      it != process_names_.end()) {
-    return it->second;
-  }
-  // Sliced msprof files (msprof_slice_N.json) carry the metadata once: look
-  // at the tracks earlier files of this source added for the same pid.
-  for (size_t i = 0; i < first_track_; ++i) {
-    const TrackInfo& info = trace_->track(TrackId(static_cast<uint32_t>(i)));
-    if (info.source != source_) continue;
-    bool same = pid.label != 0 ? info.pid_label.value() == pid.label
-                               : info.pid_label == StringPool::kEmpty &&
-                                     info.pid == pid.number;
-    if (same && info.process_name != StringPool::kEmpty) {
-      return info.process_name;
-    }
-  }
-  return StringPool::kEmpty;
-}
-
-bool TraceEventBuilder::NoteAscendEvent(const ParsedEvent& event,
-                                        TaskRow& row) {
-  // msprof writes no "cat" on X events; its args name the task.
-  const bool ascend_args = !event.task_type.empty() || event.task_id >= 0 ||
-                           event.connection_id >= 0 || !event.item_id.empty() ||
-                           event.model_id >= 0 || event.stream_id >= 0;
-  if (!ascend_args) {
-    // Overlap Analysis slices have no args: skip them when their process
-    // is already known (msprof writes metadata first); later ones are
-    // marked in ApplyAscend().
-    auto it = process_names_.find({MakeIdKey(event.pid), IdKey{}});
-    if (it != process_names_.end() &&
-        RoleOfProcess(trace_->str(it->second)) == AscendRole::kOverlap) {
-      ++stats_->ascend_skipped_events;
-      return false;
-    }
-    return true;
-  }
-  ++ascend_events_;
-  if (!event.task_type.empty()) row.category = Intern(event.task_type);
-  if (row.correlation < 0 && event.connection_id >= 0) {
-    row.correlation = event.connection_id;
-  }
-  if (!event.item_id.empty() && StartsWith(event.name, "Node@")) {
-    row.node_name = Intern(event.item_id);
-  }
-  return true;
-}
-
-void TraceEventBuilder::AddFlowEvent(const ParsedEvent& event) {
-  if (!event.has_id || event.id.empty()) return;
-  if (event.cat != "HostToDevice" && event.cat != "async_npu" &&
-      event.cat != "async_task_queue") {
-    return;
-  }
-  const bool start = event.ph == "s";
-  IdKey pid = MakeIdKey(event.pid);
-  IdKey tid = event.tid.present ? MakeIdKey(event.tid) : pid;
-  flow_ends_.push_back(
-      {Intern(event.cat), Intern(event.id), start, pid, tid, event.ts_ns});
-}
-
-void TraceEventBuilder::ApplyAscend() {
-  const size_t task_end = trace_->task_count();
-  const size_t track_end = trace_->track_count();
-  // 1. Roles of this file's tracks, from the process names.
-  std::vector<AscendRole> roles(track_end, AscendRole::kNone);
-  bool any_role = false;
-  // Tracks of earlier files this one continues (slices) keep their role.
-  for (size_t i = 0; i < first_track_; ++i) {
-    if (track_thread_keys_.count(static_cast<uint32_t>(i)) == 0) continue;
-    roles[i] = RoleOfProcess(trace_->str(
-        trace_->track(TrackId(static_cast<uint32_t>(i))).process_name));
-    any_role = any_role || roles[i] != AscendRole::kNone;
-  }
-  std::vector<std::pair<IdKey, int32_t>> device_ordinals;
-  for (size_t i = first_track_; i < track_end; ++i) {
-    auto keys = track_thread_keys_.find(static_cast<uint32_t>(i));
-    if (keys == track_thread_keys_.end()) continue;
-    AscendRole role =
-        RoleOfProcess(trace_->str(ProcessNameOf(keys->second.first)));
-    roles[i] = role;
-    if (role == AscendRole::kNone) continue;
-    any_role = true;
-    TrackInfo& info = trace_->mutable_track(TrackId(static_cast<uint32_t>(i)));
-    if (role == AscendRole::kHardware || role == AscendRole::kCommunication) {
-      info.kind = TrackKind::kDeviceStream;
-      info.stream = info.tid;  // "Stream N": tid = (physical) stream id
-      const IdKey& pid = keys->second.first;
-      auto it = std::find_if(device_ordinals.begin(), device_ordinals.end(),
-                             [&](const auto& p) { return p.first == pid; });
-      if (it == device_ordinals.end()) {
-        device_ordinals.push_back(
-            {pid, static_cast<int32_t>(device_ordinals.size())});
-        it = device_ordinals.end() - 1;
-      }
-      info.device = it->second;
-    }
-  }
-  // Metadata-only files (trace_view_tiny.json) are Ascend too.
-  for (const auto& [key, name] : process_names_) {
-    if (RoleOfProcess(trace_->str(name)) != AscendRole::kNone) any_role = true;
-  }
-  if (!any_role && ascend_events_ == 0) return;
-  stats_->ascend = true;
-
-  // 2. Task kinds and the names to link by.
-  const StringId communication = Intern("communication");
-  for (size_t i = first_task_; i < task_end; ++i) {
-    TaskId t(static_cast<uint32_t>(i));
-    const size_t track = trace_->task_track(t).value();
-    AscendRole role = track < roles.size() ? roles[track] : AscendRole::kNone;
-    const TrackInfo& info = trace_->track(trace_->task_track(t));
-    std::string_view thread = trace_->str(info.thread_name);
-    switch (role) {
-      case AscendRole::kHardware: {
-        ++stats_->ascend_device_tasks;
-        TaskKind kind =
-            StartsWith(thread, "Step Trace") ||
-                    thread.find("MSTX") != std::string_view::npos
-                ? TaskKind::kAnnotation
-                : AscendTaskKind(trace_->str(trace_->task_category(t)));
-        trace_->SetTaskKind(t, kind);
-        // Device task -> GE node by op name (= Node@launch item_id).
-        if (kind == TaskKind::kCompute) {
-          trace_->SetTaskNodeName(t, trace_->task_name(t));
-        } else if (kind == TaskKind::kDataMovement || kind == TaskKind::kSync) {
-          // MEMCPY_ASYNC, SDMA, Notify Wait, EVENT_RECORD ...: the task is
-          // its own op type (as in msprof's reports), not the framework op
-          // that issued it (that one stays the task's parent).
-          trace_->SetTaskOpType(t, trace_->task_name(t));
-        }
-        break;
-      }
-      case AscendRole::kCommunication:
-        ++stats_->ascend_device_tasks;
-        // Group <n> Communication: whole collectives (hcom_allReduce_...);
-        // Plane <n>: their subtasks, detail only (not counted twice).
-        if (trace_->task_category(t) == StringPool::kEmpty &&
-            !StartsWith(thread, "Plane")) {
-          trace_->SetTaskKind(t, TaskKind::kCompute);
-          trace_->SetTaskCategory(t, communication);
-        } else {
-          trace_->SetTaskKind(t, TaskKind::kOther);
-        }
-        break;
-      case AscendRole::kCann:
-        ++stats_->ascend_host_api_tasks;
-        trace_->SetTaskKind(t, TaskKind::kRuntime);
-        break;
-      case AscendRole::kOverlap:
-        ++stats_->ascend_skipped_events;
-        trace_->SetTaskKind(t, TaskKind::kAnnotation);
-        break;
-      case AscendRole::kNone:
-        break;
-    }
-  }
-  if (stats_->ascend_skipped_events > 0) {
-    reporter_->ReportAtEnd(DiagnosticCode::kEventsNotModelled,
-                           std::to_string(stats_->ascend_skipped_events) +
-                               " Overlap Analysis slices and " +
-                               std::to_string(stats_->counter_events) +
-                               " counter events are not modelled");
-  }
-
-  // 3. Flows: pair s/f by (cat, id); each end is the X event at exactly the
-  // same (pid, tid, ts) (what torch_npu's combine_acl_to_npu does).
-  struct EndKey {
-    IdKey pid;
-    IdKey tid;
-    int64_t ts;
-    bool operator==(const EndKey&) const = default;
-  };
-  struct EndKeyHash {
-    size_t operator()(const EndKey& k) const {
-      size_t h = HashCombine(0, static_cast<uint64_t>(k.pid.number));
-      h = HashCombine(h, k.pid.label);
-      h = HashCombine(h, static_cast<uint64_t>(k.tid.number));
-      h = HashCombine(h, k.tid.label);
-      return HashCombine(h, static_cast<uint64_t>(k.ts));
-    }
-  };
-  std::unordered_map<EndKey, TaskId, EndKeyHash> ends;
-  for (const FlowEnd& f : flow_ends_) {
-    ends.emplace(EndKey{f.pid, f.tid, f.ts_ns}, TaskId::Invalid());
-  }
-  if (!ends.empty()) {
-    auto better = [&](TaskId a, TaskId b) {  // is a a better end than b?
-      if (!b.valid()) return true;
-      bool a_other = trace_->task_kind(a) == TaskKind::kOther;
-      bool b_other = trace_->task_kind(b) == TaskKind::kOther;
-      if (a_other != b_other) return b_other;
-      // Nested ops starting together: the innermost launched the work.
-      return trace_->task_duration_ns(a) < trace_->task_duration_ns(b);
-    };
-    for (size_t i = first_task_; i < task_end; ++i) {
-      TaskId t(static_cast<uint32_t>(i));
-      auto keys = track_thread_keys_.find(trace_->task_track(t).value());
-      if (keys == track_thread_keys_.end()) continue;
-      auto it = ends.find(EndKey{keys->second.first, keys->second.second,
-                                 trace_->task_start_ns(t)});
-      if (it != ends.end() && better(t, it->second)) it->second = t;
-    }
-  }
-  std::unordered_map<uint64_t, std::pair<int64_t, int64_t>> pairs;
-  std::vector<uint64_t> pair_order;
-  for (size_t i = 0; i < flow_ends_.size(); ++i) {
-    const FlowEnd& f = flow_ends_[i];
-    uint64_t key = (uint64_t{f.cat.value()} << 32) | f.id.value();
-    auto [it, inserted] = pairs.try_emplace(key, std::pair{-1, -1});
-    if (inserted) pair_order.push_back(key);
-    int64_t& slot = f.start ? it->second.first : it->second.second;
-    if (slot < 0) slot = static_cast<int64_t>(i);
-  }
-  const StringId host_to_device = Intern("HostToDevice");
-  std::vector<std::pair<TaskId, TaskId>> flow_launch;  // (device, host)
-  const StringId async_npu = Intern("async_npu");
-  uint64_t unresolved = 0;
-  for (uint64_t key : pair_order) {
-    const auto& [s, f] = pairs[key];
-    if (s < 0 || f < 0) continue;
-    const FlowEnd& fs = flow_ends_[static_cast<size_t>(s)];
-    const FlowEnd& ff = flow_ends_[static_cast<size_t>(f)];
-    TaskId from = ends[EndKey{fs.pid, fs.tid, fs.ts_ns}];
-    TaskId to = ends[EndKey{ff.pid, ff.tid, ff.ts_ns}];
-    if (!from.valid() || !to.valid()) {
-      if (fs.cat == host_to_device || fs.cat == async_npu) ++unresolved;
-      continue;
-    }
-    if (fs.cat == host_to_device) {
-      // Decided below, after the Node@launch with the task's own
-      // connection_id (the flow often starts on the AscendCL call).
-      flow_launch.emplace_back(to, from);
-    } else if (fs.cat == async_npu) {
-      // Framework op -> device task directly (eager single-op launches,
-      // Model Id 4294967295, have no GE model in between).
-      int64_t external = trace_->task_external_id(from);
-      if (external < 0) {
-        external = kAscendExternalIdBase + from.value();
-        trace_->SetTaskExternalId(from, external);
-      }
-      if (trace_->task_external_id(to) < 0) {
-        trace_->SetTaskExternalId(to, external);
-      }
-      ++stats_->framework_links_by_flow;
-    }
-  }
-  stats_->flows_unresolved += unresolved;
-  if (unresolved > 0) {
-    reporter_->ReportAtEnd(
-        DiagnosticCode::kFlowUnresolved,
-        std::to_string(unresolved) +
-            " HostToDevice / async_npu flows have an end at a (pid, tid, ts) "
-            "with no task (level-0 data points at a process without "
-            "metadata); connection_id is used instead where present");
-  }
-
-  // 4. Launches. Rule (ascend.md §1.2, §1.6): a device task's launch is
-  //   a. the CANN `Node@launch` with the task's own connection_id (msprof's
-  //      host_connect_device links exactly these; one launch may own many
-  //      tasks, e.g. an HCCL op), else
-  //   b. the start of its HostToDevice flow (AscendCL / Runtime calls:
-  //      aclrtRecordEvent, aclrtMemcpyAsync, ...), else
-  //   c. any other CANN call with the task's connection_id.
-  // The flow is not used first: in torch_npu data it mostly starts on the
-  // `AscendCL@aclnn...` call around the Node@launch. connection_ids are
-  // searched in this file first, then in the files of the same source
-  // loaded before it (the earlier slices of a sliced msprof timeline);
-  // another source's connection_ids are another profiler's numbers.
-  std::unordered_map<int64_t, TaskId> node_launch_by_connection;
-  std::unordered_map<int64_t, TaskId> other_launch_by_connection;
-  auto note_cann = [&](uint32_t begin, uint32_t end, bool overwrite) {
-    for (uint32_t i = begin; i < end; ++i) {
-      TaskId t(i);
-      if (trace_->task_kind(t) != TaskKind::kRuntime ||
-          trace_->task_correlation(t) < 0 ||
-          !SameSourceTrack(trace_->task_track(t)) ||
-          RoleOfProcess(
-              trace_->str(trace_->track(trace_->task_track(t)).process_name)) !=
-              AscendRole::kCann) {
-        continue;
-      }
-      auto& map = StartsWith(trace_->str(trace_->task_name(t)), "Node@")
-                      ? node_launch_by_connection
-                      : other_launch_by_connection;
-      if (overwrite) {
-        map[trace_->task_correlation(t)] = t;
-      } else {
-        map.try_emplace(trace_->task_correlation(t), t);
-      }
-    }
-  };
-  note_cann(static_cast<uint32_t>(first_task_), static_cast<uint32_t>(task_end),
-            /*overwrite=*/false);
-  note_cann(0, static_cast<uint32_t>(first_task_), /*overwrite=*/false);
-  for (const auto& [device, host] : flow_launch) {
-    // Only this file's device tasks; the first flow of a task wins.
-    if (trace_->task_launch(device).valid()) continue;
-    const int64_t connection = trace_->task_correlation(device);
-    if (connection >= 0 && connection != kAscendNone &&
-        node_launch_by_connection.count(connection) > 0) {
-      continue;  // rule a below
-    }
-    trace_->SetTaskLaunch(device, host);
-    if (connection < 0 && trace_->task_correlation(host) >= 0) {
-      trace_->SetTaskCorrelation(device, trace_->task_correlation(host));
-    }
-    ++stats_->launch_links_by_flow;
-  }
-  for (size_t i = first_task_; i < task_end; ++i) {
-    TaskId t(static_cast<uint32_t>(i));
-    const size_t track = trace_->task_track(t).value();
-    AscendRole role = track < roles.size() ? roles[track] : AscendRole::kNone;
-    if (role != AscendRole::kHardware && role != AscendRole::kCommunication) {
-      continue;
-    }
-    const int64_t connection = trace_->task_correlation(t);
-    if (connection < 0 || connection == kAscendNone) continue;
-    if (auto it = node_launch_by_connection.find(connection);
-        it != node_launch_by_connection.end()) {
-      trace_->SetTaskLaunch(t, it->second);
-      ++stats_->launch_links_by_node_launch;
-      continue;
-    }
-    if (trace_->task_launch(t).valid()) continue;  // rule b
-    if (auto it = other_launch_by_connection.find(connection);
-        it != other_launch_by_connection.end()) {
-      trace_->SetTaskLaunch(t, it->second);
-      ++stats_->launch_links_by_connection_id;
-    }
-  }
+StringId TraceEventBuilder::FileProcessName(IdKey pid) const {
+  auto it = process_names_.find({pid, IdKey{}});
+  return it == process_names_.end() ? StringPool::kEmpty : it->second;
 }
 
 void TraceEventBuilder::LinkStreamWaits() {
@@ -1125,7 +742,8 @@ void TraceEventBuilder::Finish() {
     }
   }
 
-  ApplyAscend();
+  const std::string_view extension_dialect =
+      extension_ != nullptr ? extension_->Finish() : std::string_view();
   LinkStreamWaits();
   AssignRuns();
 
@@ -1135,8 +753,8 @@ void TraceEventBuilder::Finish() {
   if (container_ == TraceContainer::kArray && ort_events_ > 0 &&
       kineto_events_ == 0) {
     stats_->dialect = "onnxruntime";
-  } else if (stats_->ascend) {
-    stats_->dialect = "ascend";
+  } else if (!extension_dialect.empty()) {
+    stats_->dialect = std::string(extension_dialect);
   } else if (kineto_top_level || kineto_events_ > 0) {
     stats_->dialect = "pytorch";
   } else {
@@ -1150,13 +768,14 @@ void TraceEventBuilder::Finish() {
     source.dialect = Intern(stats_->dialect);
   }
   if (source.time_base == TimeBase::kUnknown) {
-    // ONNX Runtime counts from the session's profiling start; Kineto,
-    // msprof and torch_npu write epoch time (Kineto relative to its
-    // baseTimeNanoseconds when it gives one); the legacy autograd
-    // profiler and other Chrome traces say nothing.
+    // ONNX Runtime counts from the session's profiling start; Kineto and
+    // the extensions' dialects (msprof, torch_npu) write epoch time (Kineto
+    // relative to its baseTimeNanoseconds when it gives one); the legacy
+    // autograd profiler and other Chrome traces say nothing.
     if (stats_->dialect == "onnxruntime") {
       source.time_base = TimeBase::kSessionStart;
-    } else if (stats_->dialect == "ascend" ||
+    } else if ((!extension_dialect.empty() &&
+                stats_->dialect == extension_dialect) ||
                (stats_->dialect == "pytorch" &&
                 (kineto_top_level || kineto_events_ > legacy_events_))) {
       source.time_base = TimeBase::kEpoch;
@@ -1169,4 +788,4 @@ void TraceEventBuilder::Finish() {
   }
 }
 
-}  // namespace mi::importers::chrome_trace
+}  // namespace mi::importers::trace_event

@@ -16,7 +16,7 @@
 
 #include "model_inspector/status.h"
 
-namespace mi::importers::chrome_trace {
+namespace mi::importers::trace_event {
 
 // A pid / tid: a number, or a label when the source wrote a string that is
 // not an integer (Kineto: "pid": "Spans", "tid": "stream 7").
@@ -54,7 +54,8 @@ struct ParsedEvent {
   std::string_view output_shapes;  // ORT output_type_shape
   std::string_view meta_name;      // M events: args.name
   std::string_view meta_labels;    // M events: args.labels
-  // CANN / msprof args (Ascend dialect), -1 / empty when absent.
+  // CANN / msprof args (read by importers/ascend_timeline), -1 / empty
+  // when absent.
   std::string_view task_type;  // "Task Type" / HCCL "task type"
   int64_t task_id = -1;        // "Task Id" / HCCL "task id"
   int64_t stream_id = -1;      // "Physic Stream Id" / "Stream Id"
@@ -125,4 +126,4 @@ std::optional<int64_t> ParseInt64(std::string_view text);
 // text).
 bool RepairUnescapedStrings(std::string_view in, std::string* out);
 
-}  // namespace mi::importers::chrome_trace
+}  // namespace mi::importers::trace_event

@@ -1,4 +1,4 @@
-#include "importers/chrome_trace/json_trace_parser.h"
+#include "importers/common/trace_event/json_trace_parser.h"
 
 #include <cstdint>
 #include <limits>
@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-namespace mi::importers::chrome_trace {
+namespace mi::importers::trace_event {
 namespace {
 
 TEST(TimestampTest, ExactNanosecondsWithoutDoubles) {
@@ -133,4 +133,4 @@ TEST(RepairTest, LeavesValidJsonAlone) {
 }
 
 }  // namespace
-}  // namespace mi::importers::chrome_trace
+}  // namespace mi::importers::trace_event

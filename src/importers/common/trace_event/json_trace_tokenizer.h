@@ -20,7 +20,7 @@
 
 #include "model_inspector/status.h"
 
-namespace mi::importers::chrome_trace {
+namespace mi::importers::trace_event {
 
 // 1-based line and column of a byte in the decompressed input.
 struct TextPosition {
@@ -151,4 +151,4 @@ uint64_t CountNewlines(std::string_view text);
 // The position reached after `text` when starting at `start`.
 TextPosition AdvancePosition(TextPosition start, std::string_view text);
 
-}  // namespace mi::importers::chrome_trace
+}  // namespace mi::importers::trace_event
