@@ -227,7 +227,7 @@ std::string AnalysesReferenceMarkdown() {
                     names.empty() ? std::string("-") : Join(names));
   }
   for (const AnalysisDescriptor* a : BuiltinAnalyses()) {
-    out += fmt::format("\n## {}\n\n{}: {}\n", a->id, a->title, a->summary);
+    out += fmt::format("\n## {}\n\n{}: {}.\n", a->id, a->title, a->summary);
     if (!a->parameters.empty()) {
       out += "\n| parameter | type | default | meaning |\n|---|---|---|---|\n";
       for (const ParameterSpec& p : a->parameters) {
@@ -247,7 +247,11 @@ std::string AnalysesReferenceMarkdown() {
       }
     }
     if (!a->reference.empty()) {
-      out += fmt::format("\nFields: {}.\n", a->reference);
+      std::string_view ref = a->reference;
+      constexpr std::string_view kDocs = "docs/reference/";
+      std::string_view target =
+          ref.substr(0, kDocs.size()) == kDocs ? ref.substr(kDocs.size()) : ref;
+      out += fmt::format("\nFields: [{}]({}).\n", ref, target);
     }
   }
   return out;
