@@ -5,6 +5,7 @@
 // and linked into the registry by src/analysis/CMakeLists.txt.
 
 #include "analysis/blocks/block_time.h"
+#include "analysis/load_balance/load_balance.h"
 #include "analysis/memory/memory.h"
 #include "analysis/registry/findings_analysis.h"
 #include "analysis/registry/registry.h"
@@ -18,7 +19,7 @@ const std::vector<const AnalysisDescriptor*>& BuiltinAnalyses() {
   static const std::vector<const AnalysisDescriptor*> list = {
       &CalibrationAnalysis(), &CriticalPathAnalysis(), &IdleOverlapAnalysis(),
       &FindingsAnalysis(),    &SequencesAnalysis(),    &BlocksAnalysis(),
-      &MemoryAnalysis(),      &ValidationAnalysis(),
+      &MemoryAnalysis(),      &ValidationAnalysis(),   &LoadBalanceAnalysis(),
   };
   return list;
 }
