@@ -12,10 +12,12 @@
 //     gaps of 15 us and more (test/fixtures/multirank/README.md: rank 0's
 //     kernels leave gaps of 20 and 20 us, rank 1's of 15 and 22 us); a bad
 //     value shows the server's message naming the parameter;
+//   - load balance (its view is the generic one): the ranks' busy, compute
+//     and idle time and the slowest rank as the fixture README sums them;
 //   - a task id in a table selects that task in the store;
 //   - on the ResNet run, memory and validation apply and render.
 // Waited on through the debug surface (window.__miDebug.view('analyses')),
-// never by sleeps. Screenshot: ui_analyses.png.
+// never by sleeps. Screenshots: ui_analyses.png, ui_analyses_load_balance.png.
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -94,6 +96,24 @@ try {
     eq(JSON.stringify(await drawnBlocks(page)), JSON.stringify(expectedBlocks(json)), `${a.id}: one block per object / array of objects`);
     const title = await page.$eval('#analyses section.analysis-block h3', (h) => h.textContent);
     check(title.startsWith(a.title), `${a.id}: headed by its title (${title})`);
+  }
+
+  // Load balance (its view is the generic one): the two ranks' busy time
+  // and the slowest rank, as the fixture README sums them (rank 0: 30 + 10
+  // + 5 = 45 us, rank 1: 50 + 8 + 4 = 62 us; mean 53.5 us, rank 1 8.5 us
+  // above it).
+  if (check(listed.some((a) => a.id === 'load_balance'), 'load_balance is registered')) {
+    await pick(page, 'load_balance');
+    const rows = await page.$$eval('#analyses section.analysis-block[data-title$="/ sources"] tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    const col = (name) => rows[0].indexOf(name);
+    eq(JSON.stringify(rows.slice(1).map((r) => [r[col('name')], r[col('busy')], r[col('compute')], r[col('idle')]])),
+      JSON.stringify([['rank 0', '45.0 µs', '40.0 µs', '40.0 µs'], ['rank 1', '62.0 µs', '58.0 µs', '37.0 µs']]), 'load balance: busy, compute, idle per rank');
+    const busy = await page.$$eval('#analyses section.analysis-block[data-title$="/ imbalance / busy"] tr',
+      (trs) => Object.fromEntries(trs.map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent])));
+    eq(busy['slowest name'], 'rank 1', 'load balance: rank 1 is the slowest');
+    eq(busy.mean, '53.5 µs', 'load balance: mean busy time');
+    eq(busy['slowest over mean'], '8.5 µs', 'load balance: how far above the mean');
+    await page.screenshot({ path: join(art, 'ui_analyses_load_balance.png') });
   }
 
   // Parameters: gaps of 15 us and more.
