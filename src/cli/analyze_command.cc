@@ -80,7 +80,11 @@ int Run(const AnalyzeFlags& flags) {
                    p.c_str());
       return 2;
     }
-    params[p.substr(0, eq)] = p.substr(eq + 1);
+    if (!params.emplace(p.substr(0, eq), p.substr(eq + 1)).second) {
+      std::fprintf(stderr, "error: --param: '%s' is given twice\n",
+                   p.substr(0, eq).c_str());
+      return 2;
+    }
   }
   int exit_code = 0;
   std::unique_ptr<Session> session = OpenOrReport(flags.input, &exit_code);

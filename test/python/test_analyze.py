@@ -68,6 +68,9 @@ def test_parameters_reach_the_analysis_and_bad_ones_name_themselves():
         proc = run("analyze", "idle_overlap", "-q", MULTIRANK, "--param", bad, check=False)
         assert proc.returncode == 2, bad
         assert words in proc.stderr, (bad, proc.stderr)
+    proc = run("analyze", "idle_overlap", "-q", MULTIRANK, "--param", "clock=raw",
+               "--param", "clock=raw", check=False)
+    assert proc.returncode == 2 and "'clock' is given twice" in proc.stderr
     proc = run("analyze", "no_such_analysis", "-q", MULTIRANK, check=False)
     assert proc.returncode == 3 and "no analysis 'no_such_analysis'" in proc.stderr
     proc = run("analyze", "memory", "-q", MULTIRANK, check=False)
