@@ -2,6 +2,13 @@
 
 namespace mi::encoders {
 
+ResultValue::ResultValue() = default;
+ResultValue::ResultValue(const ResultValue&) = default;
+ResultValue::ResultValue(ResultValue&&) noexcept = default;
+ResultValue& ResultValue::operator=(const ResultValue&) = default;
+ResultValue& ResultValue::operator=(ResultValue&&) noexcept = default;
+ResultValue::~ResultValue() = default;
+
 const ResultValue* ResultValue::Find(std::string_view key) const {
   for (const auto& [k, v] : members) {
     if (k == key) return &v;
@@ -31,7 +38,7 @@ ResultValue& ResultTreeWriter::Next() {
   }
   ResultValue* parent = open_.back();
   if (parent->kind == ResultValue::Kind::kObject) {
-    parent->members.emplace_back(std::move(key_), ResultValue());
+    parent->members.push_back(ResultMember{std::move(key_), ResultValue()});
     key_.clear();
     return parent->members.back().second;
   }

@@ -8,13 +8,14 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "model_inspector/analysis_result.h"
 #include "model_inspector/result_writer.h"
 
 namespace mi::encoders {
+
+struct ResultMember;
 
 struct ResultValue {
   enum class Kind : uint8_t {
@@ -33,8 +34,16 @@ struct ResultValue {
   uint64_t uint_value = 0;
   double double_value = 0;
   std::string string_value;
-  std::vector<std::pair<std::string, ResultValue>> members;  // objects
-  std::vector<ResultValue> items;                            // arrays
+  std::vector<ResultMember> members;  // objects, in written order
+  std::vector<ResultValue> items;     // arrays
+
+  // Out of line: a value holds values (members are complete only there).
+  ResultValue();
+  ResultValue(const ResultValue&);
+  ResultValue(ResultValue&&) noexcept;
+  ResultValue& operator=(const ResultValue&);
+  ResultValue& operator=(ResultValue&&) noexcept;
+  ~ResultValue();
 
   bool is_scalar() const {
     return kind != Kind::kObject && kind != Kind::kArray;
@@ -46,6 +55,12 @@ struct ResultValue {
   const ResultValue* Find(std::string_view key) const;
   // Numbers as double (0 for other kinds).
   double AsDouble() const;
+};
+
+// A key and its value in an object.
+struct ResultMember {
+  std::string first;   // the key
+  ResultValue second;  // the value
 };
 
 class ResultTreeWriter : public ResultWriter {
