@@ -5,9 +5,9 @@
 //   breakdown     time per op type and kind, per stream (Summary over the
 //                 whole trace as a time range, which leaves out the
 //                 whole-trace analyses; HTA: get_gpu_kernel_breakdown)
-//   idle          per-stream idle time by reason (IdleOverlapJson; HTA:
+//   idle          per-stream idle time by reason (IdleOverlap; HTA:
 //                 get_idle_time_breakdown)
-//   critical_path the critical path of one run (CriticalPathJson; HTA:
+//   critical_path the critical path of one run (CriticalPath; HTA:
 //                 critical_path_analysis of one ProfilerStep)
 // Each phase runs REPEAT times; the best wall time is printed. Raw trace
 // clock throughout (HTA does not calibrate clocks).
@@ -31,6 +31,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "encoders/json_encoder.h"
 #include "model_inspector/session.h"
 
 namespace {
@@ -96,10 +97,11 @@ int main(int argc, char** argv) {
 
   mi::TimingRequest whole;
   whole.clock = mi::TraceClock::kRaw;
+  // Timed with their JSON encoding, as the server answers them.
   std::string idle_json;
   double idle_ms = BestMs(repeat, [&]() {
-    auto r = session->IdleOverlapJson(whole);
-    idle_json = r.ok() ? std::move(r).value() : r.status().ToString();
+    auto r = session->IdleOverlap(whole);
+    idle_json = r.ok() ? mi::encoders::EncodeJson(*r) : r.status().ToString();
   });
   nlohmann::json idle = nlohmann::json::parse(idle_json, nullptr, false);
   if (idle.is_discarded()) return Fail("idle/overlap: " + idle_json);
@@ -108,8 +110,8 @@ int main(int argc, char** argv) {
   one_run.run = run;
   std::string path_json;
   double path_ms = BestMs(repeat, [&]() {
-    auto r = session->CriticalPathJson(one_run);
-    path_json = r.ok() ? std::move(r).value() : "";
+    auto r = session->CriticalPath(one_run);
+    path_json = r.ok() ? mi::encoders::EncodeJson(*r) : "";
     if (!r.ok()) error = r.status().ToString();
   });
 

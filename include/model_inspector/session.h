@@ -2,6 +2,8 @@
 
 // The public C++ API of model-inspector. Every front end (CLI, server,
 // Python) goes through Session: detect -> import -> link -> analyse.
+// Analyses return typed results (analysis_result.h, results/*.h); the
+// front ends encode them (src/encoders/: JSON, tables).
 
 #include <cstdint>
 #include <functional>
@@ -10,7 +12,16 @@
 #include <string_view>
 #include <vector>
 
+#include "model_inspector/analysis_result.h"
 #include "model_inspector/diagnosis.h"
+#include "model_inspector/results/calibration.h"
+#include "model_inspector/results/critical_path.h"
+#include "model_inspector/results/diagnosis.h"
+#include "model_inspector/results/idle_overlap.h"
+#include "model_inspector/results/memory.h"
+#include "model_inspector/results/node_details.h"
+#include "model_inspector/results/node_paths.h"
+#include "model_inspector/results/validation.h"
 #include "model_inspector/status.h"
 #include "model_inspector/summary.h"
 
@@ -146,8 +157,8 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   const std::vector<InputFile>& inputs() const;
+  // The summary tables (summary.json is its Write()).
   SummaryReport Summary(const SummaryOptions& options) const;
-  std::string SummaryJson(const SummaryOptions& options) const;
   // Writes graph.json, trace.json, summary.json and analyses.json into
   // `out_dir` (created if needed), each atomically.
   Status ExportDumps(const std::string& out_dir) const;
@@ -171,12 +182,12 @@ class Session {
   // Node queries for the UI server (src/session/node_queries.cc). Levels
   // present among the inputs: "framework" and/or "compiled".
   std::vector<std::string> Levels() const;
-  // One node of a level as JSON (docs/reference/http-api.md, "nodes"): op
-  // type, attributes, inputs/outputs with dtypes and shapes, scope, status,
+  // One node of a level (docs/reference/http-api.md, "nodes"): op type,
+  // attributes, inputs/outputs with dtypes and shapes, scope, status,
   // fused_from / fused_into and linked tasks. NotFound for an absent level
   // or a node that is not on it.
-  StatusOr<std::string> NodeDetailsJson(std::string_view level,
-                                        uint32_t node) const;
+  StatusOr<NodeDetailsResult> NodeDetails(std::string_view level,
+                                          uint32_t node) const;
   // Nodes of a level whose name (or op type, attribute) matches `query` as
   // JSON {"matches": [...], "total": N}, at most `limit` matches. `mode`:
   // "text" (case-insensitive substring), "glob" ('*' within one '/'
@@ -222,63 +233,68 @@ class Session {
   // InvalidArgument for an unknown sort key or status.
   StatusOr<std::string> MappingJson(const MappingRequest& request) const;
 
+  // The analysis registry (src/analysis/registry,
+  // docs/reference/analyses.md): every registered analysis, with whether it
+  // applies to this run (what it needs is loaded).
+  std::vector<AnalysisInfo> Analyses() const;
+  // Runs one registered analysis with parameters given as text by name.
+  // NotFound for an unknown id; InvalidArgument (naming the parameter) for
+  // an unknown parameter or a bad value, or when it does not apply.
+  StatusOr<std::unique_ptr<AnalysisResult>> RunAnalysis(
+      std::string_view id, const AnalysisParams& params) const;
+  // Everything analysed for the whole run: every in_export analysis that
+  // applies, with default parameters (analyses.json, GET /analyses).
+  AnalysesDocument ExportedAnalyses() const;
+
+  // The analyses the front ends also use by type (each is a registered
+  // analysis too, except node paths and node details).
+  //
   // Memory of one level (E8, src/analysis/memory): tensor lifetimes in
   // execution order, the peak and the tensors alive at it, per-node and
   // per-scope footprints, and the trace's allocator figures against the
-  // estimate, as JSON (docs/reference/schemas/memory.schema.json).
-  // NotFound for an absent level.
-  StatusOr<std::string> MemoryJson(std::string_view level) const;
+  // estimate (docs/reference/schemas/memory.schema.json). NotFound for an
+  // absent level.
+  StatusOr<MemoryResult> Memory(std::string_view level) const;
   // Validation findings (S5, src/analysis/validation) of every graph level
-  // as JSON (docs/reference/schemas/check.schema.json); `*errors` (when
-  // given) receives the number of error findings.
-  std::string ValidationJson(uint64_t* errors = nullptr) const;
+  // (docs/reference/schemas/check.schema.json).
+  ValidationResult Validation() const;
 
-  // Timing analyses (src/session/timing_queries.cc; JSON shapes in
+  // Timing analyses (src/analysis/timing; JSON shapes in
   // docs/reference/http-api.md "Analyses" and
   // docs/reference/schemas/analyses.schema.json).
-  // The clock calibration applied at Open ({"computed": false} when
+  // The clock calibration applied at Open (computed = false when
   // OpenOptions::calibrate_clocks was off).
-  std::string CalibrationJson() const;
+  CalibrationResult Calibration() const;
   // The critical path of a run (E7). InvalidArgument for a run the trace
   // does not have.
-  StatusOr<std::string> CriticalPathJson(const TimingRequest& request) const;
+  StatusOr<CriticalPathResult> CriticalPath(const TimingRequest& request) const;
   // Per-stream busy/idle with the idle breakdown, long gaps, copy/compute
   // overlap per device and host synchronize waits.
-  StatusOr<std::string> IdleOverlapJson(const TimingRequest& request) const;
+  StatusOr<IdleOverlapResult> IdleOverlap(const TimingRequest& request) const;
   // A node's ancestors and descendants in its graph and their tasks.
   // NotFound for an absent level or a node not on it.
-  StatusOr<std::string> NodePathsJson(std::string_view level,
+  StatusOr<NodePathsResult> NodePaths(std::string_view level,
                                       uint32_t node) const;
   // The id of the node named `name` on a level (exact name), or of node
   // N given as "#N"; NotFound otherwise, InvalidArgument when several
   // nodes of the level share the name (the message lists them as "#N").
   StatusOr<uint32_t> FindNodeId(std::string_view level,
                                 std::string_view name) const;
-  // Everything analysed for the whole trace: {"calibration",
-  // "critical_path", "idle_overlap"} (sections present when there is a
-  // trace), as written to analyses.json by ExportDumps.
-  std::string AnalysesJson() const;
 
   // Diagnosis, frequent sequences and per-block time
-  // (src/session/diagnosis_queries.cc; docs/reference/diagnosis-rules.md,
+  // (docs/reference/diagnosis-rules.md,
   // docs/reference/schemas/findings.schema.json).
   // Findings of every enabled rule (diagnosis and timing rules), sorted by
   // severity, then time at stake. InvalidArgument for an unknown rule id or
   // a threshold out of range.
-  StatusOr<std::vector<FindingInfo>> Findings(
-      const DiagnoseOptions& options) const;
-  // The findings as a JSON array.
-  StatusOr<std::string> FindingsJson(const DiagnoseOptions& options) const;
+  StatusOr<FindingsResult> Findings(const DiagnoseOptions& options) const;
   // The most time-consuming recurring task sequences per stream.
   // InvalidArgument for `by` other than op_type / name, lengths outside
   // 2 <= min <= max <= 32, or top outside 1..10000.
-  StatusOr<std::vector<SequenceInfo>> Sequences(
-      const SequenceOptions& options) const;
-  StatusOr<std::string> SequencesJson(const SequenceOptions& options) const;
+  StatusOr<SequencesResult> Sequences(const SequenceOptions& options) const;
   // Families of repeated blocks with per-instance time (framework level
   // when loaded, else compiled), by total time; empty without a graph.
-  std::vector<BlockFamilyInfo> Blocks() const;
-  std::string BlocksJson() const;
+  BlocksResult Blocks() const;
 
   struct Impl;
 
@@ -299,6 +315,11 @@ struct StartOptions {
   std::string backend = "onnxruntime";
 };
 StatusOr<std::string> StartRunDirectory(const StartOptions& options);
+
+// The registered analyses (applies = false: no run is given) and
+// docs/reference/analyses.md, generated from them.
+std::vector<AnalysisInfo> RegisteredAnalyses();
+std::string AnalysesReferenceMarkdown();
 
 // The list of diagnostic codes as Markdown (docs/reference/errors.md).
 std::string DiagnosticsReferenceMarkdown();

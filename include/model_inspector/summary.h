@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "model_inspector/analysis_result.h"
 #include "model_inspector/diagnosis.h"
 
 namespace mi {
@@ -131,7 +133,8 @@ struct MemorySummary {
   int64_t reported_peak_bytes = -1;
 };
 
-struct SummaryReport {
+// summary.json (docs/reference/schemas/summary.schema.json) is its Write.
+struct SummaryReport : AnalysisResult {
   // What the time figures are made of: "execution tasks" (kernels, copies,
   // syncs), or "host ops (self time)" for CPU-only traces.
   std::string basis;
@@ -171,6 +174,9 @@ struct SummaryReport {
   MemorySummary memory;
   // Diagnosis findings with default thresholds (E9), most severe first.
   std::vector<FindingInfo> findings;
+
+  std::string_view analysis_id() const override { return "summary"; }
+  void Write(ResultWriter& w) const override;
 };
 
 }  // namespace mi

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/common.h"
+#include "encoders/json_encoder.h"
 
 namespace mi::cli {
 namespace {
@@ -23,22 +23,18 @@ bool CoveredByFindings(const DiagnosticInfo& d) {
   return d.code == "dangling_input" || d.code == "graph_cycle";
 }
 
-std::string RenderText(const nlohmann::json& report) {
+std::string RenderText(const ValidationResult& report) {
   std::string out;
-  for (const auto& level : report["levels"]) {
-    out += fmt::format(
-        "{} graph '{}' ({}): {} nodes, {} errors, {} warnings\n",
-        level["level"].get<std::string>(), level["graph"].get<std::string>(),
-        level["file"].get<std::string>(), level["nodes"].get<uint64_t>(),
-        level["errors"].get<uint64_t>(), level["warnings"].get<uint64_t>());
-    for (const auto& f : level["findings"]) {
-      out += fmt::format("  {} [{}] {}\n", f["severity"].get<std::string>(),
-                         f["rule"].get<std::string>(),
-                         f["message"].get<std::string>());
+  for (const LevelValidationInfo& level : report.levels) {
+    out += fmt::format("{} graph '{}' ({}): {} nodes, {} errors, {} warnings\n",
+                       level.level, level.graph, level.file, level.nodes,
+                       level.errors, level.warnings);
+    for (const ValidationFindingInfo& f : level.findings) {
+      out += fmt::format("  {} [{}] {}\n", f.severity, f.rule, f.message);
     }
   }
-  uint64_t errors = report["errors"].get<uint64_t>();
-  uint64_t warnings = report["warnings"].get<uint64_t>();
+  uint64_t errors = report.errors;
+  uint64_t warnings = report.warnings;
   out += errors == 0 && warnings == 0
              ? std::string("ok: no findings\n")
              : fmt::format("{}: {} errors, {} warnings\n",
@@ -73,15 +69,11 @@ int Run(const CheckFlags& flags) {
         "check needs a model (an ONNX file, ONNX text or a run directory "
         "holding one); the inputs hold none"));
   }
-  uint64_t errors = 0;
-  std::string json = session->ValidationJson(&errors);
-  if (flags.json) {
-    std::fputs(json.c_str(), stdout);
-    std::fputc('\n', stdout);
-  } else {
-    std::fputs(RenderText(nlohmann::json::parse(json)).c_str(), stdout);
-  }
-  return errors > 0 ? 1 : 0;
+  ValidationResult report = session->Validation();
+  std::fputs(flags.json ? encoders::EncodeJson(report).c_str()
+                        : RenderText(report).c_str(),
+             stdout);
+  return report.errors > 0 ? 1 : 0;
 }
 
 }  // namespace

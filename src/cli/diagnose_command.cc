@@ -8,13 +8,16 @@
 
 #include <fmt/format.h>
 
-#include "base/json_writer.h"
 #include "cli/common.h"
-#include "cli/table_printer.h"
+#include "encoders/json_encoder.h"
+#include "encoders/table_printer.h"
 #include "model_inspector/diagnosis.h"
 
 namespace mi::cli {
 namespace {
+
+using encoders::RenderText;
+using encoders::Table;
 
 struct DiagnoseFlags {
   InputFlags input;
@@ -133,35 +136,43 @@ int Run(const DiagnoseFlags& flags) {
   if (!session) return exit_code;
   auto findings = session->Findings(options);
   if (!findings.ok()) return ReportError(findings.status());
-  std::vector<SequenceInfo> sequences;
+  SequencesResult sequences;
   if (flags.sequences) {
     auto s = session->Sequences(sequence_options);
     if (!s.ok()) return ReportError(s.status());
     sequences = std::move(s).value();
   }
+  BlocksResult blocks;
+  if (flags.blocks) blocks = session->Blocks();
   if (flags.json) {
     // The same sections as GET /api/runs/{run}/analyses.
     std::string out;
-    JsonWriter w(&out);
+    encoders::JsonResultWriter w(&out);
     w.BeginObject();
-    w.Key("findings").Raw(*session->FindingsJson(options));
+    w.Key("findings");
+    findings->Write(w);
     if (flags.sequences) {
-      w.Key("sequences").Raw(*session->SequencesJson(sequence_options));
+      w.Key("sequences");
+      sequences.Write(w);
     }
-    if (flags.blocks) w.Key("blocks").Raw(session->BlocksJson());
+    if (flags.blocks) {
+      w.Key("blocks");
+      blocks.Write(w);
+    }
     w.EndObject();
     out.push_back('\n');
     std::fputs(out.c_str(), stdout);
     return 0;
   }
-  PrintFindings(*findings);
+  PrintFindings(findings->findings);
   if (flags.sequences) {
-    std::fputs(("\n" + RenderText(SequencesTable(sequences, flags.sequence_by)))
+    std::fputs(("\n" + RenderText(SequencesTable(sequences.sequences,
+                                                 flags.sequence_by)))
                    .c_str(),
                stdout);
   }
   if (flags.blocks) {
-    std::fputs(("\n" + RenderText(BlocksTable(session->Blocks()))).c_str(),
+    std::fputs(("\n" + RenderText(BlocksTable(blocks.families))).c_str(),
                stdout);
   }
   return 0;

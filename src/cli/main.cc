@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/analyze_command.h"
 #include "cli/check_command.h"
 #include "cli/diagnose_command.h"
 #include "cli/export_command.h"
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   mi::cli::RegisterDiagnoseCommand(app, &exit_code);
   mi::cli::RegisterPathCommand(app, &exit_code);
   mi::cli::RegisterCheckCommand(app, &exit_code);
+  mi::cli::RegisterAnalyzeCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -7,13 +7,16 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/common.h"
-#include "cli/table_printer.h"
+#include "encoders/json_encoder.h"
+#include "encoders/table_printer.h"
 
 namespace mi::cli {
 namespace {
+
+using encoders::RenderText;
+using encoders::Table;
 
 struct PathFlags {
   InputFlags input;
@@ -29,49 +32,41 @@ struct PathFlags {
 std::string Us(int64_t ns) { return fmt::format("{:.1f}", ns / 1000.0); }
 std::string Pct(double share) { return fmt::format("{:.1f}%", share * 100); }
 
-std::string CriticalPathText(const nlohmann::json& j, int top) {
-  int64_t length = j["length_ns"].get<int64_t>();
-  int64_t busy = j["busy_ns"].get<int64_t>();
-  std::string scope = j["run"].is_null()
-                          ? std::string("whole trace")
-                          : fmt::format("run {}", j["run"].get<int>());
+std::string CriticalPathText(const CriticalPathResult& r, int top) {
+  int64_t length = r.length_ns;
+  int64_t busy = r.busy_ns;
+  std::string scope =
+      r.run ? fmt::format("run {}", *r.run) : std::string("whole trace");
   std::string out = fmt::format(
       "Critical path ({} clock, {}): {} us of {} us wall ({}), {} tasks; "
       "tasks ran {} us, waits {} us\n\n",
-      j["clock"].get<std::string>(), scope, Us(length),
-      Us(j["wall_ns"].get<int64_t>()), Pct(j["share"].get<double>()),
-      j["tasks"].size(), Us(busy), Us(length - busy));
+      r.clock, scope, Us(length), Us(r.wall_ns), Pct(r.share), r.tasks.size(),
+      Us(busy), Us(length - busy));
   auto share_of_path = [length](int64_t ns) {
     return length > 0 ? Pct(static_cast<double>(ns) / length) : Pct(0);
   };
   std::map<int64_t, std::string> track_names;
   Table tracks{"Path time by track", {"track", "time (us)", "share"}, {}};
   tracks.numeric = {false, true, true};
-  for (const auto& t : j["by_track"]) {
-    track_names[t["track"].get<int64_t>()] = t["name"].get<std::string>();
-    tracks.rows.push_back({t["name"].get<std::string>(),
-                           Us(t["ns"].get<int64_t>()),
-                           share_of_path(t["ns"].get<int64_t>())});
+  for (const auto& t : r.by_track) {
+    track_names[t.track] = t.name;
+    tracks.rows.push_back({t.name, Us(t.ns), share_of_path(t.ns)});
   }
   Table ops{"Path time by op type", {"op type", "time (us)", "share"}, {}};
   ops.numeric = {false, true, true};
-  for (const auto& o : j["by_op_type"]) {
-    ops.rows.push_back({o["op_type"].get<std::string>(),
-                        Us(o["ns"].get<int64_t>()),
-                        share_of_path(o["ns"].get<int64_t>())});
+  for (const auto& o : r.by_op_type) {
+    ops.rows.push_back({o.label, Us(o.ns), share_of_path(o.ns)});
   }
   Table waits{"Waits on the path, by what the next task waited for",
               {"dependency", "time (us)", "share"},
               {}};
   waits.numeric = {false, true, true};
-  for (const auto& o : j["waits"]) {
-    waits.rows.push_back({o["kind"].get<std::string>(),
-                          Us(o["ns"].get<int64_t>()),
-                          share_of_path(o["ns"].get<int64_t>())});
+  for (const auto& o : r.waits) {
+    waits.rows.push_back({o.label, Us(o.ns), share_of_path(o.ns)});
   }
-  const auto& steps = j["steps"];
+  const auto& steps = r.steps;
   // Times from the path's start: traces often count from an epoch.
-  const int64_t path_start = j["start_ns"].get<int64_t>();
+  const int64_t path_start = r.start_ns;
   Table path{
       steps.size() > static_cast<size_t>(top)
           ? fmt::format("Path tasks (first {} of {}; --top)", top, steps.size())
@@ -81,17 +76,13 @@ std::string CriticalPathText(const nlohmann::json& j, int top) {
       {}};
   path.numeric = {true, false, false, false, true, true, false, true};
   for (size_t i = 0; i < steps.size() && i < static_cast<size_t>(top); ++i) {
-    const auto& s = steps[i];
-    int64_t track = s["track"].get<int64_t>();
-    auto name = track_names.find(track);
+    const CriticalPathStep& s = steps[i];
+    auto name = track_names.find(s.track);
     path.rows.push_back(
-        {std::to_string(s["task"].get<int64_t>()), s["name"].get<std::string>(),
-         s["op_type"].get<std::string>(),
-         name != track_names.end() ? name->second : std::to_string(track),
-         Us(s["start_ns"].get<int64_t>() - path_start),
-         Us(s["end_ns"].get<int64_t>() - s["start_ns"].get<int64_t>()),
-         s["via"].is_null() ? "" : s["via"].get<std::string>(),
-         Us(s["wait_ns"].get<int64_t>())});
+        {std::to_string(s.task), s.name, s.op_type,
+         name != track_names.end() ? name->second : std::to_string(s.track),
+         Us(s.start_ns - path_start), Us(s.end_ns - s.start_ns), s.via,
+         Us(s.wait_ns)});
   }
   for (const Table* t : {&tracks, &ops, &waits, &path}) {
     out += RenderText(*t) + "\n";
@@ -100,19 +91,16 @@ std::string CriticalPathText(const nlohmann::json& j, int top) {
 }
 
 std::string NodeNames(const Session& session, const std::string& level,
-                      const nlohmann::json& ids, size_t limit) {
+                      const std::vector<uint32_t>& ids, size_t limit) {
   std::string out;
   size_t shown = 0;
-  for (const auto& id : ids) {
+  for (uint32_t id : ids) {
     if (shown == limit) {
       out += fmt::format(", ... ({} more)", ids.size() - limit);
       break;
     }
-    auto details = session.NodeDetailsJson(level, id.get<uint32_t>());
-    std::string name =
-        details.ok()
-            ? nlohmann::json::parse(details.value())["name"].get<std::string>()
-            : std::to_string(id.get<uint32_t>());
+    auto details = session.NodeDetails(level, id);
+    std::string name = details.ok() ? details->name : std::to_string(id);
     out += (shown == 0 ? "" : ", ") + name;
     ++shown;
   }
@@ -128,16 +116,15 @@ int Run(const PathFlags& flags) {
     request.run = flags.run;
     request.clock =
         flags.clock == "raw" ? TraceClock::kRaw : TraceClock::kCalibrated;
-    auto json = session->CriticalPathJson(request);
-    if (!json.ok()) return ReportError(json.status());
-    nlohmann::json j = nlohmann::json::parse(json.value());
-    if (j["tasks"].empty()) {
+    auto path = session->CriticalPath(request);
+    if (!path.ok()) return ReportError(path.status());
+    if (path->tasks.empty()) {
       return ReportError(InvalidArgumentError(
           "no tasks to build a critical path from: give a trace (an ONNX "
           "Runtime profile, a PyTorch or Ascend profiler trace)"));
     }
-    std::fputs(flags.json ? json.value().c_str()
-                          : CriticalPathText(j, flags.top).c_str(),
+    std::fputs(flags.json ? encoders::EncodeJson(*path).c_str()
+                          : CriticalPathText(*path, flags.top).c_str(),
                stdout);
     return 0;
   }
@@ -152,24 +139,24 @@ int Run(const PathFlags& flags) {
   }
   auto id = session->FindNodeId(level, flags.node);
   if (!id.ok()) return ReportError(id.status());
-  auto json = session->NodePathsJson(level, id.value());
-  if (!json.ok()) return ReportError(json.status());
+  auto paths = session->NodePaths(level, id.value());
+  if (!paths.ok()) return ReportError(paths.status());
   if (flags.json) {
-    std::fputs(json.value().c_str(), stdout);
+    std::fputs(encoders::EncodeJson(*paths).c_str(), stdout);
     return 0;
   }
-  nlohmann::json j = nlohmann::json::parse(json.value());
+  const NodePathsResult& j = *paths;
   constexpr size_t kNamesShown = 20;
   std::string out = fmt::format(
       "Node {} ({} level, id {}): {} task{} of its own\n"
       "{} ancestors ({} tasks): {}\n"
       "{} descendants ({} tasks): {}\n",
-      flags.node, level, id.value(), j["node_tasks"].size(),
-      j["node_tasks"].size() == 1 ? "" : "s", j["ancestors"].size(),
-      j["ancestor_tasks"].size(),
-      NodeNames(*session, level, j["ancestors"], kNamesShown),
-      j["descendants"].size(), j["descendant_tasks"].size(),
-      NodeNames(*session, level, j["descendants"], kNamesShown));
+      flags.node, level, id.value(), j.node_tasks.size(),
+      j.node_tasks.size() == 1 ? "" : "s", j.ancestors.size(),
+      j.ancestor_tasks.size(),
+      NodeNames(*session, level, j.ancestors, kNamesShown),
+      j.descendants.size(), j.descendant_tasks.size(),
+      NodeNames(*session, level, j.descendants, kNamesShown));
   std::fputs(out.c_str(), stdout);
   return 0;
 }

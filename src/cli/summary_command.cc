@@ -8,10 +8,16 @@
 #include <fmt/format.h>
 
 #include "cli/common.h"
-#include "cli/table_printer.h"
+#include "encoders/json_encoder.h"
+#include "encoders/table_printer.h"
 
 namespace mi::cli {
 namespace {
+
+using encoders::RenderCsv;
+using encoders::RenderMarkdown;
+using encoders::RenderText;
+using encoders::Table;
 
 struct SummaryFlags {
   InputFlags input;
@@ -279,7 +285,10 @@ int Run(const SummaryFlags& flags) {
   std::unique_ptr<Session> session = OpenOrReport(flags.input, &exit_code);
   if (!session) return exit_code;
   if (flags.format == "json") {
-    std::fputs(session->SummaryJson(options).c_str(), stdout);
+    std::fputs(encoders::EncodeJson(session->Summary(options),
+                                    encoders::JsonStyle::kPretty)
+                   .c_str(),
+               stdout);
     return 0;
   }
   std::vector<Table> tables;

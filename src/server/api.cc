@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "base/json_writer.h"
+#include "encoders/json_encoder.h"
 
 namespace mi::server {
 namespace {
@@ -228,10 +229,31 @@ HttpResponse TimingAnalysis(const Session& session, const HttpRequest& r,
   TimingRequest request;
   Status parsed = ParseTimingRequest(r, &request);
   if (!parsed.ok()) return FromStatus(parsed);
-  auto json = what == "critical-path" ? session.CriticalPathJson(request)
-                                      : session.IdleOverlapJson(request);
-  if (!json.ok()) return FromStatus(json.status());
-  return Json(std::move(json).value());
+  if (what == "critical-path") {
+    auto path = session.CriticalPath(request);
+    if (!path.ok()) return FromStatus(path.status());
+    return Json(encoders::EncodeJson(*path));
+  }
+  auto idle = session.IdleOverlap(request);
+  if (!idle.ok()) return FromStatus(idle.status());
+  return Json(encoders::EncodeJson(*idle));
+}
+
+// GET /api/runs/{run}/analyses/{id}?NAME=VALUE: any registered analysis;
+// every query parameter but the access token is one of its parameters.
+HttpResponse RegisteredAnalysis(const Session& session, std::string_view id,
+                                const HttpRequest& r) {
+  AnalysisParams params;
+  for (const auto& [k, v] : r.params) {
+    if (k == "token") continue;
+    if (!params.emplace(k, v).second) {
+      return FromStatus(InvalidArgumentError(
+          fmt::format("parameter '{}' is given twice", k)));
+    }
+  }
+  auto result = session.RunAnalysis(id, params);
+  if (!result.ok()) return FromStatus(result.status());
+  return Json(encoders::EncodeJson(**result));
 }
 
 HttpResponse NodePaths(const Session& session, std::string_view level,
@@ -241,9 +263,9 @@ HttpResponse NodePaths(const Session& session, std::string_view level,
     return FromStatus(InvalidArgumentError(
         fmt::format("node: expected a node id, found '{}'", node)));
   }
-  auto json = session.NodePathsJson(level, static_cast<uint32_t>(id));
-  if (!json.ok()) return FromStatus(json.status());
-  return Json(std::move(json).value());
+  auto paths = session.NodePaths(level, static_cast<uint32_t>(id));
+  if (!paths.ok()) return FromStatus(paths.status());
+  return Json(encoders::EncodeJson(*paths));
 }
 
 }  // namespace
@@ -488,9 +510,18 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
   if (seg.size() == 4 && seg[3] == "analyses") {
     std::lock_guard<std::mutex> lock(run.analyses_mutex);
     if (run.analyses_json.empty()) {
-      run.analyses_json = run.run.session->AnalysesJson();
+      run.analyses_json = encoders::EncodeJson(
+          run.run.session->ExportedAnalyses(), encoders::JsonStyle::kPretty);
     }
     return Json(run.analyses_json);
+  }
+  if (seg.size() == 4 && seg[3] == "analysis-list") {
+    AnalysisListResult list;
+    list.analyses = run.run.session->Analyses();
+    return Json(encoders::EncodeJson(list));
+  }
+  if (seg.size() == 5 && seg[3] == "analyses") {
+    return RegisteredAnalysis(*run.run.session, seg[4], request);
   }
   if (seg.size() >= 6 && seg[3] == "levels") {
     std::string_view level = seg[4];
@@ -520,9 +551,9 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
       return Export(run, level, seg[6]);
     }
     if (seg.size() == 6 && seg[5] == "memory") {
-      auto json = run.run.session->MemoryJson(level);
-      if (!json.ok()) return FromStatus(json.status());
-      return Json(std::move(json).value());
+      auto memory = run.run.session->Memory(level);
+      if (!memory.ok()) return FromStatus(memory.status());
+      return Json(encoders::EncodeJson(*memory));
     }
   }
   return Error(404,
@@ -608,11 +639,13 @@ HttpResponse Api::Summary(RunState& run, const HttpRequest& request) {
   }
   if (has_top || has_iteration || options.has_window() ||
       options.clock != TraceClock::kRaw) {
-    return Json(run.run.session->SummaryJson(options));
+    return Json(encoders::EncodeJson(run.run.session->Summary(options),
+                                     encoders::JsonStyle::kPretty));
   }
   std::lock_guard<std::mutex> lock(run.summary_mutex);
   if (run.summary_json.empty()) {
-    run.summary_json = run.run.session->SummaryJson(options);
+    run.summary_json = encoders::EncodeJson(run.run.session->Summary(options),
+                                            encoders::JsonStyle::kPretty);
   }
   return Json(run.summary_json);
 }
@@ -744,10 +777,9 @@ HttpResponse Api::Node(RunState& run, std::string_view level,
     return Error(400,
                  fmt::format("node: expected a node id, found '{}'", node));
   }
-  auto json =
-      run.run.session->NodeDetailsJson(level, static_cast<uint32_t>(id));
-  if (!json.ok()) return FromStatus(json.status());
-  return Json(std::move(json).value());
+  auto details = run.run.session->NodeDetails(level, static_cast<uint32_t>(id));
+  if (!details.ok()) return FromStatus(details.status());
+  return Json(encoders::EncodeJson(*details));
 }
 
 HttpResponse Api::Export(RunState& run, std::string_view level,

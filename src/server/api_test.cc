@@ -321,6 +321,49 @@ TEST_F(ApiTest, AnalysesCarryFindingsSequencesAndBlocks) {
   }
 }
 
+// Any registered analysis by id; parameters from the query, the access
+// token aside; errors name what was wrong.
+TEST_F(ApiTest, RegisteredAnalysesById) {
+  HttpResponse list = api_->Handle(Get("/api/runs/0/analysis-list"));
+  ASSERT_EQ(list.status, 200) << list.content();
+  nlohmann::json l = ParseJson(list);
+  std::set<std::string> ids;
+  for (const auto& a : l["analyses"]) {
+    ids.insert(a["id"].get<std::string>());
+    // The ORT run has a trace and both graph levels: everything applies.
+    EXPECT_TRUE(a["applies"].get<bool>()) << a["id"];
+  }
+  EXPECT_TRUE(ids.count("critical_path") && ids.count("memory"));
+
+  // The same document as the typed route.
+  HttpResponse by_id = api_->Handle(
+      Get("/api/runs/0/analyses/idle_overlap",
+          {{"gap_threshold_ns", "1000"}, {"clock", "raw"}, {"token", "x"}}));
+  ASSERT_EQ(by_id.status, 200) << by_id.content();
+  HttpResponse typed = api_->Handle(
+      Get("/api/runs/0/idle-overlap", {{"gap_threshold_ns", "1000"}}));  // raw
+  EXPECT_EQ(ParseJson(by_id), ParseJson(typed));
+
+  HttpResponse memory = api_->Handle(
+      Get("/api/runs/0/analyses/memory", {{"level", "framework"}}));
+  ASSERT_EQ(memory.status, 200) << memory.content();
+  EXPECT_EQ(
+      ParseJson(memory),
+      ParseJson(api_->Handle(Get("/api/runs/0/levels/framework/memory"))));
+
+  HttpResponse unknown = api_->Handle(Get("/api/runs/0/analyses/nope"));
+  ExpectJsonError(unknown, 404);
+  HttpResponse bad = api_->Handle(
+      Get("/api/runs/0/analyses/idle_overlap", {{"gap_threshold_ns", "x"}}));
+  ExpectJsonError(bad, 400);
+  EXPECT_NE(bad.content().find("parameter 'gap_threshold_ns'"),
+            std::string::npos);
+  HttpResponse twice = api_->Handle(Get("/api/runs/0/analyses/critical_path",
+                                        {{"clock", "raw"}, {"clock", "raw"}}));
+  ExpectJsonError(twice, 400);
+  EXPECT_NE(twice.content().find("'clock' is given twice"), std::string::npos);
+}
+
 TEST_F(ApiTest, NodePaths) {
   for (const std::string level : {"framework", "compiled"}) {
     uint32_t conv = FirstMatch(api_, level, "conv", "op");
@@ -945,6 +988,8 @@ TEST_F(ApiTest, RandomRequestsNeverCrash) {
                                     "critical-path",
                                     "idle-overlap",
                                     "analyses",
+                                    "analysis-list",
+                                    "load_balance",
                                     "paths",
                                     "timeline",
                                     "window",

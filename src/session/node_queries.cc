@@ -209,61 +209,54 @@ std::string TaskTrackName(const Trace& trace, TrackId id) {
   return TrackProcessName(trace, id) + " / " + TrackShortName(trace, id);
 }
 
-void WriteValue(JsonWriter& w, const Model& m, ValueId v, bool consumers) {
-  w.BeginObject();
+NodeValueInfo ValueInfo(const Model& m, ValueId v, bool consumers) {
+  NodeValueInfo out;
   if (!v.valid()) {
     // An omitted optional input keeps its position.
-    w.Field("name", "").Key("dtype").Null().Key("shape").Null();
-    w.Field("type", "").Key("producer").Null();
-    w.EndObject();
-    return;
+    out.present = false;
+    return out;
   }
-  w.Field("name", m.str(m.value_name(v)));
+  out.name = std::string(m.str(m.value_name(v)));
   int32_t dtype = m.value_dtype(v);
-  w.Key("dtype");
-  dtype != 0 ? w.String(DataTypeName(dtype)) : w.Null();
-  w.Key("shape");
+  if (dtype != 0) out.dtype = std::string(DataTypeName(dtype));
   if (m.value_has_shape(v)) {
-    w.BeginArray();
+    out.shape.emplace();
     auto dims = m.value_dims(v);
     auto names = m.value_dim_names(v);
     for (size_t i = 0; i < dims.size(); ++i) {
+      NodeValueInfo::Dim d;
       if (dims[i] >= 0) {
-        w.Int(dims[i]);
+        d.size = dims[i];
       } else if (names[i] != StringPool::kEmpty) {
-        w.String(m.str(names[i]));
-      } else {
-        w.Null();
+        d.symbol = std::string(m.str(names[i]));
       }
+      out.shape->push_back(std::move(d));
     }
-    w.EndArray();
-  } else {
-    w.Null();
   }
-  w.Field("type", m.FormatValueType(v));
-  WriteValueLayoutFields(w, m, v);
+  out.type = m.FormatValueType(v);
+  out.layout = std::string(m.str(m.value_layout(v)));
+  out.origin_layout = std::string(m.str(m.value_origin_layout(v)));
+  out.origin_shape = std::string(m.str(m.value_origin_shape(v)));
   NodeId producer = m.value_producer(v);
-  w.Key("producer");
-  producer.valid() ? w.UInt(producer.value()) : w.Null();
+  if (producer.valid()) out.producer = producer.value();
   uint8_t flags = m.value_flags(v);
-  w.FieldBool("graph_input", (flags & kValueGraphInput) != 0);
-  w.FieldBool("graph_output", (flags & kValueGraphOutput) != 0);
-  w.FieldBool("initializer", (flags & kValueInitializer) != 0);
+  out.graph_input = (flags & kValueGraphInput) != 0;
+  out.graph_output = (flags & kValueGraphOutput) != 0;
+  out.initializer = (flags & kValueInitializer) != 0;
   if (consumers) {
     auto list = m.value_consumers(v);
-    w.Key("consumers").BeginArray();
+    out.consumers.emplace();
     for (size_t i = 0; i < list.size() && i < kMaxConsumers; ++i) {
-      w.UInt(list[i].value());
+      out.consumers->push_back(list[i].value());
     }
-    w.EndArray();
   }
-  w.EndObject();
+  return out;
 }
 
-// The ONNX operator documentation of a node, or null: only for graphs that
-// came with ONNX opset imports (an ONNX model), at the opset the graph
-// imports for the node's domain.
-void WriteOpDoc(JsonWriter& w, const Model& m, NodeId n) {
+// The ONNX operator documentation of a node: only for graphs that came
+// with ONNX opset imports (an ONNX model), at the opset the graph imports
+// for the node's domain.
+std::optional<NodeDetailsResult::OpDoc> OpDocOf(const Model& m, NodeId n) {
   const GraphInfo& g = m.graph(m.RootOf(m.node_graph(n)));
   std::string_view domain = m.str(m.node_domain(n));
   auto is_default = [](std::string_view d) {
@@ -280,16 +273,15 @@ void WriteOpDoc(JsonWriter& w, const Model& m, NodeId n) {
   if (opset == 0 && is_default(domain)) opset = g.opset;
   std::optional<OnnxOpDoc> doc;
   if (onnx) doc = FindOnnxOpDoc(m.str(m.node_op_type(n)), domain, opset);
-  w.Key("doc");
-  if (!doc) {
-    w.Null();
-    return;
-  }
-  w.BeginObject();
-  w.Field("domain", doc->domain);
-  w.FieldInt("since_version", doc->since_version);
-  w.Field("summary", doc->summary);
-  w.EndObject();
+  if (!doc) return std::nullopt;
+  return NodeDetailsResult::OpDoc{doc->domain, doc->since_version,
+                                  doc->summary};
+}
+
+NodeRefInfo NodeRef(const Model& m, NodeId n) {
+  return NodeRefInfo{n.value(), std::string(m.str(m.node_name(n))),
+                     std::string(m.str(m.node_op_type(n))),
+                     std::string(LayerLevelName(m.node_level(n)))};
 }
 
 }  // namespace
@@ -319,8 +311,8 @@ std::vector<std::string> Session::Levels() const {
   return out;
 }
 
-StatusOr<std::string> Session::NodeDetailsJson(std::string_view level,
-                                               uint32_t node) const {
+StatusOr<NodeDetailsResult> Session::NodeDetails(std::string_view level,
+                                                 uint32_t node) const {
   const Session::Impl& run = *impl_;
   const Model& m = run.model;
   const Links& links = run.links;
@@ -336,79 +328,58 @@ StatusOr<std::string> Session::NodeDetailsJson(std::string_view level,
     return NotFoundError(fmt::format("node {} is not on the {} level", node,
                                      std::string(level)));
   }
-  std::string out;
-  JsonWriter w(&out);
-  w.BeginObject();
-  w.FieldInt("id", node);
-  w.Field("name", m.str(m.node_name(n)));
-  w.Field("op_type", m.str(m.node_op_type(n)));
-  w.Field("domain", m.str(m.node_domain(n)));
-  WriteOpDoc(w, m, n);
-  w.Field("level", LayerLevelName(m.node_level(n)));
-  w.FieldInt("graph_id", m.node_graph(n).value());
+  NodeDetailsResult out;
+  out.id = node;
+  out.name = std::string(m.str(m.node_name(n)));
+  out.op_type = std::string(m.str(m.node_op_type(n)));
+  out.domain = std::string(m.str(m.node_domain(n)));
+  out.doc = OpDocOf(m, n);
+  out.level = std::string(LayerLevelName(m.node_level(n)));
+  out.graph_id = m.node_graph(n).value();
   ScopeId scope = m.node_scope(n);
-  w.Field("scope", scope.valid() ? m.str(m.scope_path(scope)) : "");
-  w.Key("attributes").BeginArray();
+  if (scope.valid()) out.scope = std::string(m.str(m.scope_path(scope)));
   for (const Attribute& a : m.node_attributes(n)) {
-    w.BeginObject();
-    w.Field("name", m.str(a.name));
-    w.Field("type", AttributeKindName(a.kind));
-    w.Key("value");
+    NodeAttributeInfo info;
+    info.name = std::string(m.str(a.name));
+    info.type = std::string(AttributeKindName(a.kind));
     if (a.kind == AttributeKind::kInt) {
-      w.Int(a.int_value);
+      info.int_value = a.int_value;
     } else if (a.kind == AttributeKind::kFloat) {
-      w.Double(a.float_value);
+      info.float_value = a.float_value;
     } else {
-      w.String(m.str(a.text));
+      info.text = std::string(m.str(a.text));
     }
-    w.EndObject();
+    out.attributes.push_back(std::move(info));
   }
-  w.EndArray();
-  w.Key("inputs").BeginArray();
-  for (ValueId v : m.node_inputs(n)) WriteValue(w, m, v, /*consumers=*/false);
-  w.EndArray();
-  w.Key("outputs").BeginArray();
-  for (ValueId v : m.node_outputs(n)) WriteValue(w, m, v, /*consumers=*/true);
-  w.EndArray();
+  for (ValueId v : m.node_inputs(n)) {
+    out.inputs.push_back(ValueInfo(m, v, /*consumers=*/false));
+  }
+  for (ValueId v : m.node_outputs(n)) {
+    out.outputs.push_back(ValueInfo(m, v, /*consumers=*/true));
+  }
   NodeStatus status = n.value() < links.status.size() ? links.status[n.value()]
                                                       : NodeStatus::kUnknown;
-  w.Field("status", NodeStatusName(status));
+  out.status = std::string(NodeStatusName(status));
   MatchKind match = n.value() < links.match_kind.size()
                         ? links.match_kind[n.value()]
                         : MatchKind::kNone;
-  w.Field("match_kind", MatchKindName(match));
-  w.Key("fused_from").BeginArray();
-  for (NodeId f : links.fused_from.Get(n)) WriteNodeRef(w, m, f);
-  w.EndArray();
+  out.match_kind = std::string(MatchKindName(match));
+  for (NodeId f : links.fused_from.Get(n))
+    out.fused_from.push_back(NodeRef(m, f));
   auto into = links.fused_into.Get(n);
-  w.Key("fused_into");
-  if (into.empty()) {
-    w.Null();
-  } else {
-    WriteNodeRef(w, m, into.front());  // the first when several
-  }
-  w.FieldInt("fused_into_count", static_cast<int64_t>(into.size()));
+  if (!into.empty()) out.fused_into = NodeRef(m, into.front());
+  out.fused_into_count = static_cast<int64_t>(into.size());
   auto tasks = links.mapped_tasks.Get(n);
-  int64_t total_ns = 0;
-  for (TaskId t : tasks) total_ns += trace.task_duration_ns(t);
-  w.FieldInt("task_count", static_cast<int64_t>(tasks.size()));
-  w.FieldInt("task_total_ns", total_ns);
-  w.Key("tasks").BeginArray();
+  for (TaskId t : tasks) out.task_total_ns += trace.task_duration_ns(t);
+  out.task_count = static_cast<int64_t>(tasks.size());
   for (size_t i = 0; i < tasks.size() && i < kMaxTasks; ++i) {
     TaskId t = tasks[i];
-    w.BeginObject();
-    w.FieldInt("id", t.value());
-    w.Field("name", trace.str(trace.task_name(t)));
-    w.Field("kind", TaskKindName(trace.task_kind(t)));
-    w.FieldInt("start_ns", trace.task_start_ns(t));
-    w.FieldInt("duration_ns", trace.task_duration_ns(t));
-    w.FieldInt("track", trace.task_track(t).value());
-    w.Field("track_name", TaskTrackName(trace, trace.task_track(t)));
-    w.FieldInt("run", trace.task_run(t));
-    w.EndObject();
+    out.tasks.push_back(
+        {t.value(), std::string(trace.str(trace.task_name(t))),
+         std::string(TaskKindName(trace.task_kind(t))), trace.task_start_ns(t),
+         trace.task_duration_ns(t), trace.task_track(t).value(),
+         TaskTrackName(trace, trace.task_track(t)), trace.task_run(t)});
   }
-  w.EndArray();
-  w.EndObject();
   return out;
 }
 

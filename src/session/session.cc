@@ -13,6 +13,7 @@
 #include "analysis/timing/calibration.h"
 #include "base/atomic_file.h"
 #include "base/mapped_file.h"
+#include "encoders/json_encoder.h"
 #include "importers/builtin_importers.h"
 #include "importers/common/registry.h"
 #include "io/chunk_reader.h"
@@ -568,10 +569,6 @@ SummaryReport Session::Summary(const SummaryOptions& options) const {
   return report;
 }
 
-std::string Session::SummaryJson(const SummaryOptions& options) const {
-  return EncodeSummaryJson(Summary(options));
-}
-
 Status Session::ExportDumps(const std::string& out_dir) const {
   std::error_code ec;
   fs::create_directories(out_dir, ec);
@@ -582,8 +579,10 @@ Status Session::ExportDumps(const std::string& out_dir) const {
   std::string trace = EncodeTraceJson(*impl_);
   SummaryOptions options;
   options.top_nodes = 50;
-  std::string summary = SummaryJson(options);
-  std::string analyses = AnalysesJson();
+  std::string summary =
+      encoders::EncodeJson(Summary(options), encoders::JsonStyle::kPretty);
+  std::string analyses =
+      encoders::EncodeJson(ExportedAnalyses(), encoders::JsonStyle::kPretty);
   MI_RETURN_IF_ERROR(
       WriteFileAtomically((fs::path(out_dir) / "graph.json").string(), graph));
   MI_RETURN_IF_ERROR(

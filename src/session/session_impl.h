@@ -10,6 +10,8 @@
 
 #include "base/json_writer.h"
 
+#include "analysis/analysis_descriptor.h"
+#include "analysis/blocks/block_time.h"
 #include "analysis/timing/calibration.h"
 #include "base/string_pool.h"
 #include "diag/diagnostics.h"
@@ -39,14 +41,18 @@ struct Session::Impl {
   mutable std::shared_ptr<const TimelineIndex> timeline;
 };
 
+// What the run offers the registered analyses (analysis_queries.cc): its
+// model, trace, links, level roots, calibration, and the repeated-block
+// families of a level (BlockFamiliesOf, from the layout's groups).
+analysis::AnalysisContext ContextOf(const Session::Impl& run);
+std::vector<analysis::BlockFamily> BlockFamiliesOf(const Session::Impl& run,
+                                                   GraphId root);
+
 // Adds the whole-trace analyses (critical path, idle/overlap, memory,
 // findings) to a summary (summary_analyses.cc).
 void AddWholeTraceAnalyses(const Session& session, const Session::Impl& run,
                            const SummaryOptions& options,
                            SummaryReport* report);
-
-// One finding as JSON (findings.schema.json "finding"; diagnosis_queries.cc).
-void WriteFindingJson(JsonWriter& w, const FindingInfo& f);
 
 // Dump encoders (dump_writer.cc).
 // Writes a tensor's `layout`, `origin_layout`, `origin_shape` fields (only
@@ -55,11 +61,5 @@ void WriteFindingJson(JsonWriter& w, const FindingInfo& f);
 void WriteValueLayoutFields(JsonWriter& w, const Model& m, ValueId v);
 std::string EncodeGraphJson(const Session::Impl& run);
 std::string EncodeTraceJson(const Session::Impl& run);
-std::string EncodeSummaryJson(const SummaryReport& report);
-
-// Writes the "findings", "sequences" and "blocks" keys (default options)
-// into the open JSON object: the diagnosis sections of analyses.json and
-// GET /api/runs/{run}/analyses (diagnosis_queries.cc).
-void WriteDiagnosisSections(const Session& session, JsonWriter& w);
 
 }  // namespace mi

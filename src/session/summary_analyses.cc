@@ -106,9 +106,8 @@ void AddWholeTraceAnalyses(const Session& session, const Session::Impl& run,
     AddIdleOverlap(run, scope, report);
   }
   // Default thresholds always validate; findings cover the whole trace.
-  StatusOr<std::vector<FindingInfo>> findings =
-      session.Findings(DiagnoseOptions{});
-  if (findings.ok()) report->findings = std::move(*findings);
+  StatusOr<FindingsResult> findings = session.Findings(DiagnoseOptions{});
+  if (findings.ok()) report->findings = std::move(findings->findings);
 }
 
 }  // namespace mi

@@ -1,68 +1,40 @@
-// Session methods of the timing analyses (src/analysis/timing): clock
-// calibration report, critical path, idle/overlap and node paths as JSON.
+// Session methods of the timing analyses (src/analysis/timing): the clock
+// calibration report, critical path, idle/overlap and node paths as typed
+// results, and node lookup by name.
 
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "analysis/timing/calibration.h"
-#include "analysis/timing/critical_path.h"
-#include "analysis/timing/idle_overlap.h"
-#include "analysis/timing/timing_json.h"
-#include "base/json_writer.h"
+#include "analysis/timing/timing_results.h"
 #include "model_inspector/session.h"
 #include "session/node_queries.h"
 #include "session/session_impl.h"
 
 namespace mi {
-namespace {
 
-StatusOr<analysis::TimingScope> ScopeOf(const Session::Impl& run,
-                                        const TimingRequest& request) {
-  analysis::TimingScope scope;
-  scope.clock = request.clock;
-  if (request.run >= 0) {
-    size_t runs = run.trace.runs().size();
-    if (static_cast<size_t>(request.run) >= runs) {
-      return InvalidArgumentError(
-          runs == 0
-              ? fmt::format("run {}: this input has no trace", request.run)
-              : fmt::format("run {}: the trace has runs 0..{}", request.run,
-                            runs - 1));
-    }
-  }
-  scope.run = request.run;
-  return scope;
+CalibrationResult Session::Calibration() const {
+  return analysis::ToCalibrationResult(impl_->calibration);
 }
 
-}  // namespace
-
-std::string Session::CalibrationJson() const {
-  return analysis::EncodeCalibrationJson(impl_->calibration);
-}
-
-StatusOr<std::string> Session::CriticalPathJson(
+StatusOr<CriticalPathResult> Session::CriticalPath(
     const TimingRequest& request) const {
-  analysis::TimingScope scope;
-  MI_ASSIGN_OR_RETURN(scope, ScopeOf(*impl_, request));
-  analysis::CriticalPathReport report = analysis::ComputeCriticalPath(
-      impl_->model, impl_->trace, impl_->links, scope);
-  return analysis::EncodeCriticalPathJson(impl_->model, impl_->trace, report);
+  return analysis::RunCriticalPath(ContextOf(*impl_), request.run,
+                                   request.clock);
 }
 
-StatusOr<std::string> Session::IdleOverlapJson(
+StatusOr<IdleOverlapResult> Session::IdleOverlap(
     const TimingRequest& request) const {
   analysis::IdleOptions options;
-  MI_ASSIGN_OR_RETURN(options.scope, ScopeOf(*impl_, request));
+  options.scope.run = request.run;
+  options.scope.clock = request.clock;
   options.gap_threshold_ns = request.gap_threshold_ns;
   options.max_gaps = request.max_gaps;
-  analysis::IdleOverlapReport report = analysis::ComputeIdleOverlap(
-      impl_->model, impl_->trace, impl_->links, options);
-  return analysis::EncodeIdleOverlapJson(impl_->trace, report);
+  return analysis::RunIdleOverlap(ContextOf(*impl_), options);
 }
 
-StatusOr<std::string> Session::NodePathsJson(std::string_view level,
+StatusOr<NodePathsResult> Session::NodePaths(std::string_view level,
                                              uint32_t node) const {
   const Model& m = impl_->model;
   GraphId root;
@@ -71,7 +43,7 @@ StatusOr<std::string> Session::NodePathsJson(std::string_view level,
     return NotFoundError(fmt::format("node {} is not on the {} level", node,
                                      std::string(level)));
   }
-  return analysis::EncodeNodePathsJson(
+  return analysis::ToNodePathsResult(
       analysis::ComputeNodePaths(m, impl_->trace, impl_->links, NodeId(node)));
 }
 
@@ -108,33 +80,6 @@ StatusOr<uint32_t> Session::FindNodeId(std::string_view level,
         nodes.size(), std::string(level), std::string(name), which));
   }
   return nodes[0].value();
-}
-
-std::string Session::AnalysesJson() const {
-  const Session::Impl& run = *impl_;
-  std::string out;
-  JsonWriter w(&out, /*pretty=*/true);
-  w.BeginObject();
-  w.Field("schema", "model-inspector/analyses/1");
-  if (run.trace.task_count() > 0) {
-    w.Key("calibration");
-    analysis::WriteCalibrationJson(w, run.calibration);
-    analysis::TimingScope scope;
-    w.Key("critical_path");
-    analysis::WriteCriticalPathJson(
-        w, run.model, run.trace,
-        analysis::ComputeCriticalPath(run.model, run.trace, run.links, scope));
-    analysis::IdleOptions options;
-    w.Key("idle_overlap");
-    analysis::WriteIdleOverlapJson(
-        w, run.trace,
-        analysis::ComputeIdleOverlap(run.model, run.trace, run.links, options));
-  }
-  // findings, sequences, blocks (diagnosis_queries.cc)
-  WriteDiagnosisSections(*this, w);
-  w.EndObject();
-  out.push_back('\n');
-  return out;
 }
 
 }  // namespace mi

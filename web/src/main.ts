@@ -20,6 +20,7 @@ import { SearchPanel } from './components/search_panel';
 import { mountToolbar } from './components/toolbar';
 import { Api } from './rpc/api';
 import { CachedApi } from './rpc/cached_api';
+import { analysesView } from './views/analyses';
 import { graphView } from './views/graph';
 import { kDefaultMaxItems } from './views/graph/pane';
 import { mappingView } from './views/mapping';
@@ -28,7 +29,7 @@ import { timelineView } from './views/timeline';
 import { byId } from './widgets/dom';
 
 /** The views, bottom tabs in tab order (the first is the default tab). */
-const kViews: readonly ViewPlugin[] = [graphView, timelineView, mappingView, summaryView];
+const kViews: readonly ViewPlugin[] = [graphView, timelineView, mappingView, summaryView, analysesView];
 
 const page = new URLSearchParams(location.search);
 const maxItems = page.get('max_items');

@@ -20,9 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analysis_descriptor.h"
 #include "base/ids.h"
 #include "linker/links.h"
 #include "model/model.h"
+#include "model_inspector/results/diagnosis.h"
 #include "trace/trace.h"
 
 namespace mi::analysis {
@@ -66,5 +68,13 @@ struct BlockFamilyTime {
 std::vector<BlockFamilyTime> TimeBlockFamilies(
     const std::vector<int64_t>& node_time,
     const std::vector<BlockFamily>& families);
+
+// The repeated blocks of the framework level (else the compiled level),
+// families from ctx.block_families, as the public result; empty without a
+// graph.
+BlocksResult RunBlocks(const AnalysisContext& ctx);
+
+// Registry entry (registry/builtin_analyses.cc).
+const AnalysisDescriptor& BlocksAnalysis();
 
 }  // namespace mi::analysis

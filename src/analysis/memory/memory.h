@@ -17,11 +17,14 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "analysis/analysis_descriptor.h"
 #include "base/ids.h"
 #include "linker/links.h"
 #include "model/model.h"
+#include "model_inspector/results/memory.h"
 #include "trace/trace.h"
 
 namespace mi::analysis {
@@ -148,8 +151,12 @@ MemoryReport AnalyzeMemory(const Model& model, const Trace* trace,
                            const Links* links, GraphId root,
                            const MemoryOptions& options);
 
-// docs/reference/schemas/memory.schema.json. `level` names the level.
-std::string MemoryReportJson(const Model& model, const MemoryReport& report,
-                             std::string_view level);
+// The report as the public result (names resolved; its Write() is
+// docs/reference/schemas/memory.schema.json). `level` names the level.
+MemoryResult ToMemoryResult(const Model& model, const MemoryReport& report,
+                            std::string_view level);
+
+// Registry entry (registry/builtin_analyses.cc).
+const AnalysisDescriptor& MemoryAnalysis();
 
 }  // namespace mi::analysis

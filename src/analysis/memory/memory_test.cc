@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "encoders/json_encoder.h"
+
 namespace mi::analysis {
 namespace {
 
@@ -175,7 +177,8 @@ TEST(MemoryTest, DiamondPeakIsComputedByHand) {
   EXPECT_EQ(r.scopes[0].output_bytes, 1200u);
   EXPECT_EQ(r.scopes[1].peak_bytes, 1200u);
 
-  std::string json = MemoryReportJson(g.model, r, "framework");
+  std::string json =
+      encoders::EncodeJson(ToMemoryResult(g.model, r, "framework"));
   auto j = nlohmann::json::parse(json);
   EXPECT_EQ(j["peak"]["activation_bytes"], 2400);
   EXPECT_EQ(j["peak"]["total_bytes"], 2800);
@@ -242,7 +245,8 @@ TEST(MemoryTest, OnnxRuntimeSizesAreCompared) {
   EXPECT_EQ(a.estimated_runtime_peak_bytes, 2400u);
   EXPECT_EQ(a.reported_peak_in_use_bytes, 1500);
   EXPECT_EQ(a.reported_baseline_bytes, 300);
-  auto j = nlohmann::json::parse(MemoryReportJson(g.model, r, "framework"));
+  auto j = nlohmann::json::parse(
+      encoders::EncodeJson(ToMemoryResult(g.model, r, "framework")));
   EXPECT_EQ(j["allocator"]["estimated_peak_bytes"], 2400);
   EXPECT_DOUBLE_EQ(j["allocator"]["estimate_over_reported"].get<double>(), 0.8);
   EXPECT_DOUBLE_EQ(j["allocator"]["nodes"]["estimate_over_reported_activations"]
@@ -283,7 +287,8 @@ TEST(MemoryTest, AscendComponentsPreferTheFrameworkAllocator) {
   EXPECT_EQ(r.allocator.devices[0].peak_allocated_bytes, -1);
   EXPECT_EQ(r.allocator.devices[1].peak_allocated_bytes, 5000);
   EXPECT_EQ(r.allocator.reported_peak_bytes, 5000);
-  auto j = nlohmann::json::parse(MemoryReportJson(g.model, r, "framework"));
+  auto j = nlohmann::json::parse(
+      encoders::EncodeJson(ToMemoryResult(g.model, r, "framework")));
   // Compared with activations + weights: 2400 + 400.
   EXPECT_EQ(j["allocator"]["estimated_peak_bytes"], 2800);
   EXPECT_TRUE(j["allocator"]["devices"][0]["peak_allocated_bytes"].is_null());
@@ -294,7 +299,8 @@ TEST(MemoryTest, EmptyGraph) {
   g.Finish();
   MemoryReport r = AnalyzeMemory(g.model, nullptr, nullptr, g.root, {});
   EXPECT_EQ(r.peak_activation_bytes, 0u);
-  auto j = nlohmann::json::parse(MemoryReportJson(g.model, r, "framework"));
+  auto j = nlohmann::json::parse(
+      encoders::EncodeJson(ToMemoryResult(g.model, r, "framework")));
   EXPECT_TRUE(j["peak"]["node"].is_null());
 }
 

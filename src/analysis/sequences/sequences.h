@@ -28,8 +28,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analysis_descriptor.h"
 #include "base/ids.h"
 #include "model/model.h"
+#include "model_inspector/results/diagnosis.h"
+#include "model_inspector/status.h"
 #include "trace/trace.h"
 
 namespace mi::analysis {
@@ -63,5 +66,14 @@ struct SequenceReport {
 
 SequenceReport FindFrequentSequences(const Model& model, const Trace& trace,
                                      const SequenceParams& params);
+
+// The sequences as the public result, from the public options.
+// InvalidArgument for `by` other than op_type / name, lengths outside
+// 2 <= min <= max <= 32, or top outside 1..10000.
+StatusOr<SequencesResult> RunSequences(const Model& model, const Trace& trace,
+                                       const SequenceOptions& options);
+
+// Registry entry (registry/builtin_analyses.cc).
+const AnalysisDescriptor& SequencesAnalysis();
 
 }  // namespace mi::analysis

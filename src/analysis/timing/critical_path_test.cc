@@ -2,8 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "analysis/timing/timing_json.h"
+#include "analysis/timing/timing_results.h"
 #include "analysis/timing/timing_test_util.h"
+#include "encoders/json_encoder.h"
 
 namespace mi::analysis {
 namespace {
@@ -239,7 +240,8 @@ TEST(CriticalPathTest, RunScopeAndRawClock) {
   run1.clock = Clock::kRaw;
   r = ComputeCriticalPath(t.model, t.trace, t.links, run1);
   EXPECT_EQ(r.start_ns, 1000);
-  std::string json = EncodeCriticalPathJson(t.model, t.trace, r);
+  std::string json =
+      encoders::EncodeJson(ToCriticalPathResult(t.model, t.trace, r));
   EXPECT_NE(json.find("\"tasks\":[2]"), std::string::npos) << json;
   EXPECT_NE(json.find("\"clock\":\"raw\",\"run\":1"), std::string::npos);
 }
@@ -297,7 +299,7 @@ TEST(NodePathsTest, AncestorsAndDescendantsWithTasks) {
   NodePathsReport rd = ComputeNodePaths(t.model, t.trace, t.links, d);
   EXPECT_EQ(rd.ancestors, (std::vector<NodeId>{a, b, c}));
   EXPECT_EQ(rd.descendants, (std::vector<NodeId>{f}));
-  std::string json = EncodeNodePathsJson(rd);
+  std::string json = encoders::EncodeJson(ToNodePathsResult(rd));
   EXPECT_NE(json.find("\"ancestors\":[0,1,2]"), std::string::npos) << json;
 }
 

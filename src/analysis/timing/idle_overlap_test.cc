@@ -2,8 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "analysis/timing/timing_json.h"
+#include "analysis/timing/timing_results.h"
 #include "analysis/timing/timing_test_util.h"
+#include "encoders/json_encoder.h"
 
 namespace mi::analysis {
 namespace {
@@ -118,7 +119,7 @@ TEST(IdleOverlapTest, IdleBreakdownGapsOverlapAndSync) {
   EXPECT_EQ(r.sync_waits[0].device_before, t.c2);
   EXPECT_EQ(r.sync_waits[0].device_after, t.k7);
 
-  std::string json = EncodeIdleOverlapJson(t.trace, r);
+  std::string json = encoders::EncodeJson(ToIdleOverlapResult(t.trace, r));
   EXPECT_NE(json.find("\"idle_by_reason\":{\"host\":570,\"other_stream\":120,"
                       "\"other\":50}"),
             std::string::npos)

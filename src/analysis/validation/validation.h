@@ -36,8 +36,10 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/analysis_descriptor.h"
 #include "base/ids.h"
 #include "model/model.h"
+#include "model_inspector/results/validation.h"
 
 namespace mi::analysis {
 
@@ -80,6 +82,7 @@ struct InferredShape {
 };
 InferredShape InferOutputShape(const Model& model, NodeId node, size_t output);
 
+// The reports of the levels as the public result; its Write() is
 // docs/reference/schemas/check.schema.json: {"ok", "errors", "warnings",
 // "levels": [{"level", "graph", "graphs", "nodes", "errors", "warnings",
 // "findings": [...]}]}.
@@ -87,7 +90,14 @@ struct LevelValidation {
   std::string level;
   ValidationReport report;
 };
-std::string ValidationJson(const Model& model,
-                           const std::vector<LevelValidation>& levels);
+ValidationResult ToValidationResult(const Model& model,
+                                    const std::vector<LevelValidation>& levels);
+
+// Validates the framework and the compiled graph (those present).
+ValidationResult ValidateLevels(const Model& model, GraphId framework,
+                                GraphId compiled);
+
+// Registry entry (registry/builtin_analyses.cc).
+const AnalysisDescriptor& ValidationAnalysis();
 
 }  // namespace mi::analysis

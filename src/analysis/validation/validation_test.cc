@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "encoders/json_encoder.h"
+
 namespace mi::analysis {
 namespace {
 
@@ -177,7 +179,8 @@ TEST(ValidationTest, OmittedOptionalInputsAreSkipped) {
   ValidationReport r = g.Check();
   ASSERT_EQ(Rules(r), std::vector<std::string>{"broadcast"});
   EXPECT_EQ(r.findings[0].values, (std::vector<ValueId>{a, b}));
-  auto j = nlohmann::json::parse(ValidationJson(g.model, {{"framework", r}}));
+  auto j = nlohmann::json::parse(
+      encoders::EncodeJson(ToValidationResult(g.model, {{"framework", r}})));
   EXPECT_EQ(j["levels"][0]["findings"][0]["values"].size(), 2u);
 }
 
@@ -307,8 +310,8 @@ TEST(ValidationTest, JsonNamesNodeValuesAndShapes) {
   g.N("Sub", "bad", {a, b}, {y});
   g.Out(y);
   ValidationReport r = g.Check();
-  auto j = nlohmann::json::parse(
-      ValidationJson(g.model, {{"framework", std::move(r)}}));
+  auto j = nlohmann::json::parse(encoders::EncodeJson(
+      ToValidationResult(g.model, {{"framework", std::move(r)}})));
   EXPECT_EQ(j["ok"], false);
   EXPECT_EQ(j["errors"], 1);
   const auto& f = j["levels"][0]["findings"][0];

@@ -116,6 +116,13 @@ export interface NodePathsJson {
 /** GET /analyses: each section present when computed. */
 export interface AnalysesJson { findings?: FindingJson[]; critical_path?: Partial<CriticalPathJson>; [more: string]: unknown }
 
+/** A parameter of a registered analysis (GET /analysis-list; docs/reference/analyses.md). */
+export interface AnalysisParameter { name: string; type: 'int' | 'double' | 'string' | 'bool'; default: string; help: string; choices: string[] }
+/** A registered analysis, with whether it applies to the run (what it needs is loaded). */
+export interface AnalysisInfo {
+  id: string; title: string; summary: string; needs: string[]; in_export: boolean; applies: boolean; parameters: AnalysisParameter[];
+}
+
 /** Evidence ids of a finding as numbers (the JSON may give numbers or {id} objects). */
 export function findingIds(list: FindingJson['nodes'] | FindingJson['tasks']): number[] {
   return (list ?? []).map((x) => (typeof x === 'number' ? x : x.id)).filter((x) => Number.isInteger(x));
@@ -133,6 +140,10 @@ export interface ApiClient {
   mapping(run: number, q: MappingQuery): Promise<MappingPage>;
   analyses(run: number): Promise<AnalysesJson | null>;
   criticalPath(run: number, clock: Clock): Promise<CriticalPathJson | null>;
+  /** The registered analyses (GET /analysis-list); [] from an older server (404). */
+  analysisList(run: number): Promise<AnalysisInfo[]>;
+  /** One registered analysis' result (GET /analyses/{id}?NAME=VALUE); any JSON value. */
+  runAnalysis(run: number, id: string, params: Record<string, string>): Promise<unknown>;
   layout(q: LayoutRequest): Promise<Layout>;
   node(run: number, level: string, node: number): Promise<NodeDetails>;
   exportModelExplorer(run: number, level: string, what: 'graph' | 'node-data'): Promise<Blob>;
@@ -247,6 +258,21 @@ export class Api implements ApiClient {
       if (e instanceof ApiError && e.status === 404) return null;
       throw e;
     }
+  }
+
+  async analysisList(run: number): Promise<AnalysisInfo[]> {
+    try {
+      return (await this.json<{ analyses: AnalysisInfo[] }>(`/api/runs/${run}/analysis-list`)).analyses;
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return [];
+      throw e;
+    }
+  }
+
+  runAnalysis(run: number, id: string, params: Record<string, string>): Promise<unknown> {
+    const p = new URLSearchParams(params);
+    const q = p.toString();
+    return this.json(`/api/runs/${run}/analyses/${encodeURIComponent(id)}${q ? `?${q}` : ''}`);
   }
 
   static layoutPath(q: LayoutRequest): string {

@@ -1,11 +1,11 @@
 // An ApiClient that asks the server once per run for the documents several
-// parts of the UI read (the run's summary, analyses, timeline track list,
-// critical path): the selection controller, the summary view and the
+// parts of the UI read (the run's summary, analyses, list of registered
+// analyses, timeline track list, critical path): the selection controller, the summary view and the
 // details panel then share one answer. A failed request is forgotten, so
 // the next caller asks again.
 
 import type {
-  AnalysesJson, ApiClient, Clock, CriticalPathJson, LayoutRequest, MappingPage, MappingQuery, NodeDetails, NodePathsJson,
+  AnalysesJson, AnalysisInfo, ApiClient, Clock, CriticalPathJson, LayoutRequest, MappingPage, MappingQuery, NodeDetails, NodePathsJson,
   NodeTasks, RunInfo, SearchMode, SearchResult, SummaryJson, TaskDetails, TimelineMeta,
 } from './api';
 import type { Layout } from './layout_binary';
@@ -32,6 +32,8 @@ export class CachedApi implements ApiClient {
   criticalPath(run: number, clock: Clock): Promise<CriticalPathJson | null> {
     return this.once(`critical-path:${run}:${clock}`, () => this.api.criticalPath(run, clock));
   }
+  analysisList(run: number): Promise<AnalysisInfo[]> { return this.once(`analysis-list:${run}`, () => this.api.analysisList(run)); }
+  runAnalysis(run: number, id: string, params: Record<string, string>): Promise<unknown> { return this.api.runAnalysis(run, id, params); }
   summaryRange(run: number, fromNs: number, toNs: number, clock: Clock): Promise<SummaryJson> { return this.api.summaryRange(run, fromNs, toNs, clock); }
   task(run: number, id: number): Promise<TaskDetails> { return this.api.task(run, id); }
   nodeTasks(run: number, node: number): Promise<NodeTasks> { return this.api.nodeTasks(run, node); }

@@ -7,3 +7,4 @@ export { initialState, urlStateOf, emptyResolved, kDetailsHint } from '../../src
 export { reduce } from '../../src/core/reducer';
 export { Store } from '../../src/core/store';
 export { SelectionController } from '../../src/core/selection_controller';
+export { resultBlocks, headerOf, cellText, kMaxResultRows } from '../../src/base/result_tables';

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace mi::cli {
+namespace mi::encoders {
 
 struct Table {
   std::string title;
@@ -21,4 +21,4 @@ std::string RenderText(const Table& table);
 std::string RenderCsv(const Table& table);
 std::string RenderMarkdown(const Table& table);
 
-}  // namespace mi::cli
+}  // namespace mi::encoders

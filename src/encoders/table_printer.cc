@@ -1,8 +1,8 @@
-#include "cli/table_printer.h"
+#include "encoders/table_printer.h"
 
 #include <algorithm>
 
-namespace mi::cli {
+namespace mi::encoders {
 namespace {
 
 // Display width in code points (UTF-8 continuation bytes do not count).
@@ -115,4 +115,4 @@ std::string RenderMarkdown(const Table& table) {
   return out;
 }
 
-}  // namespace mi::cli
+}  // namespace mi::encoders

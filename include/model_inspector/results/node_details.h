@@ -1,0 +1,100 @@
+#pragma once
+
+// One node of a level with its links (GET .../nodes/{node},
+// docs/reference/http-api.md "nodes"): op type, the ONNX operator doc,
+// attributes, inputs / outputs with dtypes and shapes, scope, status,
+// fused_from / fused_into and linked tasks.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model_inspector/analysis_result.h"
+
+namespace mi {
+
+struct NodeRefInfo {
+  uint32_t id = 0;
+  std::string name;
+  std::string op_type;
+  std::string level;
+};
+
+// A tensor an operator reads or writes.
+struct NodeValueInfo {
+  // False for an omitted optional input (it keeps its position).
+  bool present = true;
+  std::string name;
+  std::optional<std::string> dtype;
+  // A dimension: its size, else its symbolic name, else unknown (null).
+  struct Dim {
+    std::optional<int64_t> size;
+    std::string symbol;
+  };
+  std::optional<std::vector<Dim>> shape;
+  std::string type;  // "float32[1,64,56,56]"
+  // Memory layouts where the format gives them (Ascend).
+  std::string layout;
+  std::string origin_layout;
+  std::string origin_shape;
+  std::optional<uint32_t> producer;
+  bool graph_input = false;
+  bool graph_output = false;
+  bool initializer = false;
+  // Outputs only: the consuming nodes (at most 100).
+  std::optional<std::vector<uint32_t>> consumers;
+};
+
+struct NodeAttributeInfo {
+  std::string name;
+  std::string type;        // "int" | "float" | "string" | "ints" | ...
+  int64_t int_value = 0;   // type "int"
+  double float_value = 0;  // type "float"
+  std::string text;        // every other type, as display text
+};
+
+struct NodeTaskInfo {
+  uint32_t id = 0;
+  std::string name;
+  std::string kind;
+  int64_t start_ns = 0;
+  int64_t duration_ns = 0;
+  uint32_t track = 0;
+  std::string track_name;
+  uint32_t run = 0;
+};
+
+struct NodeDetailsResult : AnalysisResult {
+  uint32_t id = 0;
+  std::string name;
+  std::string op_type;
+  std::string domain;
+  // ONNX operator documentation (graphs with ONNX opset imports only).
+  struct OpDoc {
+    std::string domain;
+    int64_t since_version = 0;
+    std::string summary;
+  };
+  std::optional<OpDoc> doc;
+  std::string level;
+  uint32_t graph_id = 0;
+  std::string scope;
+  std::vector<NodeAttributeInfo> attributes;
+  std::vector<NodeValueInfo> inputs;
+  std::vector<NodeValueInfo> outputs;
+  std::string status;
+  std::string match_kind;
+  std::vector<NodeRefInfo> fused_from;
+  std::optional<NodeRefInfo> fused_into;  // the first when several
+  int64_t fused_into_count = 0;
+  int64_t task_count = 0;
+  int64_t task_total_ns = 0;
+  std::vector<NodeTaskInfo> tasks;  // at most 100
+
+  std::string_view analysis_id() const override { return "node_details"; }
+  void Write(ResultWriter& w) const override;
+};
+
+}  // namespace mi
