@@ -15,6 +15,11 @@ APT_PACKAGES=(
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3-pytest python3-jsonschema
   python3-onnx python3-numpy
+  # the timing tests' second implementation (test/python/timing_reference.py)
+  python3-networkx
+  # benchmark peer (bench/analysis, bench/trace): Holistic Trace Analysis's
+  # own dependencies
+  python3-pandas python3-plotly python3-pydot
   # layout benchmark peer (bench/layout): Graphviz dot
   graphviz
   # fixture generation (test/fixtures/generate.sh): the real tools
