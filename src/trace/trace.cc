@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/strings.h"
+
 namespace mi {
 
 std::string_view TaskKindName(TaskKind kind) {
@@ -261,8 +263,7 @@ std::string TrackShortName(const Trace& trace, TrackId track) {
   } else {
     label = "thread " + std::to_string(t.tid);
   }
-  while (!label.empty() && label.back() == ' ') label.pop_back();
-  return label;
+  return std::string(TrimRight(label, " "));
 }
 
 std::string TrackProcessName(const Trace& trace, TrackId track) {
