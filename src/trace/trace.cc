@@ -328,4 +328,27 @@ std::string TrackName(const Trace& trace, TrackId track) {
          std::string(kNameSeparator) + TrackShortName(trace, track);
 }
 
+std::string TrackMentionName(const Trace& trace, TrackId track) {
+  if (trace.sources_with_tracks() > 1) return TrackName(trace, track);
+  const TrackInfo& t = trace.track(track);
+  if (t.kind == TrackKind::kDeviceStream) {
+    std::string name = "stream " + std::to_string(t.stream);
+    if (t.device >= 0) name += " (device " + std::to_string(t.device) + ")";
+    return name;
+  }
+  std::string_view thread_name = trace.str(t.thread_name);
+  if (!thread_name.empty()) return std::string(thread_name);
+  return "thread " + std::to_string(t.tid);
+}
+
+std::string DeviceIndexName(const Trace& trace, const TrackInfo& track) {
+  return SourcePrefix(trace, track.source) +
+         (track.device < 0 ? std::string("device (unknown)")
+                           : "device " + std::to_string(track.device));
+}
+
+std::string HostClockName(const Trace& trace, SourceId source) {
+  return SourcePrefix(trace, source) + "host";
+}
+
 }  // namespace mi

@@ -48,7 +48,7 @@ std::vector<uint32_t> AssignDomains(const Trace& trace, bool per_stream,
         if (host == UINT32_MAX) {
           host = static_cast<uint32_t>(domains->size());
           ClockDomainOffset h;
-          h.name = "host" + SourceSuffix(trace, s);
+          h.name = HostClockName(trace, SourceId(s));
           h.kind = ClockDomainOffset::Kind::kHost;
           h.source = s;
           domains->push_back(std::move(h));
@@ -60,10 +60,8 @@ std::vector<uint32_t> AssignDomains(const Trace& trace, bool per_stream,
             by_key.emplace(key, static_cast<uint32_t>(domains->size()));
         if (inserted) {
           ClockDomainOffset dev;
-          std::string device = DeviceLabel(trace, info);
-          dev.name = per_stream
-                         ? fmt::format("stream {} ({})", info.stream, device)
-                         : device;
+          dev.name = per_stream ? TrackMentionName(trace, t)
+                                : DeviceIndexName(trace, info);
           dev.kind = per_stream ? ClockDomainOffset::Kind::kStream
                                 : ClockDomainOffset::Kind::kDevice;
           dev.source = s;

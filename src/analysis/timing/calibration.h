@@ -76,7 +76,8 @@ struct AnchorRef {
 
 struct ClockDomainOffset {
   // "host", "device 0", "stream 7 (device 0)"; with several sources
-  // followed by the source: "device 0 (rank 1)".
+  // after the source: "rank 1 · device 0" (trace.h HostClockName,
+  // DeviceIndexName, TrackMentionName).
   std::string name;
   enum class Kind : uint8_t { kHost, kDevice, kStream } kind = Kind::kHost;
   uint32_t source = kNoSource;  // SourceId value, kNoSource: unnamed

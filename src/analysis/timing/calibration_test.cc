@@ -351,23 +351,23 @@ TEST(CalibrationTest, UnanchoredDomainsAndTimeBases) {
   t.Finish();
   CalibrationReport r = Calibrate(t.model, t.trace, t.links, {});
   ASSERT_EQ(r.domains.size(), 4u);
-  EXPECT_EQ(r.domains[0].name, "host (ort_profile.json)");
+  EXPECT_EQ(r.domains[0].name, "ort_profile.json · host");
   EXPECT_TRUE(r.domains[0].reference);
-  EXPECT_EQ(r.domains[1].name, "host (rank 3)");
+  EXPECT_EQ(r.domains[1].name, "rank 3 · host");
   EXPECT_TRUE(r.domains[1].reference);
-  EXPECT_EQ(r.domains[2].name, "device 0 (rank 3)");
+  EXPECT_EQ(r.domains[2].name, "rank 3 · device 0");
   EXPECT_TRUE(r.domains[2].anchored);
   EXPECT_EQ(r.domains[2].reference_domain, 1);
-  EXPECT_EQ(r.domains[3].name, "device 1 (rank 3)");
+  EXPECT_EQ(r.domains[3].name, "rank 3 · device 1");
   EXPECT_FALSE(r.domains[3].anchored);
   EXPECT_EQ(r.domains[3].reference_domain, -1);
   EXPECT_EQ(r.domains[3].offset_ns, 0);
   EXPECT_EQ(r.unanchored, 1u);
   EXPECT_TRUE(r.time_bases_differ);
   ASSERT_EQ(r.notes.size(), 2u);
-  EXPECT_NE(r.notes[0].find("device 1 (rank 3): no anchor"), std::string::npos);
-  EXPECT_NE(r.notes[1].find("host (ort_profile.json) from its session "
-                            "start, host (rank 3) from the Unix epoch"),
+  EXPECT_NE(r.notes[0].find("rank 3 · device 1: no anchor"), std::string::npos);
+  EXPECT_NE(r.notes[1].find("ort_profile.json · host from its session "
+                            "start, rank 3 · host from the Unix epoch"),
             std::string::npos)
       << r.notes[1];
   (void)d1;

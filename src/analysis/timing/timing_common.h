@@ -73,14 +73,6 @@ inline uint32_t TrackSource(const Trace& trace, TrackId track) {
 inline uint32_t TaskSource(const Trace& trace, TaskId t) {
   return TrackSource(trace, trace.task_track(t));
 }
-// Sources that own at least one track (the unnamed one counts).
-size_t SourcesWithTracks(const Trace& trace);
-// A source for people: "rank N" when it says its rank, else the base name
-// of its file or folder, else "source N"; "" for the unnamed source.
-std::string SourceLabel(const Trace& trace, uint32_t source);
-// " (rank 1)" when the trace has tracks of several sources, else "": what
-// names of per-source things (a clock domain, a device) end with.
-std::string SourceSuffix(const Trace& trace, uint32_t source);
 
 // A key for (source, id) hash maps: correlation and event ids are only
 // unique within a source.
@@ -105,11 +97,6 @@ struct DeviceKey {
   friend auto operator<=>(const DeviceKey&, const DeviceKey&) = default;
 };
 DeviceKey DeviceKeyOf(const TrackInfo& track);
-// "device 0", "device 0 (rank 1)" with several sources, "device (unknown)".
-std::string DeviceLabel(const Trace& trace, const TrackInfo& track);
-
-// "stream 7 (device 0)", "thread 1234", for messages.
-std::string TrackLabel(const Trace& trace, TrackId track);
 
 // A host call that blocks until device work finishes: cudaDeviceSynchronize,
 // cudaStreamSynchronize, cudaEventSynchronize, aclrtSynchronizeStream,
