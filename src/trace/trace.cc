@@ -341,10 +341,24 @@ std::string TrackMentionName(const Trace& trace, TrackId track) {
   return "thread " + std::to_string(t.tid);
 }
 
-std::string DeviceIndexName(const Trace& trace, const TrackInfo& track) {
-  return SourcePrefix(trace, track.source) +
-         (track.device < 0 ? std::string("device (unknown)")
-                           : "device " + std::to_string(track.device));
+std::string DeviceIndexName(const Trace& trace, TrackId track) {
+  const TrackInfo& t = trace.track(track);
+  std::string name;
+  if (t.device >= 0) {
+    name = "device " + std::to_string(t.device);
+  } else {
+    name = "device (unknown)";
+    for (uint32_t i = 0; i < trace.track_count(); ++i) {
+      const TrackInfo& other = trace.track(TrackId(i));
+      if (other.kind == TrackKind::kDeviceStream && other.device < 0 &&
+          other.source == t.source &&
+          (other.pid != t.pid || other.pid_label != t.pid_label)) {
+        name = "device (unknown, " + TrackProcessName(trace, track) + ")";
+        break;
+      }
+    }
+  }
+  return SourcePrefix(trace, t.source) + name;
 }
 
 std::string HostClockName(const Trace& trace, SourceId source) {

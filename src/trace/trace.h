@@ -392,11 +392,13 @@ std::string TrackName(const Trace& trace, TrackId track);
 // source gave, else "thread N"; with several sources its TrackName
 // ("rank 1 · GPU 0 · stream 7"), as the summary's stream rows read.
 std::string TrackMentionName(const Trace& trace, TrackId track);
-// A device by its index, whatever the dialect calls it (the timing
-// analyses' clock domains and copy/compute overlap rows): "device 0", or
-// "device (unknown)" for streams of an unnumbered device; with several
-// sources after the source ("rank 1 · device 0").
-std::string DeviceIndexName(const Trace& trace, const TrackInfo& track);
+// The device of a device stream by its index, whatever the dialect calls
+// it (the timing analyses' clock domains and copy/compute overlap rows):
+// "device 0"; "device (unknown)" when the trace does not number it, or
+// "device (unknown, <process>)" when several processes of the source have
+// unnumbered devices (each is a device of its own); with several sources
+// after the source ("rank 1 · device 0").
+std::string DeviceIndexName(const Trace& trace, TrackId track);
 // A source's host clock (its host threads): "host"; with several sources
 // "rank 0 · host".
 std::string HostClockName(const Trace& trace, SourceId source);

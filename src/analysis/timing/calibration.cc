@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -40,7 +41,8 @@ std::vector<uint32_t> AssignDomains(const Trace& trace, bool per_stream,
   for (uint32_t s : sources) {
     const std::vector<TrackId>& tracks = tracks_of[s];
     uint32_t host = UINT32_MAX;
-    std::map<int64_t, uint32_t> by_key;
+    // (device, stream): the stream only with one domain per stream.
+    std::map<std::pair<DeviceKey, int64_t>, uint32_t> by_key;
     for (TrackId t : tracks) {
       const TrackInfo& info = trace.track(t);
       uint32_t d;
@@ -55,13 +57,14 @@ std::vector<uint32_t> AssignDomains(const Trace& trace, bool per_stream,
         }
         d = host;
       } else {
-        int64_t key = per_stream ? t.value() : DeviceKeyOf(info).device;
+        auto key = std::pair(DeviceKeyOf(info),
+                             per_stream ? int64_t{t.value()} : int64_t{-1});
         auto [it, inserted] =
             by_key.emplace(key, static_cast<uint32_t>(domains->size()));
         if (inserted) {
           ClockDomainOffset dev;
           dev.name = per_stream ? TrackMentionName(trace, t)
-                                : DeviceIndexName(trace, info);
+                                : DeviceIndexName(trace, t);
           dev.kind = per_stream ? ClockDomainOffset::Kind::kStream
                                 : ClockDomainOffset::Kind::kDevice;
           dev.source = s;

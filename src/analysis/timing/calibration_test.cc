@@ -114,6 +114,35 @@ TEST(CalibrationTest, PerStreamDomains) {
   EXPECT_EQ(shared.track_offset_ns[t.d0s2.value()], 30'000);
 }
 
+TEST(CalibrationTest, UnnumberedDevicesOfTwoProcessesAreTwoClocks) {
+  // One source, one host thread; two processes (pid 200, pid 300) each
+  // hold a device stream whose device the trace does not number (-1).
+  // Their clocks lag the host by 30 us and 8 us. Keyed by process they are
+  // two clock domains with those offsets; keyed by device index alone they
+  // would be one clock with the larger offset for both (as in
+  // PerStreamDomains), putting pid 300's kernels 22 us late.
+  SkewedTrace t;
+  TrackId a = t.Stream(-1, 7);
+  TrackId b = t.Stream(-1, 7);
+  t.trace.mutable_track(a).pid = 200;
+  t.trace.mutable_track(b).pid = 300;
+  t.Kernels(a, -30'000, 0);
+  t.Kernels(b, -8'000, 10'000);
+  t.Finish();
+  EXPECT_NE(DeviceKeyOf(t.trace.track(a)), DeviceKeyOf(t.trace.track(b)));
+  // A device index and a pid of the same number are never one key.
+  TrackInfo numbered = t.trace.track(a);
+  numbered.device = 200;
+  EXPECT_NE(DeviceKeyOf(numbered), DeviceKeyOf(t.trace.track(a)));
+  CalibrationReport r = Calibrate(t.model, t.trace, t.links, {});
+  ASSERT_EQ(r.domains.size(), 5u);  // host, devices 0 and 1, the two pids
+  EXPECT_EQ(r.domains[3].name, "device (unknown, pid 200)");
+  EXPECT_EQ(r.domains[4].name, "device (unknown, pid 300)");
+  EXPECT_EQ(r.track_offset_ns[a.value()], 30'000);
+  EXPECT_EQ(r.track_offset_ns[b.value()], 8'000);
+  EXPECT_EQ(r.residual_violations, 0u);
+}
+
 TEST(CalibrationTest, EventAnchorsCarryOffsetsAcrossDevices) {
   // Device 1 has no launches; it waits on an event recorded on device 0.
   // Its true wait starts exactly when the record ends.

@@ -14,7 +14,13 @@ std::string_view ClockName(Clock clock) {
 DeviceKey DeviceKeyOf(const TrackInfo& track) {
   DeviceKey key;
   key.source = track.source.valid() ? track.source.value() : kNoSource;
-  key.device = track.device >= 0 ? track.device : -1;
+  if (track.device >= 0) {
+    key.id = track.device;
+  } else {
+    key.by_process = true;
+    key.id = track.pid;
+    key.pid_label = track.pid_label.value();
+  }
   return key;
 }
 
@@ -68,15 +74,15 @@ bool IsHostTimedSyncRecord(const Trace& trace, TaskId t) {
 }
 
 HostSyncIndex::HostSyncIndex(const Trace& trace) : trace_(trace) {
-  std::unordered_map<uint32_t, std::vector<int32_t>> devices;
+  std::unordered_map<uint32_t, std::vector<DeviceKey>> devices;
   for (uint32_t i = 0; i < trace.track_count(); ++i) {
     const TrackInfo& info = trace.track(TrackId(i));
     if (info.kind != TrackKind::kDeviceStream) continue;
     DeviceKey key = DeviceKeyOf(info);
     streams_by_source_[key.source].push_back(TrackId(i));
-    std::vector<int32_t>& list = devices[key.source];
-    if (std::find(list.begin(), list.end(), key.device) == list.end()) {
-      list.push_back(key.device);
+    std::vector<DeviceKey>& list = devices[key.source];
+    if (std::find(list.begin(), list.end(), key) == list.end()) {
+      list.push_back(key);
     }
   }
   for (const auto& [source, list] : devices) {

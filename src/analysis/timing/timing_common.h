@@ -89,11 +89,18 @@ struct SourceIdKeyHash {
 
 // Tracks sharing one physical clock: the streams of one device (GPU global
 // timer, NPU system counter), keyed by (source, device index). Two ranks'
-// "device 0" are two devices; a process id never identifies a device (ranks
-// reuse them). Streams of an unknown device (-1) of one source share a key.
+// "device 0" are two devices; a process id never identifies a numbered
+// device (ranks reuse them). A stream whose device the trace does not
+// number (device -1: a generic trace's device process) is keyed by its
+// process within its source, (source, pid), in a space apart from device
+// indexes: two processes' unnumbered devices are never one clock.
 struct DeviceKey {
   uint32_t source = kNoSource;
-  int32_t device = -1;
+  // false: `id` is the device index; true: the device is unnumbered and
+  // (`id`, `pid_label`) is its process (pid, StringId value of a string pid).
+  bool by_process = false;
+  int64_t id = -1;
+  uint32_t pid_label = 0;
   friend auto operator<=>(const DeviceKey&, const DeviceKey&) = default;
 };
 DeviceKey DeviceKeyOf(const TrackInfo& track);
