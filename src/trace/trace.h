@@ -102,7 +102,7 @@ struct TrackInfo {
   StringId thread_name = StringPool::kEmpty;
   int32_t device = -1;          // device index for device streams
   int64_t stream = -1;          // stream id for device streams
-  int64_t clock_offset_ns = 0;  // calibration (0 until the analyses issue)
+  int64_t clock_offset_ns = 0;  // clock calibration (0 until it runs)
 };
 
 // The values of one task, used to append rows.

@@ -1,6 +1,6 @@
 #pragma once
 
-// E4: clock calibration. Device clocks and host clocks may start from
+// Clock calibration. Device clocks and host clocks may start from
 // different bases or drift apart; then a kernel appears to start before
 // the host call that launched it, or to end after the synchronize call
 // that waited for it returned. Calibration estimates one offset per clock
