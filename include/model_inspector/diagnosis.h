@@ -1,6 +1,6 @@
 #pragma once
 
-// Public types of the diagnosis (E9), frequent-sequence and repeated-block
+// Public types of the diagnosis, frequent-sequence and repeated-block
 // analyses, used by Session (session.h) and the front ends.
 
 #include <cstdint>

@@ -39,7 +39,7 @@ struct OpenOptions {
   // Error-severity diagnostics (dangling inputs, cycles) normally fail
   // Open(); with keep_going they are reported and loading continues.
   bool keep_going = false;
-  // Clock calibration (E4, src/analysis/timing/calibration.h): after
+  // Clock calibration (src/analysis/timing/calibration.h): after
   // linking, each device's clock offset is estimated from ordering anchors
   // and set on its tracks (calibrated time = raw + offset). Off: offsets
   // stay 0 and no calibration report is made.
@@ -249,13 +249,13 @@ class Session {
   // The analyses the front ends also use by type (each is a registered
   // analysis too, except node paths and node details).
   //
-  // Memory of one level (E8, src/analysis/memory): tensor lifetimes in
+  // Memory of one level (src/analysis/memory): tensor lifetimes in
   // execution order, the peak and the tensors alive at it, per-node and
   // per-scope footprints, and the trace's allocator figures against the
   // estimate (docs/reference/schemas/memory.schema.json). NotFound for an
   // absent level.
   StatusOr<MemoryResult> Memory(std::string_view level) const;
-  // Validation findings (S5, src/analysis/validation) of every graph level
+  // Validation findings (src/analysis/validation) of every graph level
   // (docs/reference/schemas/check.schema.json).
   ValidationResult Validation() const;
 
@@ -265,7 +265,7 @@ class Session {
   // The clock calibration applied at Open (computed = false when
   // OpenOptions::calibrate_clocks was off).
   CalibrationResult Calibration() const;
-  // The critical path of a run (E7). InvalidArgument for a run the trace
+  // The critical path of a run. InvalidArgument for a run the trace
   // does not have.
   StatusOr<CriticalPathResult> CriticalPath(const TimingRequest& request) const;
   // Per-stream busy/idle with the idle breakdown, long gaps, copy/compute

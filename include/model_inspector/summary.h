@@ -1,7 +1,8 @@
 #pragma once
 
-// Result types of `summary` (capability E5), shared by the CLI, the server
-// and summary.json. Plain data: no ids or internal types leak out.
+// Result types of `summary` (per-op-type, stream, node and run tables), shared
+// by the CLI, the server and summary.json. Plain data: no ids or internal types
+// leak out.
 
 #include <cstdint>
 #include <limits>
@@ -97,7 +98,8 @@ struct GraphCounts {
   uint64_t not_executed_nodes = 0;
 };
 
-// The longest dependency chain of the run (E7), on calibrated times.
+// The longest dependency chain of the run (the critical path), on calibrated
+// times.
 struct CriticalPathSummary {
   double length_us = 0;  // first start to last end of the path
   double wall_us = 0;    // first task start to last task end
@@ -123,7 +125,7 @@ struct HostSyncSummary {
   double device_idle_us = 0;  // device idle while the host waited
 };
 
-// The estimated memory peak of the executed level (E8).
+// The estimated memory peak of the executed level.
 struct MemorySummary {
   std::string level;  // "compiled" | "framework"
   std::string order;  // "trace" | "topological"
@@ -163,7 +165,8 @@ struct SummaryReport : AnalysisResult {
   GraphCounts graph;
   bool has_trace = false;
   bool has_graph = false;
-  // Whole-trace analyses (issue 7), left out of time-range summaries:
+  // Whole-trace analyses (critical path, overlap, host synchronize calls,
+  // memory, findings), left out of time-range summaries:
   // has_analyses says whether they were computed.
   bool has_analyses = false;
   bool has_critical_path = false;
@@ -172,7 +175,7 @@ struct SummaryReport : AnalysisResult {
   HostSyncSummary host_sync;
   bool has_memory = false;
   MemorySummary memory;
-  // Diagnosis findings with default thresholds (E9), most severe first.
+  // Diagnosis findings with default thresholds, most severe first.
   std::vector<FindingInfo> findings;
 
   std::string_view analysis_id() const override { return "summary"; }

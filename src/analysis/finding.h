@@ -1,6 +1,6 @@
 #pragma once
 
-// One diagnosis finding (E9) and the shape of a rule, shared by every module
+// One diagnosis finding and the shape of a rule, shared by every module
 // that contributes rules (diagnosis/ for graph and share rules, timing/ for
 // rules that need stream idle and overlap figures). Rules are data: a table
 // of RuleSpec rows with an id, a default threshold and the message; options

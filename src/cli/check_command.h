@@ -4,7 +4,7 @@
 
 namespace mi::cli {
 
-// `check PATH... [--json]`: validates every graph level (S5) — dangling
+// `check PATH... [--json]`: validates every graph level — dangling
 // inputs, cycles, unused outputs, shape/dtype incompatibilities, declared
 // shapes that contradict inference. Exit 0 when no error finding (warnings
 // allowed), 1 with error findings, the usual input error codes (2 usage,

@@ -1,13 +1,14 @@
 #include "cli/diagnose_command.h"
 
-#include <charconv>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
 #include "cli/common.h"
 #include "encoders/json_encoder.h"
 #include "encoders/table_printer.h"
@@ -35,21 +36,18 @@ struct DiagnoseFlags {
 // "RULE=VALUE" -> options.thresholds; false (with a message) when malformed.
 bool ParseThreshold(const std::string& text, DiagnoseOptions* options) {
   size_t eq = text.find('=');
-  std::string_view value = eq == std::string::npos
-                               ? std::string_view()
-                               : std::string_view(text).substr(eq + 1);
-  double v = 0;
-  auto [end, ec] =
-      std::from_chars(value.data(), value.data() + value.size(), v);
-  if (eq == std::string::npos || eq == 0 || value.empty() ||
-      ec != std::errc() || end != value.data() + value.size()) {
+  std::optional<double> v =
+      eq == std::string::npos
+          ? std::nullopt
+          : ParseDouble(std::string_view(text).substr(eq + 1));
+  if (eq == 0 || !v) {
     std::fprintf(stderr,
                  "error: --threshold: expected RULE=VALUE (e.g. "
                  "layout_conversion_share=0.1), found '%s'\n",
                  text.c_str());
     return false;
   }
-  options->thresholds[text.substr(0, eq)] = v;
+  options->thresholds[text.substr(0, eq)] = *v;
   return true;
 }
 

@@ -4,7 +4,7 @@
 
 namespace mi::cli {
 
-// `diagnose PATH...`: the diagnosis findings (E9) with evidence and
+// `diagnose PATH...`: the diagnosis findings with evidence and
 // suggestions, optionally the frequent task sequences and per-block time;
 // `diagnose --list-rules` prints the rule table
 // (docs/reference/diagnosis-rules.md).

@@ -5,6 +5,6 @@
 namespace mi::cli {
 
 // `export PATH... --out DIR` / `export --input-dir D`: graph.json,
-// trace.json, summary.json (I2, I4).
+// trace.json, summary.json.
 void RegisterExportCommand(CLI::App& app, int* exit_code);
 }  // namespace mi::cli

@@ -4,7 +4,7 @@
 
 namespace mi::cli {
 
-// `path RUN --critical | --node NAME`: the critical path of a run (E7), or a
+// `path RUN --critical | --node NAME`: the critical path of a run, or a
 // node's ancestors and descendants with their tasks.
 void RegisterPathCommand(CLI::App& app, int* exit_code);
 

@@ -28,12 +28,8 @@ struct RenderFlags {
 };
 
 std::string FormatFromPath(std::string_view path) {
-  auto ends_with = [&](std::string_view suffix) {
-    return path.size() >= suffix.size() &&
-           path.substr(path.size() - suffix.size()) == suffix;
-  };
-  if (ends_with(".json")) return "json";
-  if (ends_with(".bin") || ends_with(".mily")) return "binary";
+  if (path.ends_with(".json")) return "json";
+  if (path.ends_with(".bin") || path.ends_with(".mily")) return "binary";
   return "svg";
 }
 

@@ -4,7 +4,8 @@
 
 namespace mi::cli {
 
-// `start --output-dir D`: prepares a run directory (I4).
+// `start --output-dir D`: prepares a run directory and prints what to
+// set so ONNX Runtime and PyTorch write into it.
 void RegisterStartCommand(CLI::App& app, int* exit_code);
 
 }  // namespace mi::cli

@@ -4,7 +4,8 @@
 
 namespace mi::cli {
 
-// `summary PATH...`: the per-op-type table (E5) and friends.
+// `summary PATH...`: the per-op-type, stream, node and run tables, and the
+// whole-trace analyses beside them.
 void RegisterSummaryCommand(CLI::App& app, int* exit_code);
 
 }  // namespace mi::cli

@@ -16,11 +16,6 @@ namespace {
 // Items of an array of scalars shown in one cell / line.
 constexpr size_t kMaxListItems = 8;
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // The last segment of a flattened key ("idle.total_ns" -> "total_ns").
 std::string_view LastSegment(std::string_view key) {
   size_t dot = key.rfind('.');
@@ -31,10 +26,10 @@ enum class Unit : uint8_t { kNone, kNs, kUs, kBytes, kShare };
 
 Unit UnitOf(std::string_view key) {
   std::string_view last = LastSegment(key);
-  if (EndsWith(last, "_ns") || last == "ns") return Unit::kNs;
-  if (EndsWith(last, "_us") || last == "us") return Unit::kUs;
-  if (EndsWith(last, "_bytes") || last == "bytes") return Unit::kBytes;
-  if (last == "share" || EndsWith(last, "_share")) return Unit::kShare;
+  if (last.ends_with("_ns") || last == "ns") return Unit::kNs;
+  if (last.ends_with("_us") || last == "us") return Unit::kUs;
+  if (last.ends_with("_bytes") || last == "bytes") return Unit::kBytes;
+  if (last == "share" || last.ends_with("_share")) return Unit::kShare;
   return Unit::kNone;
 }
 
@@ -213,7 +208,7 @@ std::string HeaderOf(std::string_view key) {
   std::string base(key);
   Unit unit = UnitOf(key);
   auto strip = [&](std::string_view suffix) {
-    if (EndsWith(base, suffix)) base.resize(base.size() - suffix.size());
+    if (base.ends_with(suffix)) base.resize(base.size() - suffix.size());
   };
   if (unit == Unit::kNs) strip("_ns");
   if (unit == Unit::kUs) strip("_us");
@@ -223,14 +218,14 @@ std::string HeaderOf(std::string_view key) {
   }
   if (unit == Unit::kNs || unit == Unit::kUs) {
     // "ns" alone (a time column) reads "time (us)".
-    if (base == "ns" || base == "us" || EndsWith(base, ".ns") ||
-        EndsWith(base, ".us")) {
+    if (base == "ns" || base == "us" || base.ends_with(".ns") ||
+        base.ends_with(".us")) {
       base.resize(base.size() - 2);
       base += "time";
     }
     base += " (us)";
   }
-  if (unit == Unit::kBytes && (base == "bytes" || EndsWith(base, ".bytes"))) {
+  if (unit == Unit::kBytes && (base == "bytes" || base.ends_with(".bytes"))) {
     base.resize(base.size() - 5);
     base += "size";
   }

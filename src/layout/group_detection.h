@@ -1,13 +1,13 @@
 #pragma once
 
-// Structural groups for HierarchicalLayout, found from the graph alone (issue
-// 3, item 2): repeated blocks in groups with many direct nodes (graphs
-// without scopes, compiled graphs with rewritten names), chunks of
-// consecutive nodes so any graph folds to a small view, and repeat marks
-// (GroupTree::repeat_of) for groups with equal structure. Pure geometry like
-// hierarchical_layout.h: op types come from GroupTree::node_op, never from
-// the model (see hierarchical_layout_model.h for BuildGroups, which calls
-// these after the model-aware scope and fusion groups).
+// Structural groups for HierarchicalLayout, found from the graph alone:
+// repeated blocks in groups with many direct nodes (graphs without scopes,
+// compiled graphs with rewritten names), chunks of consecutive nodes so any
+// graph folds to a small view, and repeat marks (GroupTree::repeat_of) for
+// groups with equal structure. Pure geometry like hierarchical_layout.h: op
+// types come from GroupTree::node_op, never from the model (see
+// hierarchical_layout_model.h for BuildGroups, which calls these after the
+// model-aware scope and fusion groups).
 //
 // Everything here is iterative (hierarchies may be thousands of levels
 // deep), deterministic (total sort keys, no pointer hashing, hashes only

@@ -1,6 +1,6 @@
-// Structural group detection on generated graphs (issue 3: grouping must
-// stay a small part of the layout budget; target under ~50 ms at 100,000
-// nodes). Op types are stood in for by node widths, as in the tests.
+// Structural group detection on generated graphs (grouping must stay a small
+// part of the layout budget; target under ~50 ms at 100,000 nodes). Op types
+// are stood in for by node widths, as in the tests.
 
 #include <benchmark/benchmark.h>
 

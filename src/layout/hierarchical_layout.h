@@ -1,15 +1,16 @@
 #pragma once
 
-// Hierarchical (compound) layout on top of the flat LayeredLayout (issue 3,
-// items 2 and 3). Groups (scopes, fusion groups, repeated blocks) form a tree;
-// each expanded group is laid out on its own with LayeredLayout, its items
-// being its direct nodes plus its child groups as boxes. Edges whose ends lie
-// in different child groups are lifted to their lowest common ancestor (LCA)
-// and routed there. Each group's internal layout is cached and stored
-// relative to the group's origin, so expanding or collapsing a group re-lays
-// out only that group (if it has no cache yet) and its ancestors: every
-// other group keeps its internal layout and only moves as a whole. Pure
-// geometry like LayeredLayout: see hierarchical_layout_model.h for scopes.
+// Hierarchical (compound) layout on top of the flat LayeredLayout, with
+// collapse / expand and level of detail. Groups (scopes, fusion groups,
+// repeated blocks) form a tree; each expanded group is laid out on its own with
+// LayeredLayout, its items being its direct nodes plus its child groups as
+// boxes. Edges whose ends lie in different child groups are lifted to their
+// lowest common ancestor (LCA) and routed there. Each group's internal layout
+// is cached and stored relative to the group's origin, so expanding or
+// collapsing a group re-lays out only that group (if it has no cache yet) and
+// its ancestors: every other group keeps its internal layout and only moves as
+// a whole. Pure geometry like LayeredLayout: see hierarchical_layout_model.h
+// for scopes.
 
 #include <cstdint>
 #include <span>

@@ -1,4 +1,4 @@
-// Layout time on generated graphs (issue 3 targets: 10k nodes < 0.5 s,
+// Layout time on generated graphs (targets: 10k nodes < 0.5 s,
 // 100k nodes < 5 s). Items are input nodes; bench/layout compares the same
 // shapes end to end against dagre, ELK and dot.
 

@@ -10,6 +10,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/strings.h"
+
 namespace mi::linker {
 namespace {
 
@@ -56,11 +58,6 @@ class UnionFind {
   std::vector<uint32_t> parent_;
 };
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // One step of undoing a compiler's renaming, or nullopt when nothing applies.
 // ORT: GenerateNodeName appends "_token_N"; MatMulAddFusion and friends append
 // "/<Name>Fusion" or "/<Name>Fusion/"; reshape merging appends
@@ -70,19 +67,18 @@ std::optional<std::string_view> StripOneRenaming(std::string_view name) {
   if (name.starts_with("fused ")) return name.substr(6);
   size_t token = name.rfind("_token_");
   if (token != std::string_view::npos && token + 7 < name.size() &&
-      std::all_of(name.begin() + token + 7, name.end(),
-                  [](char c) { return c >= '0' && c <= '9'; })) {
+      std::all_of(name.begin() + token + 7, name.end(), IsAsciiDigit)) {
     return name.substr(0, token);
   }
   for (std::string_view suffix : {"_new_reshape", "_quant"}) {
-    if (EndsWith(name, suffix)) {
+    if (name.ends_with(suffix)) {
       return name.substr(0, name.size() - suffix.size());
     }
   }
   std::string_view trimmed = name;
-  if (EndsWith(trimmed, "/")) trimmed.remove_suffix(1);
+  if (trimmed.ends_with("/")) trimmed.remove_suffix(1);
   size_t slash = trimmed.rfind('/');
-  if (slash != std::string_view::npos && EndsWith(trimmed, "Fusion")) {
+  if (slash != std::string_view::npos && trimmed.ends_with("Fusion")) {
     return trimmed.substr(0, slash);
   }
   return std::nullopt;
@@ -235,7 +231,7 @@ class Matcher {
     };
     if (int64_t p = lookup(name); p >= 0) return {p, MatchKind::kSameName};
     // NCHWc transformer: node "<tensor>_nchwc" computes that tensor.
-    if (EndsWith(name, "_nchwc")) {
+    if (name.ends_with("_nchwc")) {
       ValueId v = model_.FindValue(fw_, name.substr(0, name.size() - 6));
       if (v.valid()) {
         int64_t p = FwProducerPos(v);

@@ -1,15 +1,15 @@
 #include "server/api.h"
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "base/json_writer.h"
+#include "base/strings.h"
 #include "encoders/json_encoder.h"
 
 namespace mi::server {
@@ -28,24 +28,16 @@ constexpr std::string_view kCsp =
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 constexpr int kDefaultSummaryTop = 50;
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 std::string_view FindHeader(const HttpRequest& r, std::string_view name) {
   for (const auto& [k, v] : r.headers) {
-    if (EqualsIgnoreCase(k, name)) return v;
+    if (EqualsIgnoringCase(k, name)) return v;
   }
   return {};
 }
 
 bool HasHeader(const HttpRequest& r, std::string_view name) {
   for (const auto& [k, v] : r.headers) {
-    if (EqualsIgnoreCase(k, name)) return true;
+    if (EqualsIgnoringCase(k, name)) return true;
   }
   return false;
 }
@@ -70,25 +62,13 @@ std::string_view CookieValue(std::string_view header, std::string_view name) {
     std::string_view part = header.substr(0, semi);
     header = semi == std::string_view::npos ? std::string_view()
                                             : header.substr(semi + 1);
-    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    part = TrimLeft(part, " ");
     size_t eq = part.find('=');
     if (eq != std::string_view::npos && part.substr(0, eq) == name) {
       return part.substr(eq + 1);
     }
   }
   return {};
-}
-
-std::vector<std::string_view> Split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (true) {
-    size_t pos = s.find(sep, start);
-    out.push_back(s.substr(start, pos - start));
-    if (pos == std::string_view::npos) break;
-    start = pos + 1;
-  }
-  return out;
 }
 
 int HttpStatusFor(StatusCode code) {
@@ -272,7 +252,7 @@ HttpResponse NodePaths(const Session& session, std::string_view level,
 
 std::string_view HttpResponse::header(std::string_view name) const {
   for (const auto& [k, v] : headers) {
-    if (EqualsIgnoreCase(k, name)) return v;
+    if (EqualsIgnoringCase(k, name)) return v;
   }
   return {};
 }
@@ -292,27 +272,16 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
 }
 
 bool ParseUint(std::string_view text, uint64_t max, uint64_t* out) {
-  if (text.empty() || text.size() > 20) return false;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-  }
-  uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || ptr != text.data() + text.size() || v > max) {
-    return false;
-  }
-  *out = v;
+  std::optional<uint64_t> v = ParseInteger<uint64_t>(text);
+  if (!v || *v > max) return false;
+  *out = *v;
   return true;
 }
 
 bool ParseInt(std::string_view text, int64_t* out) {
-  bool negative = !text.empty() && text.front() == '-';
-  if (negative) text.remove_prefix(1);
-  uint64_t magnitude = 0;
-  uint64_t limit = negative ? uint64_t(INT64_MAX) + 1 : uint64_t(INT64_MAX);
-  if (!ParseUint(text, limit, &magnitude)) return false;
-  *out = negative ? static_cast<int64_t>(0 - magnitude)
-                  : static_cast<int64_t>(magnitude);
+  std::optional<int64_t> v = ParseInteger<int64_t>(text);
+  if (!v) return false;
+  *out = *v;
   return true;
 }
 
@@ -424,7 +393,7 @@ bool Api::Authorised(const HttpRequest& r, bool* token_in_query) const {
     return true;
   }
   for (const auto& [k, v] : r.headers) {
-    if (!EqualsIgnoreCase(k, "Cookie")) continue;
+    if (!EqualsIgnoringCase(k, "Cookie")) continue;
     std::string_view c = CookieValue(v, "mi_token");
     if (!c.empty() && ConstantTimeEquals(c, options_.token)) return true;
   }
@@ -436,7 +405,7 @@ bool Api::HostAllowed(const HttpRequest& r) const {
   if (!HasHeader(r, "Host")) return true;  // HTTP/1.0 clients; not browsers
   std::string_view host = FindHeader(r, "Host");
   for (const std::string& h : options_.allowed_hosts) {
-    if (EqualsIgnoreCase(host, h)) return true;
+    if (EqualsIgnoringCase(host, h)) return true;
   }
   return false;
 }
@@ -527,10 +496,7 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
     std::string_view level = seg[4];
     if (std::find(run.levels.begin(), run.levels.end(), level) ==
         run.levels.end()) {
-      std::string have;
-      for (const std::string& l : run.levels) {
-        have += (have.empty() ? "" : ", ") + l;
-      }
+      std::string have = Join(run.levels, ", ");
       return Error(404,
                    fmt::format("run {} has no level '{}'; levels: {}", run_id,
                                level, have.empty() ? "none" : have));

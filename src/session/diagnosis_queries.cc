@@ -1,4 +1,4 @@
-// Session methods of the diagnosis (E9), frequent-sequence and
+// Session methods of the diagnosis, frequent-sequence and
 // repeated-block analyses, and the repeated-block families the session
 // builds from the layout's groups for analysis/blocks (analyses may not use
 // layout). The rule list (diagnosis rules, then the timing rules) is the

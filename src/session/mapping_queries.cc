@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "base/json_writer.h"
+#include "base/strings.h"
 #include "linker/links.h"
 #include "model/model.h"
 #include "session/node_queries.h"
@@ -102,15 +103,16 @@ void BuildRows(const Session::Impl& run, const TimelineIndex& index) {
 bool Matches(const Model& m, const Links& links, const MappingRow& row,
              std::string_view q) {
   if (q.empty()) return true;
-  if (ContainsIgnoreCase(row.name, q) || ContainsIgnoreCase(row.op_type, q)) {
+  if (ContainsIgnoringCase(row.name, q) ||
+      ContainsIgnoringCase(row.op_type, q)) {
     return true;
   }
   for (std::string_view k : row.kernels) {
-    if (ContainsIgnoreCase(k, q)) return true;
+    if (ContainsIgnoringCase(k, q)) return true;
   }
   if (!row.unlinked) {
     for (NodeId f : links.fused_from.Get(row.node)) {
-      if (ContainsIgnoreCase(m.str(m.node_name(f)), q)) return true;
+      if (ContainsIgnoringCase(m.str(m.node_name(f)), q)) return true;
     }
   }
   return false;

@@ -1,4 +1,4 @@
-// Session methods for the memory analysis (E8) and validation (S5): thin
+// Session methods for the memory analysis and validation: thin
 // wrappers that pick the level's root graph and return the analyses'
 // results.
 

@@ -6,7 +6,6 @@
 #include "session/node_queries.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdint>
 #include <optional>
 #include <regex>
@@ -17,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "base/json_writer.h"
+#include "base/strings.h"
 #include "linker/links.h"
 #include "model/model.h"
 #include "model_inspector/session.h"
@@ -92,18 +92,6 @@ bool OnLevel(const Model& m, GraphId root, NodeId n) {
   return m.RootOf(m.node_graph(n)) == root;
 }
 
-char Lower(char c) {
-  return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (Lower(a[i]) != Lower(b[i])) return false;
-  }
-  return true;
-}
-
 // Case-insensitive glob over a whole name: '?' is one character other than
 // '/', '*' any run within one '/' segment, '**' any run across segments
 // ('**/' also matches no segment at all).
@@ -147,7 +135,7 @@ bool GlobMatch(std::string_view pattern, std::string_view name,
     } else if (c == '?') {
       tokens.push_back({'?', 0});
     } else {
-      tokens.push_back({'c', Lower(c)});
+      tokens.push_back({'c', AsciiLower(c)});
     }
   }
   // Empty pattern matches only the empty name.
@@ -158,7 +146,7 @@ bool GlobMatch(std::string_view pattern, std::string_view name,
     switch (tok.kind) {
       case 'c':
         for (size_t j = 0; j <= n; ++j) {
-          cur[j] = j < n && Lower(name[j]) == tok.c && next[j + 1];
+          cur[j] = j < n && AsciiLower(name[j]) == tok.c && next[j + 1];
         }
         break;
       case '?':
@@ -285,14 +273,6 @@ NodeRefInfo NodeRef(const Model& m, NodeId n) {
 }
 
 }  // namespace
-
-bool ContainsIgnoreCase(std::string_view haystack, std::string_view needle) {
-  if (needle.empty()) return true;
-  auto it = std::search(haystack.begin(), haystack.end(), needle.begin(),
-                        needle.end(),
-                        [](char a, char b) { return Lower(a) == Lower(b); });
-  return it != haystack.end();
-}
 
 void WriteNodeRef(JsonWriter& w, const Model& m, NodeId n) {
   w.BeginObject();
@@ -434,7 +414,7 @@ StatusOr<std::string> Session::SearchJson(std::string_view level,
     std::string_view name = m.str(m.node_name(n));
     bool hit = false;
     if (mode == "text") {
-      hit = ContainsIgnoreCase(name, query);
+      hit = ContainsIgnoringCase(name, query);
     } else if (mode == "glob") {
       hit = GlobMatch(query, name, &scratch);
     } else if (mode == "regex") {
@@ -445,12 +425,12 @@ StatusOr<std::string> Session::SearchJson(std::string_view level,
             fmt::format("q: regex failed on '{}': {}", name, e.what()));
       }
     } else if (mode == "op") {
-      hit = EqualsIgnoreCase(m.str(m.node_op_type(n)), query);
+      hit = EqualsIgnoringCase(m.str(m.node_op_type(n)), query);
     } else {
       for (const Attribute& a : m.node_attributes(n)) {
-        if (!EqualsIgnoreCase(m.str(a.name), attr_name)) continue;
+        if (!EqualsIgnoringCase(m.str(a.name), attr_name)) continue;
         if (!attr_has_value ||
-            EqualsIgnoreCase(AttributeText(m, a), attr_value)) {
+            EqualsIgnoringCase(AttributeText(m, a), attr_value)) {
           hit = true;
           break;
         }

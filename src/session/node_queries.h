@@ -17,10 +17,6 @@
 
 namespace mi {
 
-// Case-insensitive (ASCII) substring test: search, mapping and timeline
-// name filters.
-bool ContainsIgnoreCase(std::string_view haystack, std::string_view needle);
-
 // {"id", "name", "op_type", "level"} of a node: node details, task details
 // and mapping rows.
 void WriteNodeRef(JsonWriter& w, const Model& m, NodeId n);

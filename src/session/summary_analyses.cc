@@ -1,4 +1,4 @@
-// The whole-trace analyses folded into `summary` (issue 7): critical path
+// The whole-trace analyses folded into `summary`: critical path
 // share, per-stream idle breakdown, copy/compute overlap, host synchronize
 // waits, the estimated memory peak and the diagnosis findings. Summarize()
 // (src/analysis/summary) cannot call its sibling analyses, so the session,

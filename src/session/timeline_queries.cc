@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "base/json_writer.h"
+#include "base/strings.h"
 #include "linker/links.h"
 #include "model/model.h"
 #include "session/node_queries.h"
@@ -733,8 +734,9 @@ StatusOr<std::string> TimelineWindowOf(const Session::Impl& run,
     filter.name.assign(x.names.size(), 0);
     for (size_t i = 0; i < x.names.size(); ++i) {
       filter.name[i] =
-          ContainsIgnoreCase(trace.str(x.names[i]), request.name_contains) ? 1
-                                                                           : 0;
+          ContainsIgnoringCase(trace.str(x.names[i]), request.name_contains)
+              ? 1
+              : 0;
     }
   }
   const double pixel_ns =

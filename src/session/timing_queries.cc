@@ -2,12 +2,14 @@
 // calibration report, critical path, idle/overlap and node paths as typed
 // results, and node lookup by name.
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "analysis/timing/timing_results.h"
+#include "base/strings.h"
 #include "model_inspector/session.h"
 #include "session/node_queries.h"
 #include "session/session_impl.h"
@@ -53,10 +55,12 @@ StatusOr<uint32_t> Session::FindNodeId(std::string_view level,
   MI_ASSIGN_OR_RETURN(root, LevelRoot(*impl_, level));
   const Model& m = impl_->model;
   // "#17": node 17, for a name several nodes share.
-  if (name.size() > 1 && name.front() == '#' &&
-      name.find_first_not_of("0123456789", 1) == std::string_view::npos &&
-      name.size() < 11) {
-    uint64_t id = std::stoull(std::string(name.substr(1)));
+  std::optional<uint64_t> number;
+  if (name.size() > 1 && name.size() < 11 && name.front() == '#') {
+    number = ParseInteger<uint64_t>(name.substr(1));
+  }
+  if (number) {
+    uint64_t id = *number;
     if (id >= m.node_count() ||
         m.RootOf(m.node_graph(NodeId(static_cast<uint32_t>(id)))) != root) {
       return NotFoundError(fmt::format("node {} is not on the {} level", id,

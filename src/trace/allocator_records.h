@@ -1,7 +1,7 @@
 #pragma once
 
 // Allocator figures a trace recorded, kept beside the tasks so that the
-// memory analysis (analysis/memory, E8) can compare its estimate with what
+// memory analysis (analysis/memory) can compare its estimate with what
 // the runtime reported. Sizes are bytes; -1 where the source did not say.
 // Importers append; nothing else in the trace depends on these tables.
 

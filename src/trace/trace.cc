@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/strings.h"
+
 namespace mi {
 
 std::string_view TaskKindName(TaskKind kind) {
@@ -261,8 +263,7 @@ std::string TrackShortName(const Trace& trace, TrackId track) {
   } else {
     label = "thread " + std::to_string(t.tid);
   }
-  while (!label.empty() && label.back() == ' ') label.pop_back();
-  return label;
+  return std::string(TrimRight(label, " "));
 }
 
 std::string TrackProcessName(const Trace& trace, TrackId track) {
@@ -325,6 +326,43 @@ std::string TrackName(const Trace& trace, TrackId track) {
   if (owner.empty()) owner = TrackProcessName(trace, track);
   return SourceName(trace, t.source) + std::string(kNameSeparator) + owner +
          std::string(kNameSeparator) + TrackShortName(trace, track);
+}
+
+std::string TrackMentionName(const Trace& trace, TrackId track) {
+  if (trace.sources_with_tracks() > 1) return TrackName(trace, track);
+  const TrackInfo& t = trace.track(track);
+  if (t.kind == TrackKind::kDeviceStream) {
+    std::string name = "stream " + std::to_string(t.stream);
+    if (t.device >= 0) name += " (device " + std::to_string(t.device) + ")";
+    return name;
+  }
+  std::string_view thread_name = trace.str(t.thread_name);
+  if (!thread_name.empty()) return std::string(thread_name);
+  return "thread " + std::to_string(t.tid);
+}
+
+std::string DeviceIndexName(const Trace& trace, TrackId track) {
+  const TrackInfo& t = trace.track(track);
+  std::string name;
+  if (t.device >= 0) {
+    name = "device " + std::to_string(t.device);
+  } else {
+    name = "device (unknown)";
+    for (uint32_t i = 0; i < trace.track_count(); ++i) {
+      const TrackInfo& other = trace.track(TrackId(i));
+      if (other.kind == TrackKind::kDeviceStream && other.device < 0 &&
+          other.source == t.source &&
+          (other.pid != t.pid || other.pid_label != t.pid_label)) {
+        name = "device (unknown, " + TrackProcessName(trace, track) + ")";
+        break;
+      }
+    }
+  }
+  return SourcePrefix(trace, t.source) + name;
+}
+
+std::string HostClockName(const Trace& trace, SourceId source) {
+  return SourcePrefix(trace, source) + "host";
 }
 
 }  // namespace mi

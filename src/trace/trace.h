@@ -102,7 +102,7 @@ struct TrackInfo {
   StringId thread_name = StringPool::kEmpty;
   int32_t device = -1;          // device index for device streams
   int64_t stream = -1;          // stream id for device streams
-  int64_t clock_offset_ns = 0;  // calibration (0 until the analyses issue)
+  int64_t clock_offset_ns = 0;  // clock calibration (0 until it runs)
 };
 
 // The values of one task, used to append rows.
@@ -347,10 +347,11 @@ std::string_view TaskClassOf(const Trace& trace, TaskId t,
                              std::string_view op_type);
 
 // Names for people, shared by every report and view (summary stream rows,
-// the timeline's tracks and groups, task details, dumps). With tracks of
-// one source they are the names the trace itself gives; with tracks of
-// several sources every name carries its source, so that two ranks'
-// "stream 7" on "GPU 0" never look alike.
+// the timeline's tracks and groups, task details, dumps, the timing
+// analyses' clock domains, devices and messages). With tracks of one source
+// they are the names the trace itself gives; with tracks of several sources
+// every name carries its source in front ("rank 1 · ..."), so that two
+// ranks' "stream 7" on "GPU 0" never look alike.
 //
 // The source's name: "rank N" when the source says its rank (and no other
 // source has the same rank), else the base name of its file or folder,
@@ -385,5 +386,21 @@ std::string TrackGroupName(const Trace& trace, TrackId track);
 // several "rank 1 · GPU 0 · stream 7" (source, device or process, short
 // name).
 std::string TrackName(const Trace& trace, TrackId track);
+// A track as the timing analyses' results and findings mention it: with
+// one source "stream 7 (device 0)" (a device stream: its stream number and
+// device index; "stream 7" when the device is unknown), the thread name the
+// source gave, else "thread N"; with several sources its TrackName
+// ("rank 1 · GPU 0 · stream 7"), as the summary's stream rows read.
+std::string TrackMentionName(const Trace& trace, TrackId track);
+// The device of a device stream by its index, whatever the dialect calls
+// it (the timing analyses' clock domains and copy/compute overlap rows):
+// "device 0"; "device (unknown)" when the trace does not number it, or
+// "device (unknown, <process>)" when several processes of the source have
+// unnumbered devices (each is a device of its own); with several sources
+// after the source ("rank 1 · device 0").
+std::string DeviceIndexName(const Trace& trace, TrackId track);
+// A source's host clock (its host threads): "host"; with several sources
+// "rank 0 · host".
+std::string HostClockName(const Trace& trace, SourceId source);
 
 }  // namespace mi

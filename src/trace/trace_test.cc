@@ -147,6 +147,66 @@ TEST(TraceNamesTest, DeviceNamesFollowTheDialect) {
   EXPECT_EQ(TrackDeviceName(f.trace, f.Thread(gpu)), "");
 }
 
+// The timing analyses' names: with one source as they always read
+// ("stream 7 (device 0)", "device 0", "host"); with several, the source in
+// front as in every other name, and a track as the summary names it.
+TEST(TraceNamesTest, TimingNamesOfOneSource) {
+  Fixture f;
+  SourceId s = f.Source("rank0.pt.trace.json", 0);
+  TrackId stream = f.Stream(s, 1);
+  TrackId unnumbered = f.Stream(s, -1);
+  TrackId thread = f.Thread(s);
+  TrackInfo named = f.trace.track(thread);
+  named.thread_name = f.strings.Intern("thread 19392 (python3)");
+  TrackId named_thread = f.trace.AddTrack(named);
+  EXPECT_EQ(TrackMentionName(f.trace, stream), "stream 7 (device 1)");
+  EXPECT_EQ(TrackMentionName(f.trace, unnumbered), "stream 7");
+  EXPECT_EQ(TrackMentionName(f.trace, thread), "thread 4101");
+  EXPECT_EQ(TrackMentionName(f.trace, named_thread), "thread 19392 (python3)");
+  EXPECT_EQ(DeviceIndexName(f.trace, stream), "device 1");
+  EXPECT_EQ(DeviceIndexName(f.trace, unnumbered), "device (unknown)");
+  EXPECT_EQ(HostClockName(f.trace, s), "host");
+}
+
+// A generic trace whose device streams sit in two processes, neither
+// numbering its device: two devices, each named by its process.
+TEST(TraceNamesTest, UnnumberedDevicesOfSeveralProcessesNameTheProcess) {
+  Fixture f;
+  SourceId s = f.Source("trace.json", -1, "chrome");
+  TrackInfo a;
+  a.kind = TrackKind::kDeviceStream;
+  a.source = s;
+  a.pid = 200;
+  a.stream = 1;
+  TrackInfo a2 = a;
+  a2.stream = 2;
+  TrackInfo b = a;
+  b.pid = 300;
+  b.process_name = f.strings.Intern("GPU kernels");
+  TrackId ta = f.trace.AddTrack(a);
+  TrackId ta2 = f.trace.AddTrack(a2);
+  TrackId tb = f.trace.AddTrack(b);
+  EXPECT_EQ(DeviceIndexName(f.trace, ta), "device (unknown, pid 200)");
+  EXPECT_EQ(DeviceIndexName(f.trace, ta2), "device (unknown, pid 200)");
+  EXPECT_EQ(DeviceIndexName(f.trace, tb), "device (unknown, GPU kernels)");
+}
+
+TEST(TraceNamesTest, TimingNamesOfSeveralSourcesStartWithTheSource) {
+  Fixture f;
+  SourceId r0 = f.Source("run/rank0.pt.trace.json", 0);
+  SourceId other = f.Source("day1/other.json", -1, "chrome");
+  TrackId s0 = f.Stream(r0);
+  TrackId s1 = f.Stream(other, -1);
+  EXPECT_EQ(TrackMentionName(f.trace, s0), "rank 0 · GPU 0 · stream 7");
+  EXPECT_EQ(TrackMentionName(f.trace, s0), TrackName(f.trace, s0));
+  EXPECT_EQ(TrackMentionName(f.trace, s1),
+            "other.json · python3 (GPU 0) · stream 7");
+  EXPECT_EQ(DeviceIndexName(f.trace, s0), "rank 0 · device 0");
+  EXPECT_EQ(DeviceIndexName(f.trace, s1), "other.json · device (unknown)");
+  EXPECT_EQ(HostClockName(f.trace, r0), "rank 0 · host");
+  EXPECT_EQ(HostClockName(f.trace, other), "other.json · host");
+}
+
 TEST(TraceSourcesTest, DialectsAreListedOncePerKind) {
   Fixture f;
   EXPECT_EQ(TraceDialects(f.trace), "");

@@ -1,4 +1,4 @@
-"""CANN / Ascend execution data end to end (issue 6): host launch -> device
+"""CANN / Ascend execution data end to end: host launch -> device
 task links on the level-1 torch_npu timeline, op-type totals against the
 sample's own op_statistic.csv, every kernel_details / op_summary sample
 loading with its tasks, and the msprof_slice / task_time fixtures. Expected
@@ -37,7 +37,7 @@ def csv_data_rows(path):
 
 # --- 1. launch links -------------------------------------------------------
 
-def test_issue6_every_node_launch_with_a_device_task_is_linked(tmp_path):
+def test_every_node_launch_with_a_device_task_is_linked(tmp_path):
     raw = json.loads((LEVEL1 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
     process = {e["pid"]: e["args"]["name"] for e in raw
                if e.get("ph") == "M" and e.get("name") == "process_name"}
@@ -83,7 +83,7 @@ def test_issue6_every_node_launch_with_a_device_task_is_linked(tmp_path):
 NOT_IN_OP_STATISTIC = {"sync", "data_movement", "communication"}
 
 
-def test_issue6_op_type_totals_match_op_statistic(tmp_path):
+def test_op_type_totals_match_op_statistic(tmp_path):
     summary = export(tmp_path, LEVEL1)["summary"]
     ours = {r["op_type"]: r for r in summary["op_types"]
             if r["kind"] not in NOT_IN_OP_STATISTIC}
@@ -98,7 +98,7 @@ def test_issue6_op_type_totals_match_op_statistic(tmp_path):
     assert ours["ReduceSum"]["calls"] == 10  # was 15: MEMCPYs took the cpu_op's name
 
 
-def test_issue6_kernel_details_rows_all_join_the_timeline():
+def test_kernel_details_rows_all_join_the_timeline():
     for sample in (LEVEL1, LEVEL0):
         proc = run("summary", "--format", "csv", sample)
         assert "matched no timeline task" not in proc.stderr, proc.stderr
@@ -117,14 +117,14 @@ CSV_SAMPLES = [
 
 
 @pytest.mark.parametrize("path,skipped", CSV_SAMPLES, ids=lambda p: str(p)[-40:])
-def test_issue6_csv_samples_load_one_task_per_row(tmp_path, path, skipped):
+def test_csv_samples_load_one_task_per_row(tmp_path, path, skipped):
     committed(path)
     trace = export(tmp_path, path)["trace"]
     assert trace["dialect"] == "ascend"
     assert len(trace["tasks"]) == len(csv_data_rows(path)) - skipped
 
 
-def test_issue6_csv_fixture_skips_rows_without_times(tmp_path):
+def test_csv_fixture_skips_rows_without_times(tmp_path):
     path = FIX / "kernel_details_level0.csv"
     proc = run("export", path, "--out", tmp_path)
     trace = json.loads((tmp_path / "trace.json").read_text())
@@ -132,7 +132,7 @@ def test_issue6_csv_fixture_skips_rows_without_times(tmp_path):
     assert "kernel_details_level0.csv:5:" in proc.stderr
 
 
-def test_issue6_csv_quoting_and_tab_suffixed_times(tmp_path):
+def test_csv_quoting_and_tab_suffixed_times(tmp_path):
     tasks = export(tmp_path, FIX / "op_summary_current.csv")["trace"]["tasks"]
     by_name = {t["kernel_name"]: t for t in tasks}
     # "1717575960208020.758\t": quoted, tab-suffixed, kept to the ns.
@@ -147,7 +147,7 @@ def test_issue6_csv_quoting_and_tab_suffixed_times(tmp_path):
 
 # --- 6. msprof slices and task_time ----------------------------------------------
 
-def test_issue6_msprof_slices_share_tracks_and_link_launches(tmp_path):
+def test_msprof_slices_share_tracks_and_link_launches(tmp_path):
     trace = export(tmp_path, PROF)["trace"]
     tasks = trace["tasks"]
     slices = sorted((PROF / "mindstudio_profiler_output").glob("msprof_slice_*.json"))
@@ -172,7 +172,7 @@ def test_issue6_msprof_slices_share_tracks_and_link_launches(tmp_path):
     assert by_name["Cast1"]["op_type"] == "Cast"
 
 
-def test_issue6_task_time_variants(tmp_path):
+def test_task_time_variants(tmp_path):
     current = FIX / "task_time_20250101120000.csv"
     tasks = export(tmp_path / "a", current)["trace"]["tasks"]
     assert len(tasks) == len(csv_data_rows(current))

@@ -1,6 +1,6 @@
-"""`model-inspector check` (S5) on a bad-model corpus with known findings,
+"""`model-inspector check` (validation) on a bad-model corpus with known findings,
 on the real fixtures (clean) and on every bad input (no crash); the memory
-route (E8) on the real fixtures, validated against the documented schemas."""
+route on the real fixtures, validated against the documented schemas."""
 import json
 
 import jsonschema

@@ -1,8 +1,8 @@
-"""`diagnose` end to end (issue 7, items 6-8): the rule reference is generated
-from the rule table, the JSON validates against its schema, the rules that
-fire on the real fixtures are pinned (framework vs compiled graphs, the
-Ascend sample), options are validated, and the transformer's layers come out
-as one block family with per-layer time."""
+"""`diagnose` end to end (rules, frequent sequences, per-block time): the
+rule reference is generated from the rule table, the JSON validates against
+its schema, the rules that fire on the real fixtures are pinned (framework
+vs compiled graphs, the Ascend sample), options are validated, and the
+transformer's layers come out as one block family with per-layer time."""
 import json
 
 import jsonschema

@@ -1,4 +1,4 @@
-"""S1: models over 2 GB open without reading their weights. The test writes
+"""Models over 2 GB open without reading their weights. The test writes
 a sparse 2.8 GB ONNX file (a MatMul whose weight initializer holds 2.8 GB
 of raw_data that is never written to disk), then checks that
 model-inspector reads it correctly with a small peak memory."""

@@ -150,13 +150,13 @@ def test_two_ranks_loaded_together_keep_their_clocks(tmp_path):
     assert len(devices) == 2 and len({d["source"] for d in devices}) == 2
     for rank, device in zip(RANKS, devices):
         truth = EXPECTED["ranks"][rank]["calibration"]
-        assert device["name"] == f"device 0 (rank {rank})"
+        assert device["name"] == f"rank {rank} · device 0"
         assert (device["interval"]["lower_ns"], device["interval"]["upper_ns"]) == (
             truth["lower_ns"], truth["upper_ns"])
     assert len([d for d in cal["domains"] if d["reference"]]) == 2
     assert not cal["time_bases_differ"]
     assert [d["device"] for d in analyses["idle_overlap"]["devices"]] == [
-        "device 0 (rank 0)", "device 0 (rank 1)"]
+        "rank 0 · device 0", "rank 1 · device 0"]
 
 
 def test_no_calibrate_keeps_raw_clocks(tmp_path):

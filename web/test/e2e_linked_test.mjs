@@ -1,4 +1,5 @@
-// End-to-end test of the linked views (issue 5): one real server
+// End-to-end test of the linked views (timeline, mapping table,
+// summary and graph panes around one selection): one real server
 // (`model-inspector open`, MI_BINARY, embedded UI) with three runs — the
 // bundled ORT ResNet-18 run, the ORT transformer run, and an Ascend run (the
 // GE graph dumps of test/fixtures/ge/resnet_block with an msprof op_summary

@@ -1,15 +1,15 @@
-// End-to-end test of the views beyond the first slice, against the real
-// server (`model-inspector open`, demo run, embedded UI) in Chromium:
-// heat map (colour by time / share: colours differ from the op colours, the
-// legend shows the range), lineage highlight, search reveal of a node inside
-// a collapsed group (reveal= on the layout request, expand state read back
-// from group_flags), side-by-side compare (select a compiled Conv → the
-// framework pane highlights its fused_from), export (PNG, SVG parsed with
-// DOMParser, Model Explorer JSON), the operator doc in the details panel.
-// Parts that need a newer server (node times, reveal, exports, docs) say
-// "skipped" when the server does not have them yet. The UI is read through
-// its debug surface (window.__miDebug) and waited on by its state.
-// Screenshots: ui_heatmap, ui_lineage, ui_reveal, ui_compare, ui_export_*.
+// End-to-end test of the graph panes' tools, against the real server
+// (`model-inspector open`, demo run, embedded UI) in Chromium: heat map
+// (colour by time / share: colours differ from the op colours, the legend
+// shows the range), lineage highlight, search reveal of a node inside a
+// collapsed group (reveal= on the layout request, expand state read back from
+// group_flags), side-by-side compare (select a compiled Conv → the framework
+// pane highlights its fused_from), export (PNG, SVG parsed with DOMParser,
+// Model Explorer JSON), the operator doc in the details panel. Parts that
+// need a newer server (node times, reveal, exports, docs) say "skipped" when
+// the server does not have them yet. The UI is read through its debug surface
+// (window.__miDebug) and waited on by its state. Screenshots: ui_heatmap,
+// ui_lineage, ui_reveal, ui_compare, ui_export_*.
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 #pragma once
 
-// The clock calibration applied when the run was opened (E4; method in
+// The clock calibration applied when the run was opened (method in
 // docs/design/analyses.md; JSON: analyses.json "calibration").
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
 
-// The critical path of a run (E7): the longest dependency chain by time
+// The critical path of a run: the longest dependency chain by time
 // (src/analysis/timing/critical_path.h; JSON: docs/reference/http-api.md
 // "Timing analyses", analyses.json "critical_path").
 

@@ -1,6 +1,6 @@
 #pragma once
 
-// Memory of one graph level (E8, src/analysis/memory): tensor lifetimes in
+// Memory of one graph level (src/analysis/memory): tensor lifetimes in
 // execution order, the peak and the tensors alive at it, per-node and
 // per-scope footprints, and the trace's allocator figures against the
 // estimate (docs/reference/schemas/memory.schema.json).

@@ -1,6 +1,6 @@
 #pragma once
 
-// Validation findings of every graph level (S5, src/analysis/validation;
+// Validation findings of every graph level (src/analysis/validation;
 // docs/reference/schemas/check.schema.json, `check`).
 
 #include <cstdint>

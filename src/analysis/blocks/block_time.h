@@ -1,6 +1,6 @@
 #pragma once
 
-// Per-block time (S4, issue 7 item 8): for each family of repeated blocks
+// Per-block time: for each family of repeated blocks
 // (transformer layers, residual blocks), the time of every instance, so
 // summaries can report per-block time and spot the slow instance.
 //

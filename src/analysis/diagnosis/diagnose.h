@@ -1,6 +1,6 @@
 #pragma once
 
-// E9: diagnosis. Runs every enabled rule of this module's rule table
+// Diagnosis. Runs every enabled rule of this module's rule table
 // (rules.h) — graph rules (unfused patterns, redundant Transpose/Reshape
 // pairs, dynamic inputs), share rules (layout conversions, data movement)
 // and the eager-launch rule — and returns the findings sorted by severity

@@ -14,6 +14,7 @@
 
 #include "analysis/diagnosis/diagnose.h"
 #include "analysis/diagnosis/rule_context.h"
+#include "base/strings.h"
 
 namespace mi::analysis::diagnosis_internal {
 namespace {
@@ -536,10 +537,7 @@ void DynamicInputShape(const RuleContext& ctx, const RuleSpec& rule,
   Finding f;
   for (size_t i = 0; i < order.size(); ++i) {
     const DynamicInput& in = inputs[order[i]];
-    std::string levels;
-    for (const std::string& l : in.levels) {
-      levels += (levels.empty() ? "" : ", ") + l;
-    }
+    std::string levels = Join(in.levels, ", ");
     if (i < 5) {
       list += fmt::format("{}'{}' {} ({})", i ? ", " : "", order[i], in.type,
                           levels);

@@ -1,6 +1,6 @@
 #pragma once
 
-// The diagnosis rule table (E9): one RuleSpec row per rule, the single
+// The diagnosis rule table: one RuleSpec row per rule, the single
 // source of `diagnose --list-rules` and docs/reference/diagnosis-rules.md.
 // Rule ids are stable: options, scripts and the UI refer to them.
 

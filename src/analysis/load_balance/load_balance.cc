@@ -1,7 +1,6 @@
 #include "analysis/load_balance/load_balance.h"
 
 #include <algorithm>
-#include <cctype>
 #include <limits>
 #include <map>
 #include <memory>
@@ -10,32 +9,23 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
+
 namespace mi::analysis {
 namespace {
-
-bool ContainsNoCase(std::string_view s, std::string_view needle) {
-  return std::search(s.begin(), s.end(), needle.begin(), needle.end(),
-                     [](char a, char b) {
-                       return std::tolower(static_cast<unsigned char>(a)) ==
-                              std::tolower(static_cast<unsigned char>(b));
-                     }) != s.end();
-}
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && ContainsNoCase(a, b);
-}
 
 // A collective: NCCL / HCCL kernels, Ascend hcom_* ops, or what an importer
 // filed under communication.
 bool IsCommunication(const Trace& trace, TaskId t) {
   std::string_view category = trace.str(trace.task_category(t));
-  if (EqualsNoCase(category, "communication") ||
-      EqualsNoCase(category, "hccl")) {
+  if (EqualsIgnoringCase(category, "communication") ||
+      EqualsIgnoringCase(category, "hccl")) {
     return true;
   }
   std::string_view name = trace.str(trace.task_name(t));
-  return ContainsNoCase(name, "nccl") || ContainsNoCase(name, "hccl") ||
-         (name.size() >= 5 && EqualsNoCase(name.substr(0, 5), "hcom_"));
+  return ContainsIgnoringCase(name, "nccl") ||
+         ContainsIgnoringCase(name, "hccl") ||
+         StartsWithIgnoringCase(name, "hcom_");
 }
 
 using Intervals = std::vector<std::pair<int64_t, int64_t>>;

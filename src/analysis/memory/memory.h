@@ -1,6 +1,6 @@
 #pragma once
 
-// E8: memory of one graph level, estimated from the graph and compared with
+// Memory of one graph level, estimated from the graph and compared with
 // what the runtime's allocator reported where the trace carries it.
 //
 // Execution order: the linked trace's first task start per node when the

@@ -1,7 +1,7 @@
 #include "analysis/registry/findings_analysis.h"
 
-#include <charconv>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -10,24 +10,9 @@
 #include "analysis/diagnosis/diagnose.h"
 #include "analysis/diagnosis/rules.h"
 #include "analysis/timing/timing_rules.h"
+#include "base/strings.h"
 
 namespace mi::analysis {
-namespace {
-
-std::vector<std::string_view> SplitList(std::string_view text) {
-  std::vector<std::string_view> out;
-  while (!text.empty()) {
-    size_t comma = text.find(',');
-    std::string_view item = text.substr(0, comma);
-    if (!item.empty()) out.push_back(item);
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
-  }
-  return out;
-}
-
-}  // namespace
-
 const std::vector<RuleSpec>& AllRuleSpecs() {
   static const std::vector<RuleSpec> rules = [] {
     std::vector<RuleSpec> all;
@@ -93,24 +78,23 @@ const AnalysisDescriptor& FindingsAnalysis() {
       .run = [](const AnalysisContext& ctx, const ParsedParams& params)
           -> StatusOr<std::unique_ptr<AnalysisResult>> {
         DiagnoseOptions options;
-        for (std::string_view id : SplitList(params.String("disable"))) {
+        for (std::string_view id :
+             SplitNonEmpty(params.String("disable"), ',')) {
           options.disabled.emplace_back(id);
         }
-        for (std::string_view item : SplitList(params.String("thresholds"))) {
+        for (std::string_view item :
+             SplitNonEmpty(params.String("thresholds"), ',')) {
           size_t eq = item.find('=');
-          double v = 0;
-          std::string_view value =
-              eq == std::string_view::npos ? "" : item.substr(eq + 1);
-          auto [end, ec] =
-              std::from_chars(value.data(), value.data() + value.size(), v);
-          if (eq == std::string_view::npos || eq == 0 || value.empty() ||
-              ec != std::errc() || end != value.data() + value.size()) {
+          std::optional<double> v = eq == std::string_view::npos
+                                        ? std::nullopt
+                                        : ParseDouble(item.substr(eq + 1));
+          if (eq == 0 || !v) {
             return InvalidArgumentError(fmt::format(
                 "analysis 'findings': parameter 'thresholds': expected "
                 "RULE=VALUE (e.g. layout_conversion_share=0.1), found '{}'",
                 item));
           }
-          options.thresholds[std::string(item.substr(0, eq))] = v;
+          options.thresholds[std::string(item.substr(0, eq))] = *v;
         }
         StatusOr<FindingsResult> r = RunFindings(ctx, options);
         if (!r.ok()) return r.status();

@@ -1,30 +1,23 @@
 #include "analysis/registry/registry.h"
 
-#include <charconv>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "base/check.h"
+#include "base/strings.h"
 
 namespace mi::analysis {
 namespace {
-
-std::string Join(const std::vector<std::string_view>& items) {
-  std::string out;
-  for (std::string_view s : items) {
-    out += (out.empty() ? "" : ", ") + std::string(s);
-  }
-  return out;
-}
 
 std::string ParameterNames(const AnalysisDescriptor& a) {
   if (a.parameters.empty()) return "it takes none";
   std::vector<std::string_view> names;
   for (const ParameterSpec& p : a.parameters) names.push_back(p.name);
-  return "its parameters are " + Join(names);
+  return "its parameters are " + Join(names, ", ");
 }
 
 // "0..100", ">= 0", "<= 10" for a declared range.
@@ -47,14 +40,13 @@ StatusOr<ParameterValue> ParseValue(const AnalysisDescriptor& a,
   };
   ParameterValue v;
   v.type = p.type;
-  const char* begin = text.data();
-  const char* end = text.data() + text.size();
   switch (p.type) {
     case ParameterType::kInt: {
-      auto [ptr, ec] = std::from_chars(begin, end, v.int_value);
-      if (text.empty() || ec != std::errc() || ptr != end) {
+      std::optional<int64_t> parsed = ParseInteger<int64_t>(text);
+      if (!parsed) {
         return error(fmt::format("expected an integer, found '{}'", text));
       }
+      v.int_value = *parsed;
       if (static_cast<double>(v.int_value) < p.min ||
           static_cast<double>(v.int_value) > p.max) {
         return error(
@@ -64,10 +56,11 @@ StatusOr<ParameterValue> ParseValue(const AnalysisDescriptor& a,
       return v;
     }
     case ParameterType::kDouble: {
-      auto [ptr, ec] = std::from_chars(begin, end, v.double_value);
-      if (text.empty() || ec != std::errc() || ptr != end) {
+      std::optional<double> parsed = ParseDouble(text);
+      if (!parsed) {
         return error(fmt::format("expected a number, found '{}'", text));
       }
+      v.double_value = *parsed;
       if (v.double_value < p.min || v.double_value > p.max) {
         return error(
             fmt::format("expected {}, found {}", RangeText(p), v.double_value));
@@ -89,7 +82,7 @@ StatusOr<ParameterValue> ParseValue(const AnalysisDescriptor& a,
         for (std::string_view c : p.choices) known |= c == text;
         if (!known) {
           return error(fmt::format("expected one of {}, found '{}'",
-                                   Join(p.choices), text));
+                                   Join(p.choices, ", "), text));
         }
       }
       v.string_value = std::string(text);
@@ -152,7 +145,7 @@ StatusOr<std::unique_ptr<AnalysisResult>> RunAnalysis(
     std::vector<std::string_view> ids;
     for (const AnalysisDescriptor* d : BuiltinAnalyses()) ids.push_back(d->id);
     return NotFoundError(
-        fmt::format("no analysis '{}'; analyses are {}", id, Join(ids)));
+        fmt::format("no analysis '{}'; analyses are {}", id, Join(ids, ", ")));
   }
   if (!Applies(*a, ctx)) {
     return InvalidArgumentError(
@@ -224,7 +217,7 @@ std::string AnalysesReferenceMarkdown() {
     out +=
         fmt::format("| [`{}`](#{}) | {} | {} | {} | {} |\n", a->id, a->id,
                     a->title, NeedsText(a->needs), a->in_export ? "yes" : "no",
-                    names.empty() ? std::string("-") : Join(names));
+                    names.empty() ? std::string("-") : Join(names, ", "));
   }
   for (const AnalysisDescriptor* a : BuiltinAnalyses()) {
     out += fmt::format("\n## {}\n\n{}: {}.\n", a->id, a->title, a->summary);
@@ -232,7 +225,7 @@ std::string AnalysesReferenceMarkdown() {
       out += "\n| parameter | type | default | meaning |\n|---|---|---|---|\n";
       for (const ParameterSpec& p : a->parameters) {
         std::string help(p.help);
-        if (!p.choices.empty()) help += " (" + Join(p.choices) + ")";
+        if (!p.choices.empty()) help += " (" + Join(p.choices, ", ") + ")";
         std::string value = p.default_value.empty()
                                 ? std::string("(empty)")
                                 : fmt::format("`{}`", p.default_value);

@@ -1,6 +1,6 @@
 #pragma once
 
-// Frequent kernel sequences (issue 7, item 7): the consecutive runs of
+// Frequent kernel sequences: the consecutive runs of
 // tasks that recur on a stream — "Conv Relu Conv Add Relu", "MatMul Add
 // Gelu" — with how often and how long they ran: candidates for fusion.
 // HTA offers this for PyTorch traces; this works for every backend.

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/strings.h"
+
 namespace mi::analysis {
 namespace {
 
@@ -52,12 +54,6 @@ std::vector<std::string> Split(std::string_view s) {
   return out;
 }
 
-std::string Join(const std::vector<std::string>& symbols) {
-  std::string out;
-  for (const auto& s : symbols) out += (out.empty() ? "" : " ") + s;
-  return out;
-}
-
 TEST(SequencesTest, CountsNonOverlappingOccurrencesWithTime) {
   TestTrace t;
   // Conv 10 ns, Relu 1 ns, three times.
@@ -73,7 +69,7 @@ TEST(SequencesTest, CountsNonOverlappingOccurrencesWithTime) {
   // "Relu Conv" (twice) is the same cycle entered at the other op: only
   // the rotation with the most time is listed.
   ASSERT_EQ(r.sequences.size(), 1u);
-  EXPECT_EQ(Join(r.sequences[0].symbols), "Conv Relu");
+  EXPECT_EQ(Join(r.sequences[0].symbols, " "), "Conv Relu");
   EXPECT_EQ(r.sequences[0].count, 3u);
   EXPECT_EQ(r.sequences[0].total_ns, 33);
   EXPECT_EQ(r.sequences[0].first_tasks,
@@ -84,7 +80,7 @@ TEST(SequencesTest, CountsNonOverlappingOccurrencesWithTime) {
   a.Add(Split("AAAAA"), 0, 0, 10);
   r = a.Find();
   ASSERT_EQ(r.sequences.size(), 1u);
-  EXPECT_EQ(Join(r.sequences[0].symbols), "A A");
+  EXPECT_EQ(Join(r.sequences[0].symbols, " "), "A A");
   EXPECT_EQ(r.sequences[0].count, 2u);
   EXPECT_EQ(r.sequences[0].total_ns, 40);
 }
@@ -95,7 +91,7 @@ TEST(SequencesTest, OnlyClosedSequencesAreListed) {
   SequenceReport r = t.Find();
   std::vector<std::string> got;
   for (const auto& s : r.sequences) {
-    got.push_back(Join(s.symbols) + " x" + std::to_string(s.count));
+    got.push_back(Join(s.symbols, " ") + " x" + std::to_string(s.count));
   }
   // "A B" and "B C" occur as often as "A B C": only the latter is listed;
   // "B C X A", "C X A B" and "X A B C" are rotations of "A B C X".
@@ -107,7 +103,7 @@ TEST(SequencesTest, OnlyClosedSequencesAreListed) {
   short_only.max_length = 3;
   r = t.Find(short_only);
   ASSERT_FALSE(r.sequences.empty());
-  EXPECT_EQ(Join(r.sequences[0].symbols), "A B C");
+  EXPECT_EQ(Join(r.sequences[0].symbols, " "), "A B C");
   for (const auto& s : r.sequences) EXPECT_LE(s.symbols.size(), 3u);
 }
 
@@ -118,7 +114,7 @@ TEST(SequencesTest, WindowsNeverSpanStreamsOrRuns) {
   t.Add({"A", "B"}, 1, 0, 1, 0);
   SequenceReport r = t.Find();
   ASSERT_EQ(r.sequences.size(), 1u);  // no "B A" across the run boundary
-  EXPECT_EQ(Join(r.sequences[0].symbols), "A B");
+  EXPECT_EQ(Join(r.sequences[0].symbols, " "), "A B");
   EXPECT_EQ(r.sequences[0].count, 3u);
   EXPECT_EQ(r.sequences[0].tracks,
             (std::vector<TrackId>{t.streams[0], t.streams[1]}));
@@ -132,7 +128,7 @@ TEST(SequencesTest, TasksAreOrderedByStartPerStream) {
   t.Add({"B"}, 0, 15);
   SequenceReport r = t.Find();
   ASSERT_EQ(r.sequences.size(), 1u);
-  EXPECT_EQ(Join(r.sequences[0].symbols), "A B");
+  EXPECT_EQ(Join(r.sequences[0].symbols, " "), "A B");
   EXPECT_EQ(r.sequences[0].count, 2u);
 }
 
@@ -153,13 +149,13 @@ TEST(SequencesTest, ByNameAndByNodeOpType) {
   t.model.BuildIndexes();
   SequenceReport by_op = t.Find();
   ASSERT_EQ(by_op.sequences.size(), 1u);
-  EXPECT_EQ(Join(by_op.sequences[0].symbols), "Gemm Gemm");
+  EXPECT_EQ(Join(by_op.sequences[0].symbols, " "), "Gemm Gemm");
   EXPECT_EQ(by_op.sequences[0].count, 2u);
   SequenceParams by_name;
   by_name.by = SequenceSymbol::kName;
   SequenceReport r = t.Find(by_name);
   ASSERT_FALSE(r.sequences.empty());
-  EXPECT_EQ(Join(r.sequences[0].symbols), "sgemm_64x64 sgemm_128x64");
+  EXPECT_EQ(Join(r.sequences[0].symbols, " "), "sgemm_64x64 sgemm_128x64");
   EXPECT_EQ(r.sequences[0].count, 2u);
 }
 
@@ -185,7 +181,7 @@ TEST(SequencesTest, LargeTraceFinishesAndFindsTheBlock) {
   p.max_length = 10;
   SequenceReport r = t.Find(p);
   ASSERT_FALSE(r.sequences.empty());
-  EXPECT_EQ(Join(r.sequences[0].symbols), "a b c d e f g h i j");
+  EXPECT_EQ(Join(r.sequences[0].symbols, " "), "a b c d e f g h i j");
   EXPECT_EQ(r.sequences[0].count, 20000u);
 }
 

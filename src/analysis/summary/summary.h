@@ -1,6 +1,6 @@
 #pragma once
 
-// E5: per-op-type, per-stream and per-node time tables of one run.
+// The summary: per-op-type, per-stream and per-node time tables of one run.
 
 #include "linker/links.h"
 #include "model/model.h"

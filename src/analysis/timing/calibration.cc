@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -40,7 +41,8 @@ std::vector<uint32_t> AssignDomains(const Trace& trace, bool per_stream,
   for (uint32_t s : sources) {
     const std::vector<TrackId>& tracks = tracks_of[s];
     uint32_t host = UINT32_MAX;
-    std::map<int64_t, uint32_t> by_key;
+    // (device, stream): the stream only with one domain per stream.
+    std::map<std::pair<DeviceKey, int64_t>, uint32_t> by_key;
     for (TrackId t : tracks) {
       const TrackInfo& info = trace.track(t);
       uint32_t d;
@@ -48,22 +50,21 @@ std::vector<uint32_t> AssignDomains(const Trace& trace, bool per_stream,
         if (host == UINT32_MAX) {
           host = static_cast<uint32_t>(domains->size());
           ClockDomainOffset h;
-          h.name = "host" + SourceSuffix(trace, s);
+          h.name = HostClockName(trace, SourceId(s));
           h.kind = ClockDomainOffset::Kind::kHost;
           h.source = s;
           domains->push_back(std::move(h));
         }
         d = host;
       } else {
-        int64_t key = per_stream ? t.value() : DeviceKeyOf(info).device;
+        auto key = std::pair(DeviceKeyOf(info),
+                             per_stream ? int64_t{t.value()} : int64_t{-1});
         auto [it, inserted] =
             by_key.emplace(key, static_cast<uint32_t>(domains->size()));
         if (inserted) {
           ClockDomainOffset dev;
-          std::string device = DeviceLabel(trace, info);
-          dev.name = per_stream
-                         ? fmt::format("stream {} ({})", info.stream, device)
-                         : device;
+          dev.name = per_stream ? TrackMentionName(trace, t)
+                                : DeviceIndexName(trace, t);
           dev.kind = per_stream ? ClockDomainOffset::Kind::kStream
                                 : ClockDomainOffset::Kind::kDevice;
           dev.source = s;

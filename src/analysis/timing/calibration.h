@@ -1,6 +1,6 @@
 #pragma once
 
-// E4: clock calibration. Device clocks and host clocks may start from
+// Clock calibration. Device clocks and host clocks may start from
 // different bases or drift apart; then a kernel appears to start before
 // the host call that launched it, or to end after the synchronize call
 // that waited for it returned. Calibration estimates one offset per clock
@@ -76,7 +76,8 @@ struct AnchorRef {
 
 struct ClockDomainOffset {
   // "host", "device 0", "stream 7 (device 0)"; with several sources
-  // followed by the source: "device 0 (rank 1)".
+  // after the source: "rank 1 · device 0" (trace.h HostClockName,
+  // DeviceIndexName, TrackMentionName).
   std::string name;
   enum class Kind : uint8_t { kHost, kDevice, kStream } kind = Kind::kHost;
   uint32_t source = kNoSource;  // SourceId value, kNoSource: unnamed

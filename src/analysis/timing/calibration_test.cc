@@ -114,6 +114,35 @@ TEST(CalibrationTest, PerStreamDomains) {
   EXPECT_EQ(shared.track_offset_ns[t.d0s2.value()], 30'000);
 }
 
+TEST(CalibrationTest, UnnumberedDevicesOfTwoProcessesAreTwoClocks) {
+  // One source, one host thread; two processes (pid 200, pid 300) each
+  // hold a device stream whose device the trace does not number (-1).
+  // Their clocks lag the host by 30 us and 8 us. Keyed by process they are
+  // two clock domains with those offsets; keyed by device index alone they
+  // would be one clock with the larger offset for both (as in
+  // PerStreamDomains), putting pid 300's kernels 22 us late.
+  SkewedTrace t;
+  TrackId a = t.Stream(-1, 7);
+  TrackId b = t.Stream(-1, 7);
+  t.trace.mutable_track(a).pid = 200;
+  t.trace.mutable_track(b).pid = 300;
+  t.Kernels(a, -30'000, 0);
+  t.Kernels(b, -8'000, 10'000);
+  t.Finish();
+  EXPECT_NE(DeviceKeyOf(t.trace.track(a)), DeviceKeyOf(t.trace.track(b)));
+  // A device index and a pid of the same number are never one key.
+  TrackInfo numbered = t.trace.track(a);
+  numbered.device = 200;
+  EXPECT_NE(DeviceKeyOf(numbered), DeviceKeyOf(t.trace.track(a)));
+  CalibrationReport r = Calibrate(t.model, t.trace, t.links, {});
+  ASSERT_EQ(r.domains.size(), 5u);  // host, devices 0 and 1, the two pids
+  EXPECT_EQ(r.domains[3].name, "device (unknown, pid 200)");
+  EXPECT_EQ(r.domains[4].name, "device (unknown, pid 300)");
+  EXPECT_EQ(r.track_offset_ns[a.value()], 30'000);
+  EXPECT_EQ(r.track_offset_ns[b.value()], 8'000);
+  EXPECT_EQ(r.residual_violations, 0u);
+}
+
 TEST(CalibrationTest, EventAnchorsCarryOffsetsAcrossDevices) {
   // Device 1 has no launches; it waits on an event recorded on device 0.
   // Its true wait starts exactly when the record ends.
@@ -351,23 +380,23 @@ TEST(CalibrationTest, UnanchoredDomainsAndTimeBases) {
   t.Finish();
   CalibrationReport r = Calibrate(t.model, t.trace, t.links, {});
   ASSERT_EQ(r.domains.size(), 4u);
-  EXPECT_EQ(r.domains[0].name, "host (ort_profile.json)");
+  EXPECT_EQ(r.domains[0].name, "ort_profile.json · host");
   EXPECT_TRUE(r.domains[0].reference);
-  EXPECT_EQ(r.domains[1].name, "host (rank 3)");
+  EXPECT_EQ(r.domains[1].name, "rank 3 · host");
   EXPECT_TRUE(r.domains[1].reference);
-  EXPECT_EQ(r.domains[2].name, "device 0 (rank 3)");
+  EXPECT_EQ(r.domains[2].name, "rank 3 · device 0");
   EXPECT_TRUE(r.domains[2].anchored);
   EXPECT_EQ(r.domains[2].reference_domain, 1);
-  EXPECT_EQ(r.domains[3].name, "device 1 (rank 3)");
+  EXPECT_EQ(r.domains[3].name, "rank 3 · device 1");
   EXPECT_FALSE(r.domains[3].anchored);
   EXPECT_EQ(r.domains[3].reference_domain, -1);
   EXPECT_EQ(r.domains[3].offset_ns, 0);
   EXPECT_EQ(r.unanchored, 1u);
   EXPECT_TRUE(r.time_bases_differ);
   ASSERT_EQ(r.notes.size(), 2u);
-  EXPECT_NE(r.notes[0].find("device 1 (rank 3): no anchor"), std::string::npos);
-  EXPECT_NE(r.notes[1].find("host (ort_profile.json) from its session "
-                            "start, host (rank 3) from the Unix epoch"),
+  EXPECT_NE(r.notes[0].find("rank 3 · device 1: no anchor"), std::string::npos);
+  EXPECT_NE(r.notes[1].find("ort_profile.json · host from its session "
+                            "start, rank 3 · host from the Unix epoch"),
             std::string::npos)
       << r.notes[1];
   (void)d1;

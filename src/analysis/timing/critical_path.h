@@ -1,6 +1,6 @@
 #pragma once
 
-// E7: the critical path of a run, and a node's ancestors / descendants.
+// The critical path of a run, and a node's ancestors / descendants.
 //
 // The critical path is the longest path through the dependency graph
 // (dependency_graph.h) where, as in HTA's critical-path analysis, every

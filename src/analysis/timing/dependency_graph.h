@@ -1,8 +1,9 @@
 #pragma once
 
-// The dependency graph of one run (E7): which task had to wait for which.
-// Vertices are the work tasks in scope (annotations excluded); an edge
-// p -> t says t could not start (or, for host waits, end) before p:
+// The dependency graph of one run (what the critical path follows): which task
+// had to wait for which. Vertices are the work tasks in scope (annotations
+// excluded); an edge p -> t says t could not start (or, for host waits, end)
+// before p:
 //  - track order: on one stream or thread, the task that ended last at or
 //    before t started (consecutive kernels on a stream; on a host thread the
 //    previous op, nesting-aware: a nested call follows the previous call,

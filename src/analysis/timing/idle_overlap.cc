@@ -136,7 +136,7 @@ IdleOverlapReport ComputeIdleOverlap(const Model& model, const Trace& trace,
       continue;
     }
     DeviceTasks& d = devices[DeviceKeyOf(info)];
-    if (d.name.empty()) d.name = DeviceLabel(trace, info);
+    if (d.name.empty()) d.name = DeviceIndexName(trace, TrackId(track));
     for (TaskId t : by_track[track]) {
       if (trace.task_kind(t) == TaskKind::kCompute) {
         d.compute.emplace_back(clock.start(t), clock.end(t));

@@ -11,47 +11,17 @@ std::string_view ClockName(Clock clock) {
   return clock == Clock::kRaw ? "raw" : "calibrated";
 }
 
-size_t SourcesWithTracks(const Trace& trace) {
-  std::vector<uint32_t> seen;
-  for (uint32_t i = 0; i < trace.track_count(); ++i) {
-    uint32_t s = TrackSource(trace, TrackId(i));
-    if (std::find(seen.begin(), seen.end(), s) == seen.end()) {
-      seen.push_back(s);
-    }
-  }
-  return seen.size();
-}
-
-std::string SourceLabel(const Trace& trace, uint32_t source) {
-  if (source == kNoSource || source >= trace.source_count()) return "";
-  const SourceInfo& info = trace.source(SourceId(source));
-  if (info.rank >= 0) return fmt::format("rank {}", info.rank);
-  std::string_view key = trace.str(info.key);
-  while (!key.empty() && key.back() == '/') key.remove_suffix(1);
-  size_t slash = key.rfind('/');
-  if (slash != std::string_view::npos) key.remove_prefix(slash + 1);
-  if (!key.empty()) return std::string(key);
-  return fmt::format("source {}", source);
-}
-
-std::string SourceSuffix(const Trace& trace, uint32_t source) {
-  if (SourcesWithTracks(trace) <= 1) return "";
-  std::string label = SourceLabel(trace, source);
-  return label.empty() ? " (unnamed source)" : " (" + label + ")";
-}
-
 DeviceKey DeviceKeyOf(const TrackInfo& track) {
   DeviceKey key;
   key.source = track.source.valid() ? track.source.value() : kNoSource;
-  key.device = track.device >= 0 ? track.device : -1;
+  if (track.device >= 0) {
+    key.id = track.device;
+  } else {
+    key.by_process = true;
+    key.id = track.pid;
+    key.pid_label = track.pid_label.value();
+  }
   return key;
-}
-
-std::string DeviceLabel(const Trace& trace, const TrackInfo& track) {
-  std::string suffix = SourceSuffix(
-      trace, track.source.valid() ? track.source.value() : kNoSource);
-  if (track.device < 0) return "device (unknown)" + suffix;
-  return fmt::format("device {}{}", track.device, suffix);
 }
 
 bool IsWorkTask(const Trace& trace, TaskId t) {
@@ -66,19 +36,6 @@ bool IsWorkTask(const Trace& trace, TaskId t) {
   if (trace.task_kind(t) != TaskKind::kOther) return true;
   std::string_view category = trace.str(trace.task_category(t));
   return category != "python_function" && category != "cuda_profiler_range";
-}
-
-std::string TrackLabel(const Trace& trace, TrackId track) {
-  const TrackInfo& info = trace.track(track);
-  if (info.kind == TrackKind::kDeviceStream) {
-    if (info.device >= 0) {
-      return fmt::format("stream {} (device {})", info.stream, info.device);
-    }
-    return fmt::format("stream {}", info.stream);
-  }
-  std::string_view name = trace.str(info.thread_name);
-  if (!name.empty()) return std::string(name);
-  return fmt::format("thread {}", info.tid);
 }
 
 bool IsHostSynchronizeCall(const Trace& trace, TaskId t) {
@@ -117,15 +74,15 @@ bool IsHostTimedSyncRecord(const Trace& trace, TaskId t) {
 }
 
 HostSyncIndex::HostSyncIndex(const Trace& trace) : trace_(trace) {
-  std::unordered_map<uint32_t, std::vector<int32_t>> devices;
+  std::unordered_map<uint32_t, std::vector<DeviceKey>> devices;
   for (uint32_t i = 0; i < trace.track_count(); ++i) {
     const TrackInfo& info = trace.track(TrackId(i));
     if (info.kind != TrackKind::kDeviceStream) continue;
     DeviceKey key = DeviceKeyOf(info);
     streams_by_source_[key.source].push_back(TrackId(i));
-    std::vector<int32_t>& list = devices[key.source];
-    if (std::find(list.begin(), list.end(), key.device) == list.end()) {
-      list.push_back(key.device);
+    std::vector<DeviceKey>& list = devices[key.source];
+    if (std::find(list.begin(), list.end(), key) == list.end()) {
+      list.push_back(key);
     }
   }
   for (const auto& [source, list] : devices) {

@@ -73,14 +73,6 @@ inline uint32_t TrackSource(const Trace& trace, TrackId track) {
 inline uint32_t TaskSource(const Trace& trace, TaskId t) {
   return TrackSource(trace, trace.task_track(t));
 }
-// Sources that own at least one track (the unnamed one counts).
-size_t SourcesWithTracks(const Trace& trace);
-// A source for people: "rank N" when it says its rank, else the base name
-// of its file or folder, else "source N"; "" for the unnamed source.
-std::string SourceLabel(const Trace& trace, uint32_t source);
-// " (rank 1)" when the trace has tracks of several sources, else "": what
-// names of per-source things (a clock domain, a device) end with.
-std::string SourceSuffix(const Trace& trace, uint32_t source);
 
 // A key for (source, id) hash maps: correlation and event ids are only
 // unique within a source.
@@ -97,19 +89,21 @@ struct SourceIdKeyHash {
 
 // Tracks sharing one physical clock: the streams of one device (GPU global
 // timer, NPU system counter), keyed by (source, device index). Two ranks'
-// "device 0" are two devices; a process id never identifies a device (ranks
-// reuse them). Streams of an unknown device (-1) of one source share a key.
+// "device 0" are two devices; a process id never identifies a numbered
+// device (ranks reuse them). A stream whose device the trace does not
+// number (device -1: a generic trace's device process) is keyed by its
+// process within its source, (source, pid), in a space apart from device
+// indexes: two processes' unnumbered devices are never one clock.
 struct DeviceKey {
   uint32_t source = kNoSource;
-  int32_t device = -1;
+  // false: `id` is the device index; true: the device is unnumbered and
+  // (`id`, `pid_label`) is its process (pid, StringId value of a string pid).
+  bool by_process = false;
+  int64_t id = -1;
+  uint32_t pid_label = 0;
   friend auto operator<=>(const DeviceKey&, const DeviceKey&) = default;
 };
 DeviceKey DeviceKeyOf(const TrackInfo& track);
-// "device 0", "device 0 (rank 1)" with several sources, "device (unknown)".
-std::string DeviceLabel(const Trace& trace, const TrackInfo& track);
-
-// "stream 7 (device 0)", "thread 1234", for messages.
-std::string TrackLabel(const Trace& trace, TrackId track);
 
 // A host call that blocks until device work finishes: cudaDeviceSynchronize,
 // cudaStreamSynchronize, cudaEventSynchronize, aclrtSynchronizeStream,

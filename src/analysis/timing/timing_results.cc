@@ -118,7 +118,8 @@ CriticalPathResult ToCriticalPathResult(const Model& model, const Trace& trace,
   out.share = r.share;
   out.busy_ns = r.busy_ns;
   for (const auto& t : r.by_track) {
-    out.by_track.push_back({t.track.value(), TrackLabel(trace, t.track), t.ns});
+    out.by_track.push_back(
+        {t.track.value(), TrackMentionName(trace, t.track), t.ns});
   }
   for (const auto& o : r.by_op_type) out.by_op_type.push_back({o.label, o.ns});
   for (const auto& o : r.waits_by_kind) out.waits.push_back({o.label, o.ns});
@@ -141,8 +142,8 @@ IdleOverlapResult ToIdleOverlapResult(const Trace& trace,
   out.run = RunOf(r.scope);
   out.gap_threshold_ns = r.gap_threshold_ns;
   for (const StreamIdle& s : r.streams) {
-    out.streams.push_back({s.track.value(), TrackLabel(trace, s.track), s.tasks,
-                           s.start_ns, s.end_ns, s.busy_ns, s.idle_ns,
+    out.streams.push_back({s.track.value(), TrackMentionName(trace, s.track),
+                           s.tasks, s.start_ns, s.end_ns, s.busy_ns, s.idle_ns,
                            s.idle_host_ns, s.idle_other_stream_ns,
                            s.idle_other_ns, s.gaps});
   }

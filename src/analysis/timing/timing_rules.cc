@@ -106,8 +106,8 @@ void HostSyncGaps(const Trace& trace, const IdleOverlapReport& idle,
       "(largest: {} in {} at {} on {}), each above the {:.0f} us threshold",
       hits.size(), hits.size() == 1 ? "" : "s", Us(total),
       Us(top.device_idle_ns), trace.str(trace.task_name(top.task)),
-      Us(clock.start(top.task)), TrackLabel(trace, trace.task_track(top.task)),
-      threshold_us);
+      Us(clock.start(top.task)),
+      TrackMentionName(trace, trace.task_track(top.task)), threshold_us);
   f.suggestion = std::string(rule.suggestion);
   for (const SyncWait* w : hits) {
     if (f.tasks.size() >= kMaxEvidenceTasks) break;
@@ -240,10 +240,10 @@ void FalseDependencies(const Model& model, const Trace& trace,
         "which it does not depend on, while {} was idle for {} of that "
         "wait; above the {:.0f} us threshold",
         trace.str(trace.task_name(c.task)), model.str(model.node_name(node)),
-        TrackLabel(trace, trace.task_track(c.task)), Us(c.ready_ns),
+        TrackMentionName(trace, trace.task_track(c.task)), Us(c.ready_ns),
         Us(c.wait_ns), trace.str(trace.task_name(c.blocker)),
         model.str(model.node_name(blocker_node)), Us(clock.duration(c.blocker)),
-        TrackLabel(trace, idle_stream), Us(best_idle), threshold_us);
+        TrackMentionName(trace, idle_stream), Us(best_idle), threshold_us);
     f.suggestion = std::string(rule.suggestion);
     f.tasks = {c.task, c.blocker};
     f.nodes = {node, blocker_node};

@@ -1,6 +1,6 @@
 #pragma once
 
-// Diagnosis rules that need the timing analyses (E9), as data: the rule
+// Diagnosis rules that need the timing analyses, as data: the rule
 // table (TimingRuleSpecs) and their evaluation. The diagnosis module runs
 // these together with its own rules (Diagnose()).
 //  - copy_not_overlapped: on a device, copy time during which no compute

@@ -31,6 +31,7 @@
 #include "analysis/timing/critical_path.h"
 #include "analysis/timing/dependency_graph.h"
 #include "analysis/timing/idle_overlap.h"
+#include "analysis/timing/timing_results.h"
 #include "analysis/timing/timing_test_util.h"
 
 namespace mi::analysis {
@@ -124,10 +125,10 @@ TEST(TimingTruthTest, CalibrationPerSourceAndDevice) {
   // Four domains: each rank's host clock (a reference) and its own
   // device 0; never one "device 0" for both ranks.
   ASSERT_EQ(r.domains.size(), 4u);
-  EXPECT_EQ(r.domains[0].name, "host (rank 0)");
-  EXPECT_EQ(r.domains[1].name, "device 0 (rank 0)");
-  EXPECT_EQ(r.domains[2].name, "host (rank 1)");
-  EXPECT_EQ(r.domains[3].name, "device 0 (rank 1)");
+  EXPECT_EQ(r.domains[0].name, "rank 0 · host");
+  EXPECT_EQ(r.domains[1].name, "rank 0 · device 0");
+  EXPECT_EQ(r.domains[2].name, "rank 1 · host");
+  EXPECT_EQ(r.domains[3].name, "rank 1 · device 0");
   EXPECT_TRUE(r.domains[0].reference && r.domains[2].reference);
   EXPECT_EQ(r.domains[1].reference_domain, 0);
   EXPECT_EQ(r.domains[3].reference_domain, 2);
@@ -299,16 +300,21 @@ TEST(TimingTruthTest, IdleOverlapAndSyncsPerSource) {
   EXPECT_EQ(r.streams[2].tasks, 3u);  // the Stream Sync record is not work
   EXPECT_EQ(r.streams[2].idle_ns, 27 * kUs);
   EXPECT_EQ(r.streams[2].idle_host_ns, 27 * kUs);
+  // The result names each stream as the summary's stream rows do: the
+  // rank first, then the device (no dialect: "device 0") and the stream.
+  IdleOverlapResult named = ToIdleOverlapResult(t.trace, r);
+  EXPECT_EQ(named.streams[0].name, "rank 0 · device 0 · stream 7");
+  EXPECT_EQ(named.streams[2].name, "rank 1 · device 0 · stream 7");
   EXPECT_EQ(r.streams[3].idle_ns, 0);
 
   // Copy / compute overlap per (rank, device): two "device 0"s.
   //  rank 0: compute [17.5, 167.5) u [28.5, 58.5) u [189.5, 239.5) = 200;
   //  rank 1: compute [5.5, 112.5) = 107, the copy (8 us) ran alone.
   ASSERT_EQ(r.devices.size(), 2u);
-  EXPECT_EQ(r.devices[0].device, "device 0 (rank 0)");
+  EXPECT_EQ(r.devices[0].device, "rank 0 · device 0");
   EXPECT_EQ(r.devices[0].compute_ns, 200 * kUs);
   EXPECT_EQ(r.devices[0].data_movement_ns, 0);
-  EXPECT_EQ(r.devices[1].device, "device 0 (rank 1)");
+  EXPECT_EQ(r.devices[1].device, "rank 1 · device 0");
   EXPECT_EQ(r.devices[1].compute_ns, 107 * kUs);
   EXPECT_EQ(r.devices[1].data_movement_ns, 8 * kUs);
   EXPECT_EQ(r.devices[1].overlap_ns, 0);

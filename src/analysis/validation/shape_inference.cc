@@ -1,7 +1,6 @@
 #include "analysis/validation/validation.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -11,6 +10,7 @@
 
 #include "analysis/validation/validation_internal.h"
 #include "base/ids.h"
+#include "base/strings.h"
 #include "model/model.h"
 
 namespace mi::analysis {
@@ -154,14 +154,9 @@ std::optional<std::vector<int64_t>> IntsAttr(const Model& m, NodeId n,
   std::vector<int64_t> out;
   while (!text.empty()) {
     size_t comma = text.find(',');
-    std::string_view item = text.substr(0, comma);
-    int64_t value = 0;
-    auto [end, ec] =
-        std::from_chars(item.data(), item.data() + item.size(), value);
-    if (ec != std::errc() || end != item.data() + item.size()) {
-      return std::nullopt;
-    }
-    out.push_back(value);
+    std::optional<int64_t> value = ParseInteger<int64_t>(text.substr(0, comma));
+    if (!value) return std::nullopt;
+    out.push_back(*value);
     if (comma == std::string_view::npos) break;
     text.remove_prefix(comma + 1);
   }

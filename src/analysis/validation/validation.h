@@ -1,6 +1,6 @@
 #pragma once
 
-// S5: structural and shape/dtype validation of one graph level (a root
+// Validation: structural and shape/dtype validation of one graph level (a root
 // graph and the subgraph bodies nested in it). Reads the data model only:
 // shapes are those the Model holds (declared in the file, or filled in by
 // ONNX shape inference at import), and the per-op rules below are our own,

@@ -1,7 +1,6 @@
 #include "importers/ascend_csv/ascend_csv_importer.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -10,29 +9,17 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/strings.h"
 #include "diag/diagnostic_codes.h"
 #include "importers/common/ascend_task_type.h"
 
 namespace mi::importers {
 namespace {
 
-bool StartsWith(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(0, p.size()) == p;
-}
-bool Contains(std::string_view s, std::string_view p) {
-  return s.find(p) != std::string_view::npos;
-}
-
 // Cell value: surrounding blanks and tabs trimmed (times end in "\t"), and
 // "N/A" = absent.
 std::string_view Clean(std::string_view v) {
-  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) {
-    v.remove_prefix(1);
-  }
-  while (!v.empty() &&
-         (v.back() == ' ' || v.back() == '\t' || v.back() == '\r')) {
-    v.remove_suffix(1);
-  }
+  v = TrimRight(TrimLeft(v, " \t"), " \t\r");
   if (v == "N/A") return {};
   return v;
 }
@@ -46,14 +33,10 @@ std::string_view StripQuotes(std::string_view v) {
   return v;
 }
 
+// A non-negative decimal integer (ids, stream and device numbers).
 std::optional<int64_t> ParseInt(std::string_view v) {
-  if (v.empty() || v.size() > 19) return std::nullopt;
-  int64_t out = 0;
-  for (char c : v) {
-    if (c < '0' || c > '9') return std::nullopt;
-    out = out * 10 + (c - '0');
-  }
-  return out;
+  if (v.starts_with('-')) return std::nullopt;
+  return ParseInteger<int64_t>(v);
 }
 
 // "1736408883704643.212" µs -> ns exactly (no double); digits beyond the
@@ -96,13 +79,11 @@ TaskKind KindOfTaskType(std::string_view t) {
 constexpr int64_t kJoinToleranceNs = 1000;
 
 bool IsAscendTableName(std::string_view path) {
-  size_t slash = path.find_last_of("/\\");
-  std::string_view name =
-      slash == std::string_view::npos ? path : path.substr(slash + 1);
-  if (name.size() < 4 || name.substr(name.size() - 4) != ".csv") return false;
-  return StartsWith(name, "op_summary") || StartsWith(name, "kernel_details") ||
-         StartsWith(name, "task_time") || StartsWith(name, "op_statistic") ||
-         StartsWith(name, "memory_record");
+  std::string_view name = FileNameOf(path);
+  if (!name.ends_with(".csv")) return false;
+  return name.starts_with("op_summary") || name.starts_with("kernel_details") ||
+         name.starts_with("task_time") || name.starts_with("op_statistic") ||
+         name.starts_with("memory_record");
 }
 
 // kMemoryRecord: memory_record.csv, the allocator's totals over time per
@@ -151,14 +132,11 @@ int FindSized(const std::vector<std::string>& header, std::string_view prefix,
 // "954.3701171875" (a decimal size in some unit) -> bytes; nullopt when
 // empty, not a number, negative or out of range.
 std::optional<int64_t> ParseSize(std::string_view v, int64_t unit) {
-  if (v.empty()) return std::nullopt;
-  double value = 0;
-  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), value);
-  if (ec != std::errc() || end != v.data() + v.size() || !(value >= 0) ||
-      value * static_cast<double>(unit) > 9.0e18) {
+  std::optional<double> value = ParseDouble(v);
+  if (!value || !(*value >= 0) || *value * static_cast<double>(unit) > 9.0e18) {
     return std::nullopt;
   }
-  return static_cast<int64_t>(value * static_cast<double>(unit) + 0.5);
+  return static_cast<int64_t>(*value * static_cast<double>(unit) + 0.5);
 }
 
 Columns MapHeader(const std::vector<std::string>& h) {
@@ -646,7 +624,7 @@ class AscendCsvImporter : public Importer {
   }
   int Sniff(std::string_view head, std::string_view path) const override {
     std::string_view first = head.substr(0, head.find('\n'));
-    if (StartsWith(first, "\xEF\xBB\xBF")) first.remove_prefix(3);
+    if (first.starts_with("\xEF\xBB\xBF")) first.remove_prefix(3);
     bool tasks =
         (Contains(first, "Op Name") || Contains(first, "Name,")) &&
         (Contains(first, "Start Time") || Contains(first, "task_start")) &&

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "base/strings.h"
 #include "importers/ascend_timeline/ascend_output_folder.h"
 #include "importers/ascend_timeline/ascend_timeline_pass.h"
 #include "importers/common/trace_event/json_trace_reader.h"
@@ -10,11 +11,6 @@ namespace mi::importers {
 namespace {
 
 using ascend_timeline::AscendTimelinePass;
-
-std::string_view FileName(std::string_view path) {
-  size_t slash = path.find_last_of("/\\");
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
 
 trace_event::ExtensionFactory PassFactory(AscendTimelineStats* stats) {
   return [stats](trace_event::TraceEventBuilder& builder) {
@@ -65,7 +61,7 @@ class AscendTimelineImporter : public Importer {
   // Scores above chrome_trace's (95 at most).
   int Sniff(std::string_view head, std::string_view path) const override {
     if (trace_event::SniffTraceEventJson(head, path) < 20) return 0;
-    if (ascend_timeline::IsTimelineFileName(FileName(path))) return 97;
+    if (ascend_timeline::IsTimelineFileName(FileNameOf(path))) return 97;
     for (std::string_view mark :
          {"\"Ascend Hardware\"", "\"Task Type\"", "\"connection_id\"",
           "\"Node@launch\"", "\"AscendCL@"}) {

@@ -24,7 +24,7 @@ TaskKind AscendTaskKind(std::string_view t) {
   for (std::string_view c : kCompute) {
     if (EqualsIgnoringCase(t, c)) return TaskKind::kCompute;
   }
-  if ((t.size() > 7 && EqualsIgnoringCase(t.substr(0, 7), "KERNEL_")) ||
+  if ((t.size() > 7 && StartsWithIgnoringCase(t, "KERNEL_")) ||
       IsAscendCommunicationType(t)) {
     return TaskKind::kCompute;
   }

@@ -7,13 +7,8 @@
 
 namespace mi::importers {
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.substr(s.size() - suffix.size()) == suffix;
-}
-
 std::string_view StripGzSuffix(std::string_view path) {
-  if (EndsWith(path, ".gz")) path.remove_suffix(3);
+  if (path.ends_with(".gz")) path.remove_suffix(3);
   return path;
 }
 

@@ -96,8 +96,6 @@ class Importer {
 // source's files.
 SourceId EnsureSource(ImportContext& ctx);
 
-// Helpers shared by importers.
-bool EndsWith(std::string_view s, std::string_view suffix);
 // Path without a trailing ".gz".
 std::string_view StripGzSuffix(std::string_view path);
 

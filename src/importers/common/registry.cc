@@ -15,7 +15,7 @@ const Importer* ImporterRegistry::Detect(std::string_view head,
     if (score <= 0) continue;
     // A matching extension adds a little confidence.
     for (std::string_view ext : importer->descriptor().extensions) {
-      if (EndsWith(plain, ext)) {
+      if (plain.ends_with(ext)) {
         score += 5;
         break;
       }
@@ -70,7 +70,7 @@ const Importer* ImporterRegistry::FindByExtension(std::string_view path) const {
   size_t best_length = 0;
   for (const auto& importer : importers_) {
     for (std::string_view ext : importer->descriptor().extensions) {
-      if (EndsWith(plain, ext) && ext.size() > best_length) {
+      if (plain.ends_with(ext) && ext.size() > best_length) {
         best = importer.get();
         best_length = ext.size();
       }

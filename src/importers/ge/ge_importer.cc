@@ -7,7 +7,6 @@
 #include "importers/ge/ge_importer.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -16,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/strings.h"
 #include "importers/common/protobuf_text.h"
 #include "importers/common/run_files.h"
 #include "importers/ge/ge_ir_subset.pb.h"
@@ -73,18 +73,6 @@ bool IsTextHead(std::string_view head) {
   return true;
 }
 
-std::string_view SkipSpace(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  return s.substr(i);
-}
-
-std::string FileName(std::string_view path) {
-  size_t slash = path.find_last_of('/');
-  return std::string(slash == std::string_view::npos ? path
-                                                     : path.substr(slash + 1));
-}
-
 // ---------------------------------------------------------------- text
 
 class GeProtoTextImporter : public Importer {
@@ -140,8 +128,8 @@ class GeProtoTextImporter : public Importer {
   int Sniff(std::string_view head, std::string_view path) const override {
     head = head.substr(0, kSniffLookahead);
     if (!IsTextHead(head)) return 0;
-    std::string_view body = SkipSpace(head);
-    bool named = FileName(path).rfind("ge_proto_", 0) == 0;
+    std::string_view body = TrimLeft(head);
+    bool named = FileNameOf(path).starts_with("ge_proto_");
     bool graph_first =
         body.rfind("graph {", 0) == 0 || body.rfind("graph{", 0) == 0;
     bool model_first = body.rfind("name:", 0) == 0 &&
@@ -373,7 +361,7 @@ class AtcJsonImporter : public Importer {
   }
 
   int Sniff(std::string_view head, std::string_view path) const override {
-    std::string_view body = SkipSpace(head.substr(0, kSniffLookahead));
+    std::string_view body = TrimLeft(head.substr(0, kSniffLookahead));
     if (body.empty() || body[0] != '{') return 0;
     // ATC writes the model's keys first: name, version, attr, graph; GE
     // model attrs (atc_cmdline, soc_version, ...) or op descs follow.
@@ -385,7 +373,7 @@ class AtcJsonImporter : public Importer {
         head.find("\"input_desc\"") != std::string_view::npos ||
         head.find("_datadump_original_op_names") != std::string_view::npos ||
         head.find("VT_LIST_") != std::string_view::npos;
-    bool named = EndsWith(path, ".om.json");
+    bool named = path.ends_with(".om.json");
     // A big model's attr list (task_index_op_name) can fill the whole head
     // before "graph" appears: the attr-first shape with GE marks suffices.
     bool attr_first = body.rfind("{\"attr\"", 0) == 0 &&
@@ -404,7 +392,7 @@ class AtcJsonImporter : public Importer {
 }  // namespace
 
 Status ImportGeProtoTextFromBuffer(std::string_view text, ImportContext& ctx) {
-  std::string_view body = SkipSpace(text);
+  std::string_view body = TrimLeft(text);
   if (body.empty()) {
     return MalformedInputError(fmt::format(
         "{}:1:1: empty file; expected a GE graph dump (protobuf text of "

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -12,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
 #include "importers/ge/ge_ir_subset.pb.h"
 #include "model/model.h"
 
@@ -244,10 +244,10 @@ bool SplitInput(std::string_view input, std::string_view* op, int64_t* index) {
     return true;
   }
   *op = input.substr(0, colon);
-  std::string_view digits = input.substr(colon + 1);
-  auto [end, ec] =
-      std::from_chars(digits.data(), digits.data() + digits.size(), *index);
-  return ec == std::errc() && end == digits.data() + digits.size();
+  std::optional<int64_t> parsed =
+      ParseInteger<int64_t>(input.substr(colon + 1));
+  if (parsed) *index = *parsed;
+  return parsed.has_value();
 }
 
 class Converter {

@@ -6,12 +6,12 @@
 // (shared/formats/ascend.md §3.5). Parsed with protobuf's text format
 // into libonnx's ModelProto, then converted like any ONNX model.
 
-#include <cctype>
 #include <string>
 #include <string_view>
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
 #include "importers/common/ge_dump_names.h"
 #include "importers/common/protobuf_text.h"
 #include "importers/onnx/onnx_importer.h"
@@ -22,12 +22,6 @@
 
 namespace mi::importers {
 namespace {
-
-std::string FileName(std::string_view path) {
-  size_t slash = path.find_last_of('/');
-  return std::string(slash == std::string_view::npos ? path
-                                                     : path.substr(slash + 1));
-}
 
 const ::onnx::AttributeProto* FindAttr(const ::onnx::NodeProto& node,
                                        const std::string& name) {
@@ -55,7 +49,7 @@ class GeOnnxImporter : public Importer {
       unsigned char u = static_cast<unsigned char>(c);
       if (u < 0x20 && c != '\n' && c != '\r' && c != '\t') return 0;
     }
-    bool named = FileName(path).rfind("ge_onnx_", 0) == 0;
+    bool named = FileNameOf(path).starts_with("ge_onnx_");
     bool onnx_text = head.find("ir_version:") != std::string_view::npos &&
                      head.find("graph {") != std::string_view::npos;
     bool ge_ops = head.find("op_type: \"ge:") != std::string_view::npos;

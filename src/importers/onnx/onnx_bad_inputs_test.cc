@@ -32,7 +32,7 @@ TEST(OnnxBadInputsTest, EveryManifestEntryFailsAsDocumented) {
     EXPECT_EQ(entry.at("exit_code").get<int>(),
               ExitCodeFor(StatusCode::kMalformedInput));
     std::string path = kDir + "/" + file;
-    bool text = EndsWith(file, ".onnxtxt");
+    bool text = file.ends_with(".onnxtxt");
     auto head = ReadFileHead(path, kSniffLookahead);
     ASSERT_TRUE(head.ok());
     if (!head->empty()) {

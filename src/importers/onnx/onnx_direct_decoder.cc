@@ -1,7 +1,6 @@
 #include "importers/onnx/onnx_direct_internal.h"
 
 #include <bit>
-#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -9,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/strings.h"
 #include "importers/onnx/onnx_convert_util.h"
 #include "importers/onnx/onnx_skeleton.h"
 #include "importers/onnx/protobuf_wire_reader.h"
@@ -130,11 +130,8 @@ bool DecodeTensor(std::string_view bytes, uint64_t offset,
         if (key == "location") {
           t->location = value;
         } else if (key == "length") {
-          uint64_t parsed = 0;
-          const char* begin = value.data();
-          const char* end = begin + value.size();
-          auto [ptr, ec] = std::from_chars(begin, end, parsed);
-          if (ec == std::errc() && ptr == end) t->length = parsed;
+          std::optional<uint64_t> parsed = ParseInteger<uint64_t>(value);
+          if (parsed) t->length = *parsed;
         }
         break;
       }

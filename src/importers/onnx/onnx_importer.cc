@@ -140,7 +140,7 @@ int SniffOnnxBinary(std::string_view head, std::string_view path) {
   }
   if (fields == 0) return 0;
   int score = starts_with_ir_version ? 70 : (fields >= 2 ? 40 : 10);
-  if (EndsWith(path, ".onnx")) score += 25;
+  if (path.ends_with(".onnx")) score += 25;
   return score;
 }
 

@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 #include <exception>
 #include <optional>
@@ -17,6 +16,7 @@
 #include <google/protobuf/unknown_field_set.h>
 
 #include "base/checked_math.h"
+#include "base/strings.h"
 #include "importers/onnx/onnx_convert_util.h"
 #include "importers/onnx/onnx_skeleton.h"
 #include "onnx/defs/schema.h"
@@ -417,11 +417,8 @@ void OnnxModelConverter::RecordInitializer(ValueId value,
     if (entry.key() == "location") {
       location = entry.value();
     } else if (entry.key() == "length") {
-      uint64_t parsed = 0;
-      const char* begin = entry.value().data();
-      const char* end = begin + entry.value().size();
-      auto [ptr, ec] = std::from_chars(begin, end, parsed);
-      if (ec == std::errc() && ptr == end) length = parsed;
+      std::optional<uint64_t> parsed = ParseInteger<uint64_t>(entry.value());
+      if (parsed) length = *parsed;
     }
   }
   if (!length) length = TensorElementBytes(tensor);

@@ -159,7 +159,7 @@ int SniffOnnxText(std::string_view head, std::string_view path) {
   }
   size_t pos = SkipSpaceAndComments(head, 0);
   if (pos >= head.size()) return 0;
-  bool named_ext = EndsWith(path, ".onnxtxt") || EndsWith(path, ".onnx.txt");
+  bool named_ext = path.ends_with(".onnxtxt") || path.ends_with(".onnx.txt");
   if (head[pos] == '<') {
     bool has_key = head.find("ir_version") != std::string_view::npos ||
                    head.find("opset_import") != std::string_view::npos;

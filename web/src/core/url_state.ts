@@ -15,8 +15,8 @@
 //   &compare=0:compiled  second graph pane: run:level
 //   &tcompare=1          timeline compared with run 1, &align=first_run
 //   &clock=calibrated    timeline clock
-// A hash of the first slice (no fields beyond the main pane's) parses to
-// the defaults; a malformed field falls back to its default.
+// A hash with no fields beyond the main pane's (links written before the
+// others existed) parses to the defaults; a malformed field falls back to its default.
 
 import type { Clock } from '../rpc/api';
 import { formatSelection, parseSelection, type Selection } from './selection';

@@ -1,7 +1,7 @@
 // The URL hash ↔ UI state (src/core/url_state.ts, state.ts): every field
-// parses and formats back, links of the first slices keep their meaning,
-// malformed values fall back to their defaults. The expected values are
-// written out by hand from web/README.md's "URL fields".
+// parses and formats back, links written before later fields existed keep
+// their meaning, malformed values fall back to their defaults. The expected
+// values are written out by hand from web/README.md's "URL fields".
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

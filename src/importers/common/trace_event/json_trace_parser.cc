@@ -6,23 +6,15 @@
 
 #include <simdjson.h>
 
+#include "base/strings.h"
+
 namespace mi::importers::trace_event {
 namespace {
 
 namespace od = simdjson::ondemand;
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
 std::string_view TrimSpaces(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' ||
-                        s.front() == '\n' || s.front() == '\r')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' ||
-                        s.back() == '\n' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
+  return Trim(s, kJsonWhitespace);
 }
 
 std::string_view ErrorName(simdjson::error_code code) {
@@ -89,23 +81,7 @@ simdjson::error_code ReadRawOrString(od::value& value, std::string_view* out) {
 }  // namespace
 
 std::optional<int64_t> ParseInt64(std::string_view text) {
-  text = TrimSpaces(text);
-  bool negative = false;
-  if (!text.empty() && text.front() == '-') {
-    negative = true;
-    text.remove_prefix(1);
-  }
-  if (text.empty() || text.size() > 19) return std::nullopt;
-  uint64_t value = 0;
-  for (char c : text) {
-    if (!IsDigit(c)) return std::nullopt;
-    value = value * 10 + static_cast<uint64_t>(c - '0');
-  }
-  if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    return std::nullopt;
-  }
-  int64_t signed_value = static_cast<int64_t>(value);
-  return negative ? -signed_value : signed_value;
+  return ParseInteger<int64_t>(TrimSpaces(text));
 }
 
 std::optional<int64_t> ParseMicrosecondsToNanoseconds(std::string_view text) {
@@ -118,14 +94,14 @@ std::optional<int64_t> ParseMicrosecondsToNanoseconds(std::string_view text) {
     ++i;
   }
   const size_t int_begin = i;
-  while (i < n && IsDigit(s[i])) ++i;
+  while (i < n && IsAsciiDigit(s[i])) ++i;
   const size_t int_len = i - int_begin;
   size_t frac_begin = i;
   size_t frac_len = 0;
   if (i < n && s[i] == '.') {
     ++i;
     frac_begin = i;
-    while (i < n && IsDigit(s[i])) ++i;
+    while (i < n && IsAsciiDigit(s[i])) ++i;
     frac_len = i - frac_begin;
   }
   if (int_len + frac_len == 0) return std::nullopt;
@@ -137,8 +113,8 @@ std::optional<int64_t> ParseMicrosecondsToNanoseconds(std::string_view text) {
       exponent_negative = s[i] == '-';
       ++i;
     }
-    if (i == n || !IsDigit(s[i])) return std::nullopt;
-    while (i < n && IsDigit(s[i])) {
+    if (i == n || !IsAsciiDigit(s[i])) return std::nullopt;
+    while (i < n && IsAsciiDigit(s[i])) {
       // Saturate: anything this large overflows or rounds to zero anyway.
       if (exponent < 1000000) exponent = exponent * 10 + (s[i] - '0');
       ++i;
@@ -184,7 +160,7 @@ std::optional<int64_t> ParseMicrosecondsToNanoseconds(std::string_view text) {
 namespace {
 
 bool IsHex(char c) {
-  return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  return IsAsciiDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 // Length of the valid UTF-8 sequence at `p` (0 if invalid).

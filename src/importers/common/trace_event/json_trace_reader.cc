@@ -7,6 +7,7 @@
 
 #include <simdjson.h>
 
+#include "base/strings.h"
 #include "importers/common/trace_event/json_trace_parser.h"
 #include "importers/common/trace_event/json_trace_tokenizer.h"
 
@@ -198,19 +199,11 @@ class JsonTraceReader : public Reader,
   bool started_ = false;
 };
 
-bool Contains(std::string_view haystack, std::string_view needle) {
-  return haystack.find(needle) != std::string_view::npos;
-}
-
 }  // namespace
 
 std::string_view SkipBomAndSpace(std::string_view s) {
-  if (s.size() >= 3 && s.substr(0, 3) == "\xEF\xBB\xBF") s.remove_prefix(3);
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\n' ||
-                        s.front() == '\r' || s.front() == '\t')) {
-    s.remove_prefix(1);
-  }
-  return s;
+  if (s.starts_with("\xEF\xBB\xBF")) s.remove_prefix(3);
+  return TrimLeft(s, kJsonWhitespace);
 }
 
 // Scores: a trace-event key in the head of an object, or an array of
@@ -220,8 +213,8 @@ std::string_view SkipBomAndSpace(std::string_view s) {
 int SniffTraceEventJson(std::string_view head, std::string_view path) {
   std::string_view name = StripGzSuffix(path);
   const bool trace_extension =
-      EndsWith(name, ".pt.trace.json") || EndsWith(name, ".trace.json");
-  const bool json_extension = EndsWith(name, ".json");
+      name.ends_with(".pt.trace.json") || name.ends_with(".trace.json");
+  const bool json_extension = name.ends_with(".json");
   std::string_view s = SkipBomAndSpace(head);
   if (s.empty()) return 0;
   if (s.front() == '[') {
@@ -255,7 +248,7 @@ uint64_t ExpectedTraceBytes(const std::string& path) {
   uint64_t size = std::filesystem::file_size(path, error);
   if (error) return 0;
   // gzip: the decompressed size is unknown; traces compress ~15x.
-  if (EndsWith(path, ".gz")) size *= 15;
+  if (path.ends_with(".gz")) size *= 15;
   return size;
 }
 

@@ -9,13 +9,6 @@
 namespace mi::importers::trace_event {
 namespace {
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.starts_with(prefix);
-}
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.ends_with(suffix);
-}
-
 // How one complete event becomes a task.
 struct Mapping {
   TaskKind kind = TaskKind::kOther;
@@ -33,7 +26,7 @@ constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
 Mapping MapEvent(std::string_view cat, std::string_view name,
                  std::string_view pid_label, bool array_container) {
   Mapping m;
-  const bool profiler_step = StartsWith(name, kProfilerStepPrefix);
+  const bool profiler_step = name.starts_with(kProfilerStepPrefix);
   if (cat.empty()) {
     // The legacy autograd profiler (torch.autograd.profiler's
     // export_chrome_trace, CPU-only runs of torch.profiler): no categories,
@@ -45,7 +38,7 @@ Mapping MapEvent(std::string_view cat, std::string_view name,
       return m;
     }
     if (profiler_step || pid_label == "CPU functions" ||
-        StartsWith(name, "aten::")) {
+        name.starts_with("aten::")) {
       m.kind = profiler_step ? TaskKind::kAnnotation : TaskKind::kHostOp;
       m.run_marker = profiler_step;
       m.kineto_event = m.legacy_event = true;
@@ -63,11 +56,11 @@ Mapping MapEvent(std::string_view cat, std::string_view name,
     case 4:
       if (cat == "Node") {
         m.ort_event = m.ort_node = true;
-        if (EndsWith(name, "_kernel_time")) {
+        if (name.ends_with("_kernel_time")) {
           m.kind = TaskKind::kCompute;
           m.ort_kernel = true;
-        } else if (EndsWith(name, "_fence_before") ||
-                   EndsWith(name, "_fence_after")) {
+        } else if (name.ends_with("_fence_before") ||
+                   name.ends_with("_fence_after")) {
           m.kind = TaskKind::kOverhead;
         }
         return m;
@@ -181,16 +174,12 @@ Mapping MapEvent(std::string_view cat, std::string_view name,
 
 // "stream 7 " -> 7 (Kineto thread labels of device streams).
 int64_t TrailingInteger(std::string_view label) {
-  while (!label.empty() && label.back() == ' ') label.remove_suffix(1);
+  label = TrimRight(label, " ");
   size_t end = label.size();
   size_t begin = end;
-  while (begin > 0 && label[begin - 1] >= '0' && label[begin - 1] <= '9') {
-    --begin;
-  }
+  while (begin > 0 && IsAsciiDigit(label[begin - 1])) --begin;
   if (begin == end || end - begin > 18) return -1;
-  int64_t value = 0;
-  for (size_t i = begin; i < end; ++i) value = value * 10 + (label[i] - '0');
-  return value;
+  return ParseInteger<int64_t>(label.substr(begin)).value_or(-1);
 }
 
 }  // namespace
