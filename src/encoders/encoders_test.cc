@@ -104,6 +104,18 @@ TEST(TableEncoderTest, UnitsFromKeyNames) {
   EXPECT_EQ(CellOf("ratio", share), "0.1234");
 }
 
+TEST(TableEncoderTest, MembersTakeTheirObjectsUnit) {
+  ResultValue ns;
+  ns.kind = ResultValue::Kind::kInt;
+  ns.int_value = 322000;
+  // "idle_by_reason_ns": {"host": 322000} is 322.0 us of host idle.
+  EXPECT_EQ(HeaderOf("idle_by_reason_ns.host"), "idle by reason.host (us)");
+  EXPECT_EQ(CellOf("idle_by_reason_ns.host", ns), "322.0");
+  // A share object does not make its members shares.
+  EXPECT_EQ(HeaderOf("by_share.count"), "by share.count");
+  EXPECT_EQ(HeaderOf("a.b_ns.c"), "a.b.c (us)");
+}
+
 TEST(TableEncoderTest, TextLayout) {
   // Scalars as "key: value" lines, the array of objects as a table with
   // the nested object flattened, the nested object as a titled section.

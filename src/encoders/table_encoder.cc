@@ -24,13 +24,32 @@ std::string_view LastSegment(std::string_view key) {
 
 enum class Unit : uint8_t { kNone, kNs, kUs, kBytes, kShare };
 
-Unit UnitOf(std::string_view key) {
-  std::string_view last = LastSegment(key);
-  if (last.ends_with("_ns") || last == "ns") return Unit::kNs;
-  if (last.ends_with("_us") || last == "us") return Unit::kUs;
-  if (last.ends_with("_bytes") || last == "bytes") return Unit::kBytes;
-  if (last == "share" || last.ends_with("_share")) return Unit::kShare;
+Unit UnitOfSegment(std::string_view segment) {
+  if (segment.ends_with("_ns") || segment == "ns") return Unit::kNs;
+  if (segment.ends_with("_us") || segment == "us") return Unit::kUs;
+  if (segment.ends_with("_bytes") || segment == "bytes") return Unit::kBytes;
+  if (segment == "share" || segment.ends_with("_share")) return Unit::kShare;
   return Unit::kNone;
+}
+
+// The segment before the last one ("idle_by_reason_ns" of
+// "idle_by_reason_ns.host"), empty for a key of one segment.
+std::string_view ParentSegment(std::string_view key) {
+  size_t dot = key.rfind('.');
+  if (dot == std::string_view::npos) return {};
+  std::string_view parent = key.substr(0, dot);
+  size_t before = parent.rfind('.');
+  return before == std::string_view::npos ? parent : parent.substr(before + 1);
+}
+
+// A member's unit is its own suffix's; a member without one takes its
+// object's ("idle_by_reason_ns": {"host": ...} holds nanoseconds), so a
+// breakdown keyed by name still prints in microseconds with its unit.
+Unit UnitOf(std::string_view key) {
+  Unit own = UnitOfSegment(LastSegment(key));
+  if (own != Unit::kNone) return own;
+  Unit inherited = UnitOfSegment(ParentSegment(key));
+  return inherited == Unit::kShare ? Unit::kNone : inherited;
 }
 
 std::string Bytes(double b) {
@@ -210,6 +229,19 @@ std::string HeaderOf(std::string_view key) {
   auto strip = [&](std::string_view suffix) {
     if (base.ends_with(suffix)) base.resize(base.size() - suffix.size());
   };
+  if (UnitOfSegment(LastSegment(key)) == Unit::kNone && unit != Unit::kNone) {
+    // The unit came from the parent: drop its suffix there
+    // ("idle_by_reason_ns.host" reads "idle by reason.host (us)").
+    size_t dot = base.rfind('.');
+    std::string parent = base.substr(0, dot);
+    for (std::string_view suffix : {"_ns", "_us", "_bytes"}) {
+      if (parent.ends_with(suffix)) {
+        parent.resize(parent.size() - suffix.size());
+        break;
+      }
+    }
+    base = parent + base.substr(dot);
+  }
   if (unit == Unit::kNs) strip("_ns");
   if (unit == Unit::kUs) strip("_us");
   if (unit == Unit::kBytes) strip("_bytes");

@@ -172,7 +172,7 @@ void IdleOverlapResult::Write(ResultWriter& w) const {
     w.FieldInt("end_ns", s.end_ns);
     w.FieldInt("busy_ns", s.busy_ns);
     w.FieldInt("idle_ns", s.idle_ns);
-    w.Key("idle_by_reason").BeginObject();
+    w.Key("idle_by_reason_ns").BeginObject();
     w.FieldInt("host", s.idle_host_ns);
     w.FieldInt("other_stream", s.idle_other_stream_ns);
     w.FieldInt("other", s.idle_other_ns);

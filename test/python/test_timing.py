@@ -118,7 +118,7 @@ def test_idle_by_cause_matches_the_truth(exported, rank):
         assert got["tasks"] == want["tasks"]
         assert got["busy_ns"] == want["busy_ns"]
         assert got["idle_ns"] == want["idle_ns"]
-        assert got["idle_by_reason"] == want["idle_by_reason"]
+        assert got["idle_by_reason_ns"] == want["idle_by_reason"]
         assert got["start_ns"] == want["start_ns"] + error
 
 
@@ -217,7 +217,7 @@ def test_ort_critical_path_is_every_node(folder, tmp_path):
     assert len(path["tasks"]) == truth["tasks"]
     assert path["length_ns"] == path["wall_ns"] == truth["length_us"] * 1000
     (thread,) = analyses["idle_overlap"]["streams"]
-    assert thread["idle_ns"] == thread["idle_by_reason"]["other"] == truth["idle_us"] * 1000
+    assert thread["idle_ns"] == thread["idle_by_reason_ns"]["other"] == truth["idle_us"] * 1000
     # One run: model_run #2 of ResNet-18 is run 2.
     if folder == "resnet18/ort_all":
         run2 = ort_truth(folder, 2)

@@ -39,8 +39,7 @@ const isObjectArray = (v: unknown): v is Record<string, unknown>[] => Array.isAr
 const lastSegment = (key: string): string => key.slice(key.lastIndexOf('.') + 1);
 type Unit = 'ns' | 'us' | 'bytes' | 'share' | null;
 
-function unitOf(key: string): Unit {
-  const k = lastSegment(key);
+function unitOfSegment(k: string): Unit {
   if (k === 'ns' || k.endsWith('_ns')) return 'ns';
   if (k === 'us' || k.endsWith('_us')) return 'us';
   if (k === 'bytes' || k.endsWith('_bytes')) return 'bytes';
@@ -48,10 +47,30 @@ function unitOf(key: string): Unit {
   return null;
 }
 
+/** The segment before the last one ('' for a key of one segment). */
+function parentSegment(key: string): string {
+  const dot = key.lastIndexOf('.');
+  return dot < 0 ? '' : lastSegment(key.slice(0, dot));
+}
+
+/** A member's unit is its own suffix's; a member without one takes its
+ *  object's ("idle_by_reason_ns.host" holds nanoseconds), as the CLI. */
+function unitOf(key: string): Unit {
+  const own = unitOfSegment(lastSegment(key));
+  if (own) return own;
+  const inherited = unitOfSegment(parentSegment(key));
+  return inherited === 'share' ? null : inherited;
+}
+
 /** A column header / field label: the key without its unit, words apart. */
 export function headerOf(key: string): string {
   const u = unitOf(key);
   let k = key;
+  if (u && !unitOfSegment(lastSegment(key))) {
+    // The unit came from the parent: drop its suffix there.
+    const dot = k.lastIndexOf('.');
+    return (k.slice(0, dot).replace(new RegExp(`_${u}$`), '') + k.slice(dot)).replace(/_/g, ' ');
+  }
   if (u && k.endsWith(`_${u}`)) k = k.slice(0, -(u.length + 1));
   else if (u === 'ns' || u === 'us') k = k.slice(0, -u.length) + 'time';
   else if (u === 'bytes' && lastSegment(k) === 'bytes') k = k.slice(0, -5) + 'size';

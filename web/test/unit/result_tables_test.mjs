@@ -23,6 +23,10 @@ test('units come from key names', () => {
   assert.equal(headerOf('ns'), 'time');
   assert.equal(headerOf('idle.total_ns'), 'idle.total');
   assert.equal(headerOf('peak_bytes'), 'peak');
+  // A member without a unit takes its object's (322000 ns of host idle).
+  assert.equal(headerOf('idle_by_reason_ns.host'), 'idle by reason.host');
+  assert.equal(cellText('idle_by_reason_ns.host', 322000), '322.0 µs');
+  assert.equal(headerOf('by_share.count'), 'by share.count');
   assert.equal(cellText('busy_ns', 62000), '62.0 µs');    // 62000 ns
   assert.equal(cellText('total_us', 1500), '1.500 ms');   // 1500 us
   assert.equal(cellText('peak_bytes', 1536), '1.5 KiB');  // 1.5 x 1024
