@@ -142,7 +142,10 @@ for (const viewport of [{ width: 1024, height: 700 }, { width: 1920, height: 108
   console.log(`  viewport ${vp}`);
 
   // A trace-only run opened by its link.
-  let page = await open('#run=1', viewport);
+  const page = await open('#run=1', viewport);
+  const options = await page.evaluate(() => [...document.querySelectorAll('#run option')].map((o) => o.textContent));
+  check(options[1].endsWith('trace only, no graph') && options[3].endsWith('could not be opened') && !/—/.test(options[0]),
+    `${vp}: the run menu says which runs have no graph and which could not be opened (${JSON.stringify(options)})`);
   const png = await checkNoGraphLayout(page, 1, `trace-only ${vp}`, viewport);
   writeFileSync(join(art, `runs_trace_only_${vp}.png`), png);
   const offer = await page.evaluate(() => [...document.querySelectorAll('#run-note .run-note-offer')].map((e) => e.dataset.offer));
