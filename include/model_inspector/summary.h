@@ -182,4 +182,16 @@ struct SummaryReport : AnalysisResult {
   void Write(ResultWriter& w) const override;
 };
 
+// One reason why tasks stayed unlinked, in the words the CLI's summary and
+// the UI both use ("2 name a node the graphs lack").
+struct UnlinkedReason {
+  std::string code;  // the summary.json unlinked_reasons key: "unknown_node"
+  uint64_t count = 0;
+  std::string text;  // "name a node the graphs lack"
+};
+
+// The reasons that apply to a summary, in a fixed order (no name, unknown
+// node, ambiguous node, no graph); reasons with a count of 0 are left out.
+std::vector<UnlinkedReason> UnlinkedReasons(const SummaryReport& report);
+
 }  // namespace mi

@@ -36,7 +36,8 @@ int ReportError(const Status& status) {
   return ExitCodeFor(status.code());
 }
 
-std::unique_ptr<Session> OpenOrReport(const InputFlags& flags, int* exit_code) {
+std::unique_ptr<Session> OpenOrReport(const InputFlags& flags, int* exit_code,
+                                      Status* error) {
   OpenOptions options;
   options.paths = flags.paths;
   options.framework_model = flags.framework_model;
@@ -63,6 +64,7 @@ std::unique_ptr<Session> OpenOrReport(const InputFlags& flags, int* exit_code) {
   if (printed) std::fprintf(stderr, "\r\033[K");
   if (!session.ok()) {
     *exit_code = ReportError(session.status());
+    if (error != nullptr) *error = session.status();
     return nullptr;
   }
   PrintDiagnostics(**session, flags.verbose);

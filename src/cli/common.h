@@ -29,8 +29,10 @@ struct InputFlags {
 void AddInputFlags(CLI::App* command, InputFlags* flags, bool paths_required);
 
 // Opens the inputs; on failure prints "model-inspector: error: ..." and
-// returns nullptr with *exit_code set.
-std::unique_ptr<Session> OpenOrReport(const InputFlags& flags, int* exit_code);
+// returns nullptr with *exit_code set (and *error, when given, to the
+// error).
+std::unique_ptr<Session> OpenOrReport(const InputFlags& flags, int* exit_code,
+                                      Status* error = nullptr);
 
 // Prints data-loss and error diagnostics (and info ones with --verbose).
 void PrintDiagnostics(const Session& session, bool verbose);

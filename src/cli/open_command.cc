@@ -6,9 +6,11 @@
 #include <spawn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -17,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "cli/common.h"
+#include "cli/demo_run.h"
 #include "model_inspector/session.h"
 #include "server/assets.h"
 #include "server/server.h"
@@ -26,9 +29,7 @@ extern char** environ;
 namespace mi::cli {
 namespace {
 
-#ifndef MI_DEMO_RUN
-#define MI_DEMO_RUN ""
-#endif
+namespace fs = std::filesystem;
 
 struct OpenFlags {
   std::vector<std::string> paths;                // one run each
@@ -50,6 +51,89 @@ std::string RunName(const std::vector<std::string>& paths) {
   if (name.empty()) name = paths.front();
   if (paths.size() > 1) name += fmt::format(" (+{})", paths.size() - 1);
   return name;
+}
+
+// The demo run unpacked into a private temporary folder (removed when the
+// server stops): the binary carries it, so it works without the source
+// tree.
+class UnpackedDemo {
+ public:
+  UnpackedDemo() = default;
+  UnpackedDemo(const UnpackedDemo&) = delete;
+  UnpackedDemo& operator=(const UnpackedDemo&) = delete;
+  ~UnpackedDemo() {
+    if (root_.empty()) return;
+    std::error_code ignored;
+    fs::remove_all(root_, ignored);
+  }
+
+  Status Unpack() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
+        "/model-inspector-demo-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return IoError(pattern +
+                     ": could not create a folder for the bundled demo run; "
+                     "set TMPDIR to a writable folder");
+    }
+    root_ = pattern;
+    for (const DemoFile& f : DemoRunFiles()) {
+      fs::path path = fs::path(root_) / "resnet18" / f.path;
+      std::error_code ec;
+      fs::create_directories(path.parent_path(), ec);
+      std::ofstream out(path, std::ios::binary);
+      out.write(f.data.data(), static_cast<std::streamsize>(f.data.size()));
+      out.close();
+      if (ec || !out) {
+        return IoError(path.string() +
+                       ": could not write the bundled demo run's file");
+      }
+    }
+    return Status::Ok();
+  }
+
+  // The folder holding the demo ("<tmp>/model-inspector-demo-XXXXXX").
+  const std::string& root() const { return root_; }
+  std::string entry() const {
+    return (fs::path(root_) / "resnet18" / DemoRunEntry()).string();
+  }
+
+ private:
+  std::string root_;
+};
+
+// Model files beside a trace-only run's traces: what could give it a graph
+// (`open --run MODEL TRACE`). Named by extension only: opening them to be
+// sure would cost as much as loading them.
+std::vector<std::string> PairCandidates(const Session& session) {
+  static constexpr std::string_view kModelExtensions[] = {".onnx", ".om",
+                                                          ".pbtxt"};
+  std::vector<std::string> out;
+  std::vector<fs::path> dirs;
+  for (const InputFile& f : session.inputs()) {
+    if (f.role != "trace") continue;
+    fs::path dir = fs::path(f.path).parent_path();
+    if (dir.empty()) dir = ".";
+    if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) {
+      dirs.push_back(dir);
+    }
+  }
+  for (const fs::path& dir : dirs) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      if (out.size() >= 20) break;
+      std::string ext = entry.path().extension().string();
+      bool model =
+          std::find(std::begin(kModelExtensions), std::end(kModelExtensions),
+                    ext) != std::end(kModelExtensions);
+      if (model && entry.is_regular_file(ec)) {
+        out.push_back(entry.path().string());
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 // Opens the browser on a desktop; quietly does nothing elsewhere.
@@ -90,15 +174,11 @@ int Run(const OpenFlags& flags) {
   for (const auto& g : flags.groups) {
     if (!g.empty()) runs.push_back(g);
   }
+  UnpackedDemo demo;
   if (runs.empty()) {
-    std::string demo = MI_DEMO_RUN;
-    if (demo.empty() || !std::filesystem::is_directory(demo)) {
-      return ReportError(InvalidArgumentError(
-          "no PATH given and the bundled demo run (" +
-          (demo.empty() ? std::string("not configured") : demo) +
-          ") is not here; give a run directory, model or trace"));
-    }
-    runs.push_back({demo});
+    Status unpacked = demo.Unpack();
+    if (!unpacked.ok()) return ReportError(unpacked);
+    runs.push_back({demo.entry()});
   }
 
   // Check the address before the (possibly long) loading.
@@ -114,7 +194,11 @@ int Run(const OpenFlags& flags) {
   Status allowed = server::CheckAccessOptions(options);
   if (!allowed.ok()) return ReportError(allowed);
 
+  // With --keep-going a run that cannot be opened is served as its error
+  // (the UI shows it), as long as one run opens.
   std::vector<server::ServedRun> served;
+  size_t failed = 0;
+  int first_exit_code = 0;
   for (const std::vector<std::string>& paths : runs) {
     InputFlags input;
     input.paths = paths;
@@ -123,10 +207,28 @@ int Run(const OpenFlags& flags) {
     input.verbose = flags.verbose;
     input.quiet = flags.quiet;
     int exit_code = 0;
-    std::unique_ptr<Session> session = OpenOrReport(input, &exit_code);
-    if (!session) return exit_code;
-    served.push_back({RunName(paths), paths, std::move(session)});
+    Status error;
+    std::unique_ptr<Session> session = OpenOrReport(input, &exit_code, &error);
+    server::ServedRun run;
+    run.name = RunName(paths);
+    run.paths = paths;
+    if (!session) {
+      if (!flags.keep_going) return exit_code;
+      if (failed++ == 0) first_exit_code = exit_code;
+      run.error_code = std::string(StatusCodeName(error.code()));
+      run.error = error.message();
+    } else if (session->Levels().empty()) {
+      run.pair_candidates = PairCandidates(*session);
+    }
+    if (!demo.root().empty()) {
+      run.name = "demo: resnet18 (ONNX Runtime)";
+      run.real_root = demo.root();
+      run.shown_root = "(bundled demo)";
+    }
+    run.session = std::move(session);
+    served.push_back(std::move(run));
   }
+  if (failed == served.size()) return first_exit_code;
 
   // Signals go to one waiting thread (sigwait), never to httplib's workers,
   // so that shutdown runs outside a signal handler.
@@ -144,9 +246,17 @@ int Run(const OpenFlags& flags) {
   std::printf("%s\n", url.c_str());
   std::fflush(stdout);
   if (!flags.quiet) {
+    std::string not_opened =
+        failed == 0 ? ""
+                    : fmt::format(
+                          ", {} that could not be opened shown as "
+                          "{}",
+                          failed, failed == 1 ? "its error" : "errors");
     std::fprintf(stderr,
-                 "model-inspector: serving %zu run%s at %s (Ctrl+C to stop)\n",
-                 run_count, run_count == 1 ? "" : "s", url.c_str());
+                 "model-inspector: serving %zu run%s%s at %s (Ctrl+C to "
+                 "stop)\n",
+                 run_count, run_count == 1 ? "" : "s", not_opened.c_str(),
+                 url.c_str());
   }
   if (!flags.quiet && server::EmbeddedUiIsPlaceholder()) {
     std::fprintf(stderr,
@@ -197,7 +307,8 @@ void RegisterOpenCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--no-browser", flags->no_browser,
                 "do not open a browser, only print the URL");
   cmd->add_flag("--keep-going", flags->keep_going,
-                "load inputs with error diagnostics instead of failing");
+                "load inputs with error diagnostics instead of failing; "
+                "serve the runs that open and show the others' errors");
   cmd->add_flag("--no-calibrate", flags->no_calibrate,
                 "keep the traces' raw clocks (no clock offsets estimated)");
   cmd->add_flag("-v,--verbose", flags->verbose, "also print info diagnostics");

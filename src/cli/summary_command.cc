@@ -194,14 +194,11 @@ void AddTables(const SummaryReport& r, const SummaryOptions& options,
                         r.unlinked_tasks);
     // Why: the reasons that apply, in a parenthesis.
     std::string why;
-    auto add = [&why](uint64_t n, std::string_view what) {
-      if (n == 0) return;
-      why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, what);
-    };
-    add(r.unlinked_without_node_name, "name no node");
-    add(r.unlinked_unknown_node, "name a node the graphs lack");
-    add(r.unlinked_ambiguous_node,
-        "name a node several nodes share (duplicate_node_name)");
+    for (const UnlinkedReason& reason : UnlinkedReasons(r)) {
+      if (reason.code == "no_graph") continue;  // this table has a graph
+      why += fmt::format("{}{} {}", why.empty() ? "" : ", ", reason.count,
+                         reason.text);
+    }
     if (!why.empty()) links += " (" + why + ")";
   }
   if (r.aligned_host_ops > 0) {

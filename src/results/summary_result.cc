@@ -63,6 +63,19 @@ void WriteSummaryAnalyses(ResultWriter& w, const SummaryReport& r) {
 
 }  // namespace
 
+std::vector<UnlinkedReason> UnlinkedReasons(const SummaryReport& r) {
+  std::vector<UnlinkedReason> out;
+  auto add = [&out](std::string_view code, uint64_t n, std::string_view text) {
+    if (n > 0) out.push_back({std::string(code), n, std::string(text)});
+  };
+  add("without_node_name", r.unlinked_without_node_name, "name no node");
+  add("unknown_node", r.unlinked_unknown_node, "name a node the graphs lack");
+  add("ambiguous_node", r.unlinked_ambiguous_node,
+      "name a node several nodes share (duplicate_node_name)");
+  add("no_graph", r.unlinked_no_graph, "have no graph to link to");
+  return out;
+}
+
 void SummaryReport::Write(ResultWriter& w) const {
   const SummaryReport& r = *this;
   w.BeginObject();

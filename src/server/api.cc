@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -347,7 +348,7 @@ Api::Api(std::vector<ServedRun> runs, ApiOptions options)
                                          : EmbeddedAssets()) {
   for (ServedRun& r : runs) {
     auto state = std::make_unique<RunState>();
-    state->levels = r.session->Levels();
+    if (r.session != nullptr) state->levels = r.session->Levels();
     state->run = std::move(r);
     runs_.push_back(std::move(state));
   }
@@ -464,7 +465,14 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
                                   runs_.size() - 1));
   }
   RunState& run = *runs_[run_id];
+  if (run.run.session == nullptr) {
+    // A run `open --keep-going` could not open: every query names its error
+    // (/api/runs lists it too, so the UI asks nothing of it).
+    return Error(404, fmt::format("run {} could not be opened: {}", run_id,
+                                  run.run.error));
+  }
   if (seg.size() == 4 && seg[3] == "summary") return Summary(run, request);
+  if (seg.size() == 4 && seg[3] == "links") return Links(run);
   if (seg.size() == 4 && seg[3] == "timeline") return Timeline(run, request);
   if (seg.size() == 5 && seg[3] == "timeline" && seg[4] == "window") {
     return TimelineWindow(run, request);
@@ -539,6 +547,17 @@ HttpResponse Api::ServeAsset(std::string_view path) const {
   return r;
 }
 
+namespace {
+
+// A path as people should see it: under `shown_root` instead of
+// `real_root` (the bundled demo's temporary folder).
+std::string ShownPath(const ServedRun& run, const std::string& path) {
+  if (run.real_root.empty() || !path.starts_with(run.real_root)) return path;
+  return run.shown_root + path.substr(run.real_root.size());
+}
+
+}  // namespace
+
 HttpResponse Api::Runs() const {
   std::string out;
   JsonWriter w(&out);
@@ -549,24 +568,79 @@ HttpResponse Api::Runs() const {
     w.FieldInt("id", static_cast<int64_t>(i));
     w.Field("name", s.run.name);
     w.Key("paths").BeginArray();
-    for (const std::string& p : s.run.paths) w.String(p);
+    for (const std::string& p : s.run.paths) w.String(ShownPath(s.run, p));
     w.EndArray();
     bool has_trace = false;
     w.Key("inputs").BeginArray();
-    for (const InputFile& f : s.run.session->inputs()) {
-      w.BeginObject();
-      w.Field("path", f.path).Field("format", f.format).Field("role", f.role);
-      w.EndObject();
-      has_trace = has_trace || f.role == "trace";
+    if (s.run.session != nullptr) {
+      for (const InputFile& f : s.run.session->inputs()) {
+        w.BeginObject();
+        w.Field("path", ShownPath(s.run, f.path))
+            .Field("format", f.format)
+            .Field("role", f.role);
+        w.EndObject();
+        has_trace = has_trace || f.role == "trace";
+      }
     }
     w.EndArray();
     w.Key("levels").BeginArray();
     for (const std::string& l : s.levels) w.String(l);
     w.EndArray();
     w.FieldBool("has_trace", has_trace);
+    if (s.run.session == nullptr) {
+      w.Key("error").BeginObject();
+      w.Field("code", s.run.error_code).Field("message", s.run.error);
+      w.EndObject();
+    }
+    if (!s.run.pair_candidates.empty()) {
+      w.Key("pair_candidates").BeginArray();
+      for (const std::string& p : s.run.pair_candidates) w.String(p);
+      w.EndArray();
+    }
     w.EndObject();
   }
   w.EndArray().EndObject();
+  return Json(std::move(out));
+}
+
+// Whether the run's tasks link to graph nodes, and why those that do not
+// stay unlinked: the reasons the CLI's summary prints, with examples of
+// node names the graphs lack. Cheap: a summary over a window that spans
+// the whole trace leaves out the whole-trace analyses, and the linked /
+// unlinked counts are the linker's for the whole trace either way.
+HttpResponse Api::Links(RunState& run) {
+  SummaryOptions options;
+  options.top_nodes = 0;
+  options.from_ns = std::numeric_limits<int64_t>::min() + 1;
+  SummaryReport r = run.run.session->Summary(options);
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  w.FieldBool("has_graph", r.has_graph).FieldBool("has_trace", r.has_trace);
+  w.FieldInt("tasks", static_cast<int64_t>(r.linked_tasks + r.unlinked_tasks));
+  w.FieldInt("linked_tasks", static_cast<int64_t>(r.linked_tasks));
+  w.FieldInt("unlinked_tasks", static_cast<int64_t>(r.unlinked_tasks));
+  w.FieldInt("aligned_host_ops", static_cast<int64_t>(r.aligned_host_ops));
+  w.Key("reasons").BeginArray();
+  for (const UnlinkedReason& reason : UnlinkedReasons(r)) {
+    w.BeginObject();
+    w.Field("code", reason.code)
+        .FieldInt("count", static_cast<int64_t>(reason.count))
+        .Field("text", reason.text);
+    w.EndObject();
+  }
+  w.EndArray();
+  // The linker's examples: "task 'X' names node 'Y', which the loaded graph
+  // lacks" (at most a few, as the CLI prints them).
+  w.Key("examples").BeginArray();
+  for (const DiagnosticInfo& d : run.run.session->Diagnostics()) {
+    if (d.code != "task_node_name_unknown" && d.code != "duplicate_node_name") {
+      continue;
+    }
+    for (const std::string& e : d.examples) w.String(e);
+  }
+  w.EndArray();
+  w.EndObject();
   return Json(std::move(out));
 }
 

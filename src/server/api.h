@@ -51,11 +51,25 @@ struct HttpResponse {
   std::string_view header(std::string_view name) const;
 };
 
-// One run served: a name for people and its open session.
+// One run served: a name for people and its open session, or, for a run
+// that could not be opened (`open --keep-going`), no session and the error
+// that says which file, where and what was expected.
 struct ServedRun {
   std::string name;
   std::vector<std::string> paths;
   std::unique_ptr<Session> session;
+  // Set when session is null: the status code's name ("malformed input")
+  // and its message ("trace.json:1:18: truncated: ...").
+  std::string error_code;
+  std::string error;
+  // Paths under `real_root` are listed as under `shown_root` instead (the
+  // bundled demo is unpacked into a temporary folder; its paths say
+  // "bundled demo", not where it was unpacked).
+  std::string real_root;
+  std::string shown_root;
+  // Model files next to a trace-only run's trace, which could give it a
+  // graph (`open --run MODEL TRACE`); listed so the UI can offer them.
+  std::vector<std::string> pair_candidates;
 };
 
 struct ApiOptions {
@@ -120,6 +134,7 @@ class Api {
                     const HttpRequest& request);
   HttpResponse NodeTasks(RunState& run, const HttpRequest& request);
   HttpResponse Mapping(RunState& run, const HttpRequest& request);
+  HttpResponse Links(RunState& run);
   bool Authorised(const HttpRequest& request, bool* token_in_query) const;
   bool HostAllowed(const HttpRequest& request) const;
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <set>
@@ -873,6 +874,115 @@ TEST_F(ApiTest, SummaryOverATimeRange) {
                   400);
   ExpectJsonError(api_->Handle(Get(path, {{"clock", "wall"}})), 400);
   EXPECT_EQ(api_->Handle(Get(path, {{"clock", "calibrated"}})).status, 200);
+}
+
+// The ONNX Runtime profile's kernel events: the tasks the linker sees
+// (counted from the file, not from our reading of it).
+size_t KernelEvents(const std::string& profile) {
+  std::ifstream in(profile);
+  nlohmann::json events = nlohmann::json::parse(in, nullptr, false);
+  EXPECT_TRUE(events.is_array()) << profile;
+  size_t n = 0;
+  for (const auto& e : events) {
+    std::string name = e.value("name", "");
+    if (e.value("cat", "") == "Node" && name.ends_with("_kernel_time")) ++n;
+  }
+  return n;
+}
+
+TEST(ApiLinksTest, ReasonsTheTasksStayUnlinked) {
+  const std::string profile = kRunDir + "/onnxruntime_profile.json";
+  const size_t kernels = KernelEvents(profile);
+  ASSERT_GT(kernels, 0u);
+  // The framework model alone with a profile of the optimized one: most
+  // kernels name nodes the optimizer made, which the graph lacks.
+  OpenOptions options;
+  options.paths = {
+      std::string(MI_SOURCE_DIR) + "/test/fixtures/resnet18/model.onnx",
+      profile};
+  auto framework_only = Session::Open(options);
+  ASSERT_TRUE(framework_only.ok()) << framework_only.status().ToString();
+  std::vector<ServedRun> runs;
+  runs.push_back({"ort_all", {kRunDir}, OpenDemo()});
+  runs.push_back(
+      {"framework only", options.paths, std::move(framework_only).value()});
+  Api api(std::move(runs), {});
+
+  nlohmann::json linked = ParseJson(api.Handle(Get("/api/runs/0/links")));
+  EXPECT_EQ(linked["has_graph"], true);
+  EXPECT_EQ(linked["tasks"], kernels);
+  EXPECT_EQ(linked["linked_tasks"], kernels) << linked.dump();
+  EXPECT_EQ(linked["reasons"], nlohmann::json::array());
+
+  nlohmann::json apart = ParseJson(api.Handle(Get("/api/runs/1/links")));
+  EXPECT_EQ(apart["tasks"], kernels);
+  uint64_t unlinked = apart["unlinked_tasks"];
+  EXPECT_GT(unlinked, 0u);
+  EXPECT_EQ(apart["linked_tasks"].get<uint64_t>() + unlinked, kernels);
+  uint64_t by_reason = 0;
+  bool unknown = false;
+  for (const auto& reason : apart["reasons"]) {
+    by_reason += reason["count"].get<uint64_t>();
+    if (reason["code"] == "unknown_node") {
+      unknown = true;
+      EXPECT_EQ(reason["text"], "name a node the graphs lack");
+    }
+  }
+  EXPECT_TRUE(unknown) << apart.dump();
+  EXPECT_EQ(by_reason, unlinked);
+  ASSERT_FALSE(apart["examples"].empty());
+  EXPECT_NE(apart["examples"][0].get<std::string>().find(
+                "which the loaded graph lacks"),
+            std::string::npos);
+}
+
+TEST(ApiFailedRunTest, ListedWithItsErrorAndNeverQueried) {
+  std::vector<ServedRun> runs;
+  runs.push_back({"ort_all", {kRunDir}, OpenDemo()});
+  ServedRun bad;
+  bad.name = "bad.json";
+  bad.paths = {"/runs/bad.json"};
+  bad.error_code = "malformed input";
+  bad.error = "/runs/bad.json:1:18: truncated";
+  runs.push_back(std::move(bad));
+  Api api(std::move(runs), {});
+  nlohmann::json j = ParseJson(api.Handle(Get("/api/runs")));
+  ASSERT_EQ(j["runs"].size(), 2u);
+  EXPECT_FALSE(j["runs"][0].contains("error"));
+  const nlohmann::json& r = j["runs"][1];
+  EXPECT_EQ(r["levels"], nlohmann::json::array());
+  EXPECT_EQ(r["has_trace"], false);
+  EXPECT_EQ(r["inputs"], nlohmann::json::array());
+  EXPECT_EQ(r["error"]["code"], "malformed input");
+  EXPECT_EQ(r["error"]["message"], "/runs/bad.json:1:18: truncated");
+  for (const char* path :
+       {"/api/runs/1/summary", "/api/runs/1/links", "/api/runs/1/timeline",
+        "/api/runs/1/levels/framework/layout", "/api/runs/1/mapping"}) {
+    HttpResponse e = api.Handle(Get(path));
+    ExpectJsonError(e, 404);
+    EXPECT_NE(ParseJson(e)["error"]["message"].get<std::string>().find(
+                  "could not be opened: /runs/bad.json:1:18: truncated"),
+              std::string::npos)
+        << path;
+  }
+  EXPECT_EQ(api.Handle(Get("/api/runs/0/summary")).status, 200);
+}
+
+TEST(ApiShownPathTest, TheDemosFolderIsNotListed) {
+  std::vector<ServedRun> runs;
+  ServedRun demo{"demo", {kRunDir}, OpenDemo()};
+  demo.real_root = std::string(MI_SOURCE_DIR) + "/test/fixtures/resnet18";
+  demo.shown_root = "(bundled demo)";
+  runs.push_back(std::move(demo));
+  Api api(std::move(runs), {});
+  nlohmann::json j = ParseJson(api.Handle(Get("/api/runs")));
+  const nlohmann::json& r = j["runs"][0];
+  EXPECT_EQ(r["paths"], nlohmann::json::array({"(bundled demo)/ort_all"}));
+  ASSERT_FALSE(r["inputs"].empty());
+  for (const auto& input : r["inputs"]) {
+    EXPECT_TRUE(input["path"].get<std::string>().starts_with("(bundled demo)/"))
+        << input.dump();
+  }
 }
 
 TEST_F(ApiTest, Assets) {

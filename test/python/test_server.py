@@ -99,10 +99,14 @@ def test_runs(server):
     doc = server.get_json("/api/runs")
     assert len(doc["runs"]) == 1
     run = doc["runs"][0]
-    assert run["id"] == 0 and run["name"] == "ort_all"
+    assert run["id"] == 0 and run["name"] == "demo: resnet18 (ONNX Runtime)"
     assert run["levels"] == ["framework", "compiled"]
     assert run["has_trace"] is True
     assert sorted(i["role"] for i in run["inputs"]) == ["compiled", "framework", "trace"]
+    # The demo is built into the binary: no path of the source tree is listed.
+    assert run["paths"] == ["(bundled demo)/resnet18/ort_all"]
+    assert all(i["path"].startswith("(bundled demo)/resnet18/") for i in run["inputs"])
+    assert str(FIXTURES) not in json.dumps(doc)
 
 
 def test_security_headers(server):
@@ -506,6 +510,62 @@ def test_several_runs_and_clean_shutdown():
         assert_error(s, "/api/runs/1/levels/compiled/layout", 404)
         code, _, body = s.request("/api/runs/1/levels/framework/layout")
         assert code == 200 and body[:4] == b"MILY"
+    finally:
+        assert s.close() == 0
+
+
+def truncated_trace(tmp_path):
+    """A real ONNX Runtime profile cut inside its third event."""
+    text = (RUN_DIR / "onnxruntime_profile.json").read_text()
+    lines = text.splitlines(keepends=True)
+    bad = tmp_path / "cut_profile.json"
+    bad.write_text("".join(lines[:3]) + lines[3][:40])
+    return bad
+
+
+def test_keep_going_serves_the_runs_that_open(tmp_path):
+    bad = truncated_trace(tmp_path)
+    s = Server("--keep-going", RUN_DIR, bad)
+    try:
+        runs = s.get_json("/api/runs")["runs"]
+        assert [r["name"] for r in runs] == ["ort_all", "cut_profile.json"]
+        assert "error" not in runs[0]
+        err = runs[1]["error"]
+        assert err["code"] == "malformed input"
+        # file:line:col of the event the file ends in (line 4, the cut one).
+        assert err["message"].startswith(f"{bad}:4:"), err
+        assert runs[1]["levels"] == [] and runs[1]["inputs"] == []
+        message = assert_error(s, "/api/runs/1/summary", 404)
+        assert "could not be opened" in message and str(bad) in message
+        assert s.get_json("/api/runs/0/summary")["tasks"] > 0
+    finally:
+        assert s.close() == 0
+
+
+def test_without_keep_going_a_bad_run_stops_open(tmp_path):
+    proc = subprocess.run([BINARY, "open", "--no-browser", str(RUN_DIR), str(truncated_trace(tmp_path))],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 4 and "cut_profile.json:4:" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_keep_going_with_no_run_that_opens_fails(tmp_path):
+    proc = subprocess.run([BINARY, "open", "--no-browser", "--keep-going", str(truncated_trace(tmp_path))],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 4 and "cut_profile.json:4:" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_links_say_why_tasks_stay_unlinked():
+    # The framework model with the profile of the optimized one.
+    s = Server("--run", MODEL, RUN_DIR / "onnxruntime_profile.json")
+    try:
+        links = s.get_json("/api/runs/0/links")
+        summary = subprocess.run([BINARY, "summary", "--quiet", str(MODEL), str(RUN_DIR / "onnxruntime_profile.json")],
+                                 capture_output=True, text=True, timeout=120, check=True).stdout
+        why = ", ".join(f"{r['count']} {r['text']}" for r in links["reasons"])
+        assert f"{links['linked_tasks']} linked to nodes / {links['unlinked_tasks']} unlinked ({why})" in summary
+        assert links["unlinked_tasks"] > 0
     finally:
         assert s.close() == 0
 

@@ -7,7 +7,7 @@
 
 import { opColor, rgbCss } from '../base/palette';
 import type { ApiClient, SearchMode } from '../rpc/api';
-import type { AppState, SearchResults } from '../core/state';
+import { paneHasGraph, type AppState, type SearchResults } from '../core/state';
 import type { StoreApi } from '../core/store';
 import { chip, el } from '../widgets/dom';
 
@@ -46,7 +46,8 @@ export class SearchPanel {
       if (q.query && this.mode.value !== q.mode) this.mode.value = q.mode;
     }
     if (!prev || q.results !== prev.search.results) this.render(q.results);
-    if (q.query && q.seq !== this.ran && s.status === 'ready') {
+    // A pane without a graph (trace-only run) has nothing to search.
+    if (q.query && q.seq !== this.ran && s.status === 'ready' && paneHasGraph(s, s.panes[q.pane] ?? s.panes[0])) {
       this.ran = q.seq;
       void this.run(s);
     }

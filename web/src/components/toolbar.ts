@@ -25,7 +25,9 @@ export function mountToolbar(store: StoreApi): void {
     if (!prev || s.runs !== prev.runs) {
       run.textContent = '';
       for (const r of s.runs) {
-        const o = el('option', undefined, `${r.id}: ${r.name}`);
+        // What the run is, when it is not a graph with a trace.
+        const what = r.error ? ' — could not be opened' : !r.levels.length ? ' — trace only, no graph' : '';
+        const o = el('option', undefined, `${r.id}: ${r.name}${what}`);
         o.value = String(r.id);
         run.append(o);
       }

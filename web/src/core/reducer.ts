@@ -54,7 +54,8 @@ function validPane(s: AppState, p: PaneState): PaneState {
   if (!s.runs.length) return p;
   let { run, level } = p;
   if (!s.runs[run]) run = 0;
-  if (!s.runs[run].levels.includes(level)) level = s.runs[run].levels[0] ?? kDefaultPane.level;
+  // A run without a graph (a trace alone, a run that could not be opened) has no level: ''.
+  if (!s.runs[run].levels.includes(level)) level = s.runs[run].levels[0] ?? '';
   return run === p.run && level === p.level ? p : { ...p, run, level, expand: [], collapse: [], node: null };
 }
 
@@ -143,7 +144,7 @@ export function reduce(s: AppState, a: Action): AppState {
       return applyUrl(s, a.url);
     case 'setRun': {
       if (a.run === s.panes[0].run) return s;
-      const level = s.runs[a.run]?.levels[0] ?? kDefaultPane.level;
+      const level = s.runs[a.run] ? s.runs[a.run].levels[0] ?? '' : kDefaultPane.level;
       let next = setPane(s, 0, { ...s.panes[0], run: a.run, level, expand: [], collapse: [], node: null });
       next = { ...next, savedFolding: [{}, ...next.savedFolding.slice(1)], search: next.search.results ? { ...next.search, results: null } : next.search };
       return select(next, null, 'app');

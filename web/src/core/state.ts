@@ -223,6 +223,16 @@ export function visiblePanes(s: AppState): PaneState[] {
   return s.comparing ? s.panes : s.panes.slice(0, 1);
 }
 
+/** Whether pane state `p` shows a graph: its run has the level (a trace-only or failed run has none). */
+export function paneHasGraph(s: AppState, p: PaneState): boolean {
+  return s.status === 'file' || (!!p.level && !!s.runs[p.run]?.levels.includes(p.level));
+}
+
+/** Whether the views can ask the server about run `run` (it exists and was opened). */
+export function runUsable(s: AppState, run: number): boolean {
+  return !!s.runs[run] && !s.runs[run].error;
+}
+
 /** The main pane's run, if the server has it. */
 export function mainRun(s: AppState): RunInfo | undefined {
   return s.runs[s.panes[0].run];

@@ -87,7 +87,7 @@ export function formatHash(u: UrlState, tabs: readonly string[] = kDefaultTabs):
   const s = u.pane;
   const p = new URLSearchParams();
   p.set('run', String(s.run));
-  p.set('level', s.level);
+  if (s.level) p.set('level', s.level); // none for a run without a graph
   p.set('grouping', s.grouping);
   if (s.direction !== 'tb') p.set('direction', s.direction);
   if (s.expand.length) p.set('expand', s.expand.join(','));

@@ -7,7 +7,22 @@
 import { decodeLayout, type Layout } from './layout_binary';
 
 export interface RunInput { path: string; format: string; role: string }
-export interface RunInfo { id: number; name: string; inputs: RunInput[]; levels: string[]; has_trace: boolean }
+export interface RunInfo {
+  id: number; name: string; paths: string[]; inputs: RunInput[]; levels: string[]; has_trace: boolean;
+  /** A run `open --keep-going` could not open: its error (the file, the place, what was expected). */
+  error?: { code: string; message: string };
+  /** Model files next to a trace-only run's trace that could give it a graph. */
+  pair_candidates?: string[];
+}
+
+/** Whether a run's tasks link to graph nodes, and why the others do not (GET /links). */
+export interface LinksJson {
+  has_graph: boolean; has_trace: boolean; tasks: number; linked_tasks: number; unlinked_tasks: number; aligned_host_ops: number;
+  /** "2 name a node the graphs lack": the CLI summary's reasons. */
+  reasons: { code: string; count: number; text: string }[];
+  /** The linker's examples: "task 'X' names node 'Y', which the loaded graph lacks". */
+  examples: string[];
+}
 export interface Attribute { name: string; type: string; value: unknown }
 export interface ValueInfo {
   name: string; dtype: string; shape: string | number[] | null; producer?: unknown;
@@ -148,6 +163,7 @@ export interface ApiClient {
   node(run: number, level: string, node: number): Promise<NodeDetails>;
   exportModelExplorer(run: number, level: string, what: 'graph' | 'node-data'): Promise<Blob>;
   search(run: number, level: string, q: string, mode: SearchMode): Promise<SearchResult>;
+  links(run: number): Promise<LinksJson>;
 }
 
 /** An API failure: HTTP status and the server's message. */
@@ -206,6 +222,10 @@ export class Api implements ApiClient {
 
   summary(run: number): Promise<SummaryJson> {
     return this.json(`/api/runs/${run}/summary`);
+  }
+
+  links(run: number): Promise<LinksJson> {
+    return this.json(`/api/runs/${run}/links`);
   }
 
   /** The summary restricted to [fromNs, toNs) of the trace's time base (each task counts its overlap). */

@@ -6,7 +6,7 @@
 
 import type {
   AnalysesJson, AnalysisInfo, ApiClient, Clock, CriticalPathJson, LayoutRequest, MappingPage, MappingQuery, NodeDetails, NodePathsJson,
-  NodeTasks, RunInfo, SearchMode, SearchResult, SummaryJson, TaskDetails, TimelineMeta,
+  LinksJson, NodeTasks, RunInfo, SearchMode, SearchResult, SummaryJson, TaskDetails, TimelineMeta,
 } from './api';
 import type { Layout } from './layout_binary';
 
@@ -43,4 +43,5 @@ export class CachedApi implements ApiClient {
   node(run: number, level: string, node: number): Promise<NodeDetails> { return this.api.node(run, level, node); }
   exportModelExplorer(run: number, level: string, what: 'graph' | 'node-data'): Promise<Blob> { return this.api.exportModelExplorer(run, level, what); }
   search(run: number, level: string, q: string, mode: SearchMode): Promise<SearchResult> { return this.api.search(run, level, q, mode); }
+  links(run: number): Promise<LinksJson> { return this.once(`links:${run}`, () => this.api.links(run)); }
 }

@@ -8,3 +8,5 @@ export { reduce } from '../../src/core/reducer';
 export { Store } from '../../src/core/store';
 export { SelectionController } from '../../src/core/selection_controller';
 export { resultBlocks, headerOf, cellText, kMaxResultRows } from '../../src/base/result_tables';
+export { paneHasGraph, runUsable } from '../../src/core/state';
+export { errorParts, linkNoteText, pairCommand } from '../../src/components/run_notes';

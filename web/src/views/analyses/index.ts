@@ -4,6 +4,7 @@
 // that task everywhere.
 
 import type { AppState } from '../../core/state';
+import { runUsable } from '../../core/state';
 import type { ViewContext, ViewInstance, ViewMount, ViewPlugin } from '../../core/view';
 import { AnalysesView } from './analyses_view';
 
@@ -32,7 +33,7 @@ class AnalysesTab implements ViewInstance {
   debugHandle(): unknown { return this.view; }
 
   private onState(s: AppState): void {
-    if (s.status !== 'ready') return;
+    if (s.status !== 'ready' || !runUsable(s, s.panes[0].run)) return; // a run that could not be opened: nothing to ask
     // Opened lazily: the first time its tab shows for this run.
     if (s.tab === 'analyses' && s.panes[0].run !== this.run) {
       this.run = s.panes[0].run;

@@ -19,7 +19,7 @@
 
 import type { Layout } from '../../rpc/layout_binary';
 import { decodeLayout, groupPath, opName } from '../../rpc/layout_binary';
-import { kDetailsHint, visiblePanes, type Action, type AppState, type GraphInfo, type GroupInfo } from '../../core/state';
+import { kDetailsHint, paneHasGraph, visiblePanes, type Action, type AppState, type GraphInfo, type GroupInfo } from '../../core/state';
 import type { ViewContext, ViewInstance, ViewMount, ViewPlugin } from '../../core/view';
 import { byId } from '../../widgets/dom';
 import { graphDebugHandle } from './debug';
@@ -119,7 +119,12 @@ class GraphView implements ViewInstance, PaneHost {
     for (const [k, st] of visible.entries()) {
       const p = this.pane(k, s);
       let changed = false;
-      if (shown && (!prev || st !== prev.panes[k] || s.status !== prev.status || (k > 0 && !prev.comparing))) { p.show(st); changed = true; }
+      if (shown && (!prev || st !== prev.panes[k] || s.status !== prev.status || s.runs !== prev.runs || (k > 0 && !prev.comparing))) {
+        // A run without a graph shows none: the graph of the run left behind goes too.
+        if (paneHasGraph(s, st)) p.show(st);
+        else p.clear(st);
+        changed = true;
+      }
       if (!prev || s.color !== prev.color) p.setColorMode(s.color);
       if (!prev || s.lineage !== prev.lineage) { p.lineage = s.lineage; changed = true; }
       const r = s.search.results;

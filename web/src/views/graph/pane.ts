@@ -117,6 +117,29 @@ export class Pane {
     this.updateHighlights();
   }
 
+  /**
+   * Shows nothing: the pane state names no graph (a trace-only run, a run
+   * that could not be opened). The layout of the run left behind is
+   * dropped, never left on screen; a later `show` loads again.
+   */
+  clear(st: PaneState): void {
+    this.view = st;
+    ++this.loadSeq;
+    this.requestedKey = '';
+    this.loadedKey = '';
+    this.loading = Promise.resolve(false);
+    if (!this.scene) return;
+    this.layout = null;
+    this.scene = null;
+    this.nodeIndex.clear();
+    this.renderer.setScene(null);
+    this.minimap.setScene(null);
+    this.selectedGroup = -1;
+    this.selectedItem = -1;
+    this.host.layoutChanged(this);
+    this.requestRender();
+  }
+
   /** Whether the layout shown is the one the pane state asks for. */
   get current(): boolean { return this.scene !== null && (this.fileMode || this.loadedKey === this.requestedKey); }
 

@@ -5,6 +5,7 @@
 // row selects every task of the node, which it asks the server for.
 
 import type { Action, AppState } from '../../core/state';
+import { runUsable } from '../../core/state';
 import type { ViewContext, ViewInstance, ViewMount, ViewPlugin } from '../../core/view';
 import { MappingView } from './mapping_view';
 
@@ -40,7 +41,7 @@ class MappingTab implements ViewInstance {
   debugHandle(): unknown { return this.view; }
 
   private onState(s: AppState): void {
-    if (s.status !== 'ready') return;
+    if (s.status !== 'ready' || !runUsable(s, s.panes[0].run)) return; // a run that could not be opened: nothing to ask
     const m = s.resolved.mapping;
     if (m !== this.marks) {
       this.marks = m;

@@ -7,6 +7,7 @@
 
 import { findingIds } from '../../rpc/api';
 import type { Action, AppState } from '../../core/state';
+import { runUsable } from '../../core/state';
 import type { ViewContext, ViewInstance, ViewMount, ViewPlugin } from '../../core/view';
 import { SummaryView } from './summary_view';
 
@@ -45,7 +46,7 @@ class SummaryTab implements ViewInstance {
   debugHandle(): unknown { return this.view; }
 
   private onState(s: AppState): void {
-    if (s.status !== 'ready') return;
+    if (s.status !== 'ready' || !runUsable(s, s.panes[0].run)) return; // a run that could not be opened: nothing to ask
     const run = s.panes[0].run;
     if (run !== this.run) void this.open(run, s);
     if (this.opened) this.sync(s);

@@ -7,6 +7,7 @@
 // with another run, alignment, zoom to the selection.
 
 import type { Action, AppState } from '../../core/state';
+import { runUsable } from '../../core/state';
 import type { ViewContext, ViewInstance, ViewMount, ViewPlugin } from '../../core/view';
 import { el } from '../../widgets/dom';
 import { TimelineView } from './timeline_view';
@@ -71,7 +72,7 @@ class TimelineTab implements ViewInstance {
     if (!prev || s.runs !== prev.runs) this.fillCompareRuns(s);
     if (!prev || s.timelineCompare !== prev.timelineCompare) this.compareSel.value = s.timelineCompare !== null ? String(s.timelineCompare) : '';
     if (!prev || s.align !== prev.align) this.alignSel.value = s.align;
-    if (s.status !== 'ready') return;
+    if (s.status !== 'ready' || !runUsable(s, s.panes[0].run)) return; // a run that could not be opened: nothing to ask
     const run = s.panes[0].run;
     if (run !== this.run) void this.open(s, run);
     if (this.opened) this.sync(s);
