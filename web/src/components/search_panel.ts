@@ -1,12 +1,14 @@
-// Search box and results list: text / glob / regex / op modes, answered by
-// the server (/search) for the active pane's run and level. The query lives
+// Search box and results list: auto / text / glob / regex / op modes,
+// answered by the server (/search) for the active pane's run and level; the
+// list says how the server read the query (auto picks glob when the query
+// has '*' or '?'). Escape leaves the box for the graph (the results stay). The query lives
 // in the store (an op-type selection sets one too); this component runs it
 // and publishes the answer, whose matches the graph highlights. Picking a
 // result selects its node in that pane, which reveals (expands the
 // collapsed groups around it), centres and selects it.
 
 import { opColor, rgbCss } from '../base/palette';
-import type { ApiClient, SearchMode } from '../rpc/api';
+import type { ApiClient, SearchMode, SearchResult } from '../rpc/api';
 import type { AppState, SearchResults } from '../core/state';
 import type { StoreApi } from '../core/store';
 import { chip, el } from '../widgets/dom';
@@ -24,8 +26,15 @@ export class SearchPanel {
   ) {
     input.addEventListener('keydown', (e) => {
       if (e.key === 'Enter') this.submit();
-      if (e.key === 'Escape') { input.value = ''; store.dispatch({ type: 'searchClear' }); }
+      if (e.key === 'Escape') {
+        // Leave the box (Chromium would clear a type=search input): focus the graph.
+        e.preventDefault();
+        input.blur();
+        document.getElementById('graph')?.focus();
+      }
     });
+    // The box's clear button (or an emptied box and Enter) clears the search.
+    input.addEventListener('search', () => { if (!input.value) store.dispatch({ type: 'searchClear' }); });
     mode.addEventListener('change', () => { if (input.value) this.submit(); });
     store.subscribe((s, prev) => this.onState(s, prev));
     this.onState(store.state, null);
@@ -58,7 +67,7 @@ export class SearchPanel {
     let results: SearchResults;
     try {
       const r = await this.api.search(pane.run, pane.level, q.query, q.mode);
-      results = { seq: q.seq, pane: q.pane, run: pane.run, level: pane.level, matches: r.matches, total: r.total, error: null };
+      results = { seq: q.seq, pane: q.pane, run: pane.run, level: pane.level, matches: r.matches, total: r.total, error: null, readAs: readAs(q.mode, q.query, r) };
     } catch (e) {
       results = { seq: q.seq, pane: q.pane, run: pane.run, level: pane.level, matches: [], total: 0, error: (e as Error).message };
     }
@@ -75,8 +84,9 @@ export class SearchPanel {
       return;
     }
     const total = r.total, matches = r.matches;
-    root.append(el('div', 'muted', total === 0 ? 'no matches' : total > matches.length ? `${total} matches, first ${matches.length}`
+    root.append(el('div', 'muted search-count', total === 0 ? 'no matches' : total > matches.length ? `${total} matches, first ${matches.length}`
       : `${total} match${total === 1 ? '' : 'es'}`));
+    if (r.readAs) root.append(el('div', 'muted search-read-as', `read as ${r.readAs}`));
     const list = el('ul', 'results');
     // Long lists: only the first 300 rows get DOM; the rest stay reachable by refining the query.
     for (const m of matches.slice(0, 300)) {
@@ -92,4 +102,11 @@ export class SearchPanel {
     }
     root.append(list);
   }
+}
+
+/** How the query was read: the server's words, else (an older server) what the mode means. */
+function readAs(mode: SearchMode, query: string, r: SearchResult): string {
+  if (r.read_as) return r.read_as;
+  const m = mode === 'auto' ? (/[*?]/.test(query) ? 'glob' : 'text') : mode;
+  return m === 'glob' ? 'glob' : m === 'regex' ? 'regex' : m === 'op' ? 'op type' : 'substring of node names';
 }
