@@ -110,27 +110,28 @@ std::string_view NodePath(const Model& m, NodeId n, std::string* buf) {
 // How a search query was read, said with the results ("read_as").
 std::string ReadAs(std::string_view mode, std::string_view query,
                    bool automatic) {
-  std::string out;
   if (mode == "glob") {
-    out = !query.empty() && query.front() == '/'
-              ? "glob anchored at the root ('/' first): matched on whole "
-                "scope paths"
-              : "glob, matched on scope-path suffixes";
-    out += " ('*' within a segment, '**' across segments), ignoring case";
-    if (automatic) out += "; read as a glob because it has '*' or '?'";
-  } else if (mode == "text") {
-    out = "substring of node names, ignoring case";
-    if (automatic) out += "; '*' or '?' would make it a glob";
-  } else if (mode == "regex") {
-    out = "regex (ECMAScript, case-sensitive), searched anywhere in node names";
-  } else if (mode == "op") {
-    out = "op type equal to the query, ignoring case";
-  } else {
-    out = query.find('=') != std::string_view::npos
-              ? "attribute name=value, ignoring case"
-              : "attribute name: nodes that have it, ignoring case";
+    std::string out = "glob";
+    if (automatic) out += " (it has '*' or '?')";
+    out += !query.empty() && query.front() == '/'
+               ? " anchored at the root ('/' first), matched on whole scope "
+                 "paths"
+               : ", matched on scope-path suffixes";
+    return out + ": '*' within a segment, '**' across, ignoring case";
   }
-  return out;
+  if (mode == "text") {
+    return automatic ? "substring of node names, ignoring case (no '*' or "
+                       "'?': not a glob)"
+                     : "substring of node names, ignoring case";
+  }
+  if (mode == "regex") {
+    return "regex (ECMAScript, case-sensitive), searched anywhere in node "
+           "names";
+  }
+  if (mode == "op") return "op type equal to the query, ignoring case";
+  return query.find('=') != std::string_view::npos
+             ? "attribute name=value, ignoring case"
+             : "attribute name: nodes that have it, ignoring case";
 }
 
 std::string AttributeText(const Model& m, const Attribute& a) {

@@ -113,6 +113,7 @@ async function demoChecks(v) {
   eq(r.error, null, `${t}: layer1/*/conv* answers`);
   eq(r.matches.map((m) => m.name).sort().join(), kLayer1Convs.join(), `${t}: layer1/*/conv* finds layer1's four block convs`);
   const readAs = await page.$eval('#results .search-read-as', (e) => e.textContent);
+  console.log(`  ${t}: layer1/*/conv* → ${r.matches.map((m) => m.name).join(', ')}; ${readAs}`);
   check(/glob/.test(readAs) && /scope-path suffixes/.test(readAs), `${t}: the results say how the pattern was read (${readAs})`);
   eq(await page.$$eval('#results li.result', (l) => l.length), 4, `${t}: four rows in the list`);
   check(await inWindow(page, '#results .search-read-as'), `${t}: the "read as" line is inside the window`);
@@ -176,6 +177,7 @@ async function demoChecks(v) {
   eq(`${size.width}x${size.height}`, `${Math.round((lay.w + 32) * 2)}x${Math.round((lay.h + 32) * 2)}`, `${t}: whole-graph PNG at 2x has the layout's size times 2`);
   check(size.width > v.width || size.height > v.height, `${t}: the PNG is not the viewport (${size.width}x${size.height})`);
   eq(rec?.scale, 2, `${t}: PNG at the scale asked`);
+  console.log(`  ${t}: whole-graph PNG at 2x: ${size.width} x ${size.height} px, ${png.length} bytes (layout ${lay.w} x ${lay.h})`);
   // Pixels: a point just inside the left edge of the first and last node items, in their fill colour.
   const probes = await page.evaluate(() => {
     const s = window.__miDebug.view('graph').pane(0).scene, l = s.layout, b = l.itemBox, out = [];
@@ -211,6 +213,7 @@ async function demoChecks(v) {
   eq(svg.width, String(Math.round(box2[2])), `${t}: selection SVG at 1x is as wide as its box`);
   check(svg.items > 0 && svg.texts.some((x) => /Conv|conv/.test(x)), `${t}: selection SVG draws the node and its label (${svg.items} shapes, texts ${svg.texts.slice(0, 4).join(' | ')})`);
   eq(srec?.extent, 'selection', `${t}: export record says selection`);
+  console.log(`  ${t}: selection SVG: viewBox ${svg.viewBox}, width ${svg.width}, ${svg.items} shapes`);
   await page.screenshot({ path: join(art, `export_menu_closed_${t}.png`) });
 
   // The critical path: "show" puts cpath=1 in the URL; the link draws it again.
@@ -229,6 +232,7 @@ async function demoChecks(v) {
       return s.criticalPath && g.linkedIds.length > 0 && { nodes: s.criticalPath.nodes.length, linked: g.linkedIds.length };
     }, null, 60000, 'critical path from the link').catch(() => null);
     check(!!cp, `${t}: a page opened on the link draws the critical path (${JSON.stringify(cp)})`);
+    console.log(`  ${t}: ${hash} reopens the critical path: ${JSON.stringify(cp)}`);
     await p2.screenshot({ path: join(art, `critical_path_link_${t}.png`) });
     await p2.click('#tabs button[data-tab="summary"]');
     const active2 = await poll(p2, () => document.querySelector('#summary button.show-critical-path.active') !== null, null, 30000).catch(() => false);
@@ -272,6 +276,7 @@ async function geChecks(v) {
   const lay = await page.evaluate(() => { const l = window.__miDebug.view('graph').pane(0).scene.layout; return { w: l.width, h: l.height }; });
   const size = pngSize(readFileSync(path));
   eq(`${size.width}x${size.height}`, `${Math.round(lay.w + 32)}x${Math.round(lay.h + 32)}`, `GE ${t}: whole-graph PNG at 1x has the layout's size`);
+  console.log(`  GE ${t}: res*_branch1 → ${r.matches.map((m) => m.name).join(', ')}; whole-graph PNG at 1x ${size.width} x ${size.height} px`);
   eq(page.errors.join('; '), '', `GE ${t}: no page errors`);
   await page.close();
 }

@@ -33,7 +33,7 @@ export const kShortcuts: readonly { where: string; keys: readonly [string, strin
     keys: [
       ['drag', 'pan'],
       ['wheel  Ctrl+wheel  pinch', 'zoom at the pointer (two-finger scroll pans)'],
-      ['+  −', 'zoom in / out'],
+      ['+  -', 'zoom in / out'],
       ['← → ↑ ↓', 'pan'],
       ['0', 'fit the graph'],
       ['click', 'select a node or group'],

@@ -279,7 +279,9 @@ export class ExportMenu {
     const asked = Math.max(0.25, parseFloat(this.scale.value) || 1);
     const rect = exportRect(p.scene, p.cam, p.highlights, extent, p.selectedGroup);
     if (!rect) {
+      // The menu stays open with the reason.
       this.note.textContent = 'nothing selected: select a node or group (or search) to export the selection';
+      this.menu.open = true;
       return null;
     }
     // The view's scale times the asked one for the view; the asked one for the rest.
