@@ -2,7 +2,8 @@
 // URL, against the real server (`model-inspector open`) in Chromium, at
 // 1024x700 and 1920x1080, on the demo run (ResNet-18) and a GE run (the
 // public GE graph dump of test/fixtures/samples/ascend/ge_graph_dumps):
-//   - the search box shows an example and defaults to auto; `/` focuses it
+//   - the search box shows an example made from the level's paths or names
+//     and defaults to auto; `/` focuses it
 //     (not while typing elsewhere), Ctrl+F focuses it from the page and
 //     falls through to the browser's find when pressed in the box, Esc
 //     leaves it for the graph with the results kept;
@@ -98,7 +99,8 @@ async function demoChecks(v) {
   const t = tag(v);
   // Example and default mode.
   const box = await page.$eval('#search', (e) => ({ placeholder: e.placeholder, mode: document.getElementById('search-mode').value }));
-  check(/\*/.test(box.placeholder) && /\//.test(box.placeholder), `${t}: the search box shows a glob example (${box.placeholder})`);
+  // The example is made from the level's scope paths: layer1/<block>/conv1.
+  eq(box.placeholder, 'e.g. layer1/*/conv*  ( / )', `${t}: the search box shows a glob example`);
   eq(box.mode, 'auto', `${t}: search mode defaults to auto`);
   check(await inWindow(page, '#search'), `${t}: the search box is inside the window`);
 
@@ -250,6 +252,18 @@ async function demoChecks(v) {
 async function geChecks(v) {
   const t = tag(v);
   const page = await open(ge, v);
+  // The example fits this graph's flat names: a leading word and '*', which finds nodes.
+  const example = await poll(page, () => { const p = document.getElementById('search').placeholder; return !p.includes('layer1') && p; }, null, 30000, 'GE example')
+    .catch(() => '');
+  const word = /^e\.g\. ([A-Za-z]+)\*  \( \/ \)$/.exec(example)?.[1];
+  check(!!word, `GE ${t}: the search box's example is made from the graph's names (${example})`);
+  if (word) {
+    const want = geNames.filter((n) => n.startsWith(word));
+    const ex = await search(page, `${word}*`);
+    console.log(`  GE ${t}: example ${example.trim()} → ${ex.total} nodes (grep: ${want.length})`);
+    check(want.length >= 2 && ex.total === want.length, `GE ${t}: the example ${word}* finds the ${want.length} names grep finds that start with ${word} (${ex.total})`);
+  }
+  await page.focus('#graph');
   await page.keyboard.press('/');
   eq(await active(page), 'search', `GE ${t}: / focuses the search box`);
   const r = await search(page, 'res*_branch1');

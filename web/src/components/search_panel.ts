@@ -16,6 +16,8 @@ import { chip, el } from '../widgets/dom';
 export class SearchPanel {
   /** The query seq last run. */
   private ran = -1;
+  /** The run and level whose example the box shows ("run:level"). */
+  private exampleOf = '';
 
   constructor(
     private readonly input: HTMLInputElement,
@@ -55,10 +57,23 @@ export class SearchPanel {
       if (q.query && this.mode.value !== q.mode) this.mode.value = q.mode;
     }
     if (!prev || q.results !== prev.search.results) this.render(q.results);
+    const pane = s.panes[s.active] ?? s.panes[0];
+    const key = `${pane.run}:${pane.level}`;
+    if (s.status === 'ready' && s.runs[pane.run]?.levels.includes(pane.level) && key !== this.exampleOf) {
+      this.exampleOf = key;
+      void this.showExample(pane.run, pane.level, key);
+    }
     if (q.query && q.seq !== this.ran && s.status === 'ready') {
       this.ran = q.seq;
       void this.run(s);
     }
+  }
+
+  /** The box's placeholder: a glob that finds something on this level (from one '**' search). */
+  private async showExample(run: number, level: string, key: string): Promise<void> {
+    const r = await this.api.search(run, level, '**', 'glob').catch(() => null);
+    if (!r || key !== this.exampleOf) return;
+    this.input.placeholder = `e.g. ${exampleQuery(r.matches as { name: string; scope?: string }[])}  ( / )`;
   }
 
   private async run(s: AppState): Promise<void> {
@@ -109,4 +124,29 @@ function readAs(mode: SearchMode, query: string, r: SearchResult): string {
   if (r.read_as) return r.read_as;
   const m = mode === 'auto' ? (/[*?]/.test(query) ? 'glob' : 'text') : mode;
   return m === 'glob' ? 'glob' : m === 'regex' ? 'regex' : m === 'op' ? 'op type' : 'substring of node names';
+}
+
+/**
+ * An example query for nodes like `matches`: on scope paths of three or
+ * more segments "a/*\/c*" (the demo: "layer1/*\/conv*"), of two "a/*";
+ * on flat names the most common leading word with '*' ("PlaceHolder*");
+ * else the syntax alone.
+ */
+export function exampleQuery(matches: readonly { name: string; scope?: string }[]): string {
+  const stem = (seg: string): string => seg.replace(/[\d_.\-]+$/, '') || seg;
+  let two = '';
+  for (const m of matches) {
+    const segs = (m.scope || '').split('/').filter(Boolean);
+    if (segs.length >= 3) return `${segs[0]}/*/${stem(segs[2])}*`;
+    if (segs.length === 2 && !two) two = `${segs[0]}/*`;
+  }
+  if (two) return two;
+  const count = new Map<string, number>();
+  for (const m of matches) {
+    const w = /^[A-Za-z]+/.exec(m.name.replace(/^\//, ''))?.[0];
+    if (w && w.length >= 2) count.set(w, (count.get(w) ?? 0) + 1);
+  }
+  let best = '', n = 1;
+  for (const [w, c] of count) if (c > n) { best = w; n = c; }
+  return best ? `${best}*` : 'layer1/*/conv*';
 }
