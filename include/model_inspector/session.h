@@ -189,10 +189,14 @@ class Session {
   StatusOr<NodeDetailsResult> NodeDetails(std::string_view level,
                                           uint32_t node) const;
   // Nodes of a level whose name (or op type, attribute) matches `query` as
-  // JSON {"matches": [...], "total": N}, at most `limit` matches. `mode`:
-  // "text" (case-insensitive substring), "glob" ('*' within one '/'
-  // segment, '**' across, '?'), "regex" (ECMAScript search), "op" (op type,
-  // case-insensitive) or "attr" ("name" or "name=value").
+  // JSON {"matches": [...], "total": N, "mode", "read_as"}, at most
+  // `limit` matches. `mode`: "text" (case-insensitive substring), "glob"
+  // (on trailing segments of the node's or its scope's path: '*' within
+  // one '/' segment, '**' across, '?'; a leading '/' anchors at the root),
+  // "auto" (glob when the query has '*' or '?', else text), "regex"
+  // (ECMAScript search), "op" (op type, case-insensitive) or "attr"
+  // ("name" or "name=value"). "mode" in the answer is the mode used and
+  // "read_as" says how the query was read, in words.
   // InvalidArgument for an unknown mode or a regex that does not compile.
   StatusOr<std::string> SearchJson(std::string_view level,
                                    std::string_view query,

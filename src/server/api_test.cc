@@ -656,16 +656,59 @@ TEST_F(ApiTest, SearchModes) {
   EXPECT_EQ(convs, 20);  // resnet18
   EXPECT_EQ(total("conv", "op"), convs);
   EXPECT_GE(total("CONV", "text"), convs);
+  // Globs match a trailing run of whole segments of a node's path or of its
+  // scope's path; a leading '/' anchors at the root. Counts from the 49
+  // framework nodes of ResNet-18: the stem "/conv1/Conv", "/relu/Relu",
+  // "/maxpool/MaxPool"; per block "layerL/layerL.B/{conv1/Conv, relu/Relu,
+  // conv2/Conv, Add, relu_1/Relu}" (L = 1..4, B = 0, 1) plus
+  // "downsample/downsample.0/Conv" in layer2.0, layer3.0 and layer4.0;
+  // "/avgpool/GlobalAveragePool", "/Flatten", "/fc/Gemm".
+  // layer1's two blocks, scopes ".../conv1" and ".../conv2" each:
+  EXPECT_EQ(total("layer1/*/conv*", "glob"), 4);
+  EXPECT_EQ(total("layer1/**/conv*", "glob"), 4);
   EXPECT_EQ(total("/layer1/*/conv1/Conv", "glob"), 2);
-  EXPECT_EQ(total("layer1/*/conv1/Conv", "glob"), 2);  // leading '/' optional
-  EXPECT_EQ(total("layer1/*/Conv", "glob"), 0);        // '*' stays in a segment
-  EXPECT_EQ(total("layer1/**/Conv", "glob"), 4);
+  EXPECT_EQ(total("layer1/*/conv1/Conv", "glob"), 2);
+  EXPECT_EQ(total("layer1/*/Conv", "glob"), 0);  // '*' stays in a segment
   EXPECT_EQ(total("layer?/*/conv1/Conv", "glob"), 8);
   EXPECT_EQ(total("conv[12]/Conv$", "regex"), 17);
+  // The stem conv and the 16 conv1 / conv2 of the blocks:
   EXPECT_EQ(total("**/conv?/Conv", "glob"), 17);  // '**/' may match nothing
   EXPECT_EQ(total("**conv?/Conv", "glob"), 17);
-  EXPECT_EQ(total("*/conv?/Conv", "glob"), 0);
-  EXPECT_EQ(total("conv1/conv", "glob"), 1);  // whole name: only /conv1/Conv
+  // Three segments: the 16 of the blocks, not the stem's two.
+  EXPECT_EQ(total("*/conv?/Conv", "glob"), 16);
+  // "conv1/Conv" ends the stem conv and the 8 blocks' conv1; anchored,
+  // only the stem's.
+  EXPECT_EQ(total("conv1/conv", "glob"), 9);
+  EXPECT_EQ(total("/conv1/conv", "glob"), 1);
+  EXPECT_EQ(total("conv*", "glob"), convs);  // every Conv node's last segment
+  EXPECT_EQ(total("relu*", "glob"), 17);     // stem relu + 2 per block
+  EXPECT_EQ(total("downsample/*", "glob"), 3);
+  // Directly in layer2.0: conv1, relu, conv2, relu_1 (scopes) and Add.
+  EXPECT_EQ(total("layer2.0/*", "glob"), 5);
+  EXPECT_EQ(total("flatten", "glob"), 1);  // no scope: its name
+  EXPECT_EQ(total("**", "glob"), 49);
+  // "auto" reads a query with '*' or '?' as a glob, else as a substring,
+  // and says so.
+  auto answer = [&](std::string q, std::string mode) {
+    return ParseJson(api_->Handle(Get(path, {{"q", q}, {"mode", mode}})));
+  };
+  nlohmann::json glob = answer("layer1/*/conv*", "auto");
+  EXPECT_EQ(glob["total"], 4);
+  EXPECT_EQ(glob["mode"], "glob");
+  EXPECT_NE(glob["read_as"].get<std::string>().find("scope-path suffixes"),
+            std::string::npos)
+      << glob["read_as"];
+  nlohmann::json text = answer("conv1", "auto");
+  EXPECT_EQ(text["total"], 9);  // "/conv1/Conv" and 8 blocks' conv1
+  EXPECT_EQ(text["mode"], "text");
+  EXPECT_NE(text["read_as"].get<std::string>().find("substring"),
+            std::string::npos)
+      << text["read_as"];
+  EXPECT_NE(answer("/layer1/*", "glob")["read_as"].get<std::string>().find(
+                "anchored"),
+            std::string::npos);
+  EXPECT_EQ(answer("x(", "regex").contains("read_as"), false);
+  EXPECT_EQ(answer("Conv", "op")["mode"], "op");
   EXPECT_GT(total("kernel_shape", "attr"), 0);
   EXPECT_EQ(total("group=1", "attr"), convs);
   HttpResponse limited =

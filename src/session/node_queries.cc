@@ -21,6 +21,7 @@
 #include "model/model.h"
 #include "model_inspector/session.h"
 #include "session/onnx_op_docs.h"
+#include "session/scope_glob.h"
 #include "session/session_impl.h"
 #include "trace/trace.h"
 
@@ -92,91 +93,45 @@ bool OnLevel(const Model& m, GraphId root, NodeId n) {
   return m.RootOf(m.node_graph(n)) == root;
 }
 
-// Case-insensitive glob over a whole name: '?' is one character other than
-// '/', '*' any run within one '/' segment, '**' any run across segments
-// ('**/' also matches no segment at all).
-// Dynamic programming over (pattern, name) positions: linear in
-// pattern x name, never exponential whatever the pattern.
-bool GlobMatch(std::string_view pattern, std::string_view name,
-               std::vector<uint8_t>* scratch) {
-  // A pattern without a leading '/' matches names that have one
-  // ("/layer1/conv" against "layer1/*").
-  if (!pattern.empty() && pattern.front() != '/' && !name.empty() &&
-      name.front() == '/') {
-    name.remove_prefix(1);
+// The path a glob is matched on: the node's name when it is a path
+// ("/layer1/layer1.0/conv1/Conv"), else the name under its scope's path.
+std::string_view NodePath(const Model& m, NodeId n, std::string* buf) {
+  std::string_view name = m.str(m.node_name(n));
+  ScopeId scope = m.node_scope(n);
+  if (name.find('/') != std::string_view::npos || !scope.valid()) return name;
+  std::string_view scope_path = m.str(m.scope_path(scope));
+  if (scope_path.empty()) return name;
+  buf->assign(scope_path);
+  if (buf->back() != '/') buf->push_back('/');
+  buf->append(name);
+  return *buf;
+}
+
+// How a search query was read, said with the results ("read_as").
+std::string ReadAs(std::string_view mode, std::string_view query,
+                   bool automatic) {
+  if (mode == "glob") {
+    std::string out = "glob";
+    if (automatic) out += " (it has '*' or '?')";
+    out += !query.empty() && query.front() == '/'
+               ? " anchored at the root ('/' first), matched on whole scope "
+                 "paths"
+               : ", matched on scope-path suffixes";
+    return out + ": '*' within a segment, '**' across, ignoring case";
   }
-  const size_t n = name.size();
-  // row[j]: pattern[i:] matches name[j:], computed from the end of the
-  // pattern backwards; next = row of i + token length.
-  std::vector<uint8_t>& buf = *scratch;
-  buf.assign(2 * (n + 1), 0);
-  uint8_t* cur = buf.data();
-  uint8_t* next = buf.data() + n + 1;
-  // Rows for the tokens, walked from the last token to the first.
-  struct Token {
-    char kind;  // 'c' literal, '?', '*', 'S' (**)
-    char c;
-  };
-  std::vector<Token> tokens;
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    char c = pattern[i];
-    if (c == '*') {
-      if (i + 1 < pattern.size() && pattern[i + 1] == '*') {
-        while (i + 1 < pattern.size() && pattern[i + 1] == '*') ++i;
-        if (i + 1 < pattern.size() && pattern[i + 1] == '/') {
-          ++i;
-          tokens.push_back({'D', 0});  // "**/": zero or more segments
-        } else {
-          tokens.push_back({'S', 0});
-        }
-      } else {
-        tokens.push_back({'*', 0});
-      }
-    } else if (c == '?') {
-      tokens.push_back({'?', 0});
-    } else {
-      tokens.push_back({'c', AsciiLower(c)});
-    }
+  if (mode == "text") {
+    return automatic ? "substring of node names, ignoring case (no '*' or "
+                       "'?': not a glob)"
+                     : "substring of node names, ignoring case";
   }
-  // Empty pattern matches only the empty name.
-  std::fill(next, next + n + 1, 0);
-  next[n] = 1;
-  for (size_t t = tokens.size(); t-- > 0;) {
-    const Token& tok = tokens[t];
-    switch (tok.kind) {
-      case 'c':
-        for (size_t j = 0; j <= n; ++j) {
-          cur[j] = j < n && AsciiLower(name[j]) == tok.c && next[j + 1];
-        }
-        break;
-      case '?':
-        for (size_t j = 0; j <= n; ++j) {
-          cur[j] = j < n && name[j] != '/' && next[j + 1];
-        }
-        break;
-      case '*':
-        cur[n] = next[n];
-        for (size_t j = n; j-- > 0;) {
-          cur[j] = next[j] || (name[j] != '/' && cur[j + 1]);
-        }
-        break;
-      case 'D': {  // '**/': empty, or anything up to and including a '/'
-        bool later = false;  // some k >= j with name[k] == '/', next[k + 1]
-        cur[n] = next[n];
-        for (size_t j = n; j-- > 0;) {
-          later = later || (name[j] == '/' && next[j + 1]);
-          cur[j] = next[j] || later;
-        }
-        break;
-      }
-      default:  // '**'
-        cur[n] = next[n];
-        for (size_t j = n; j-- > 0;) cur[j] = next[j] || cur[j + 1];
-        break;
-    }
-    std::swap(cur, next);
+  if (mode == "regex") {
+    return "regex (ECMAScript, case-sensitive), searched anywhere in node "
+           "names";
   }
-  return next[0] != 0;
+  if (mode == "op") return "op type equal to the query, ignoring case";
+  return query.find('=') != std::string_view::npos
+             ? "attribute name=value, ignoring case"
+             : "attribute name: nodes that have it, ignoring case";
 }
 
 std::string AttributeText(const Model& m, const Attribute& a) {
@@ -376,6 +331,12 @@ StatusOr<std::string> Session::SearchJson(std::string_view level,
     return InvalidArgumentError(
         fmt::format("q: {} bytes; at most {}", query.size(), kMaxQueryBytes));
   }
+  // "auto": a glob when the query has a wildcard, else a substring.
+  const bool automatic = mode == "auto";
+  if (automatic) {
+    mode =
+        query.find_first_of("*?") != std::string_view::npos ? "glob" : "text";
+  }
   std::regex re;
   std::string attr_name;
   std::string attr_value;
@@ -402,10 +363,11 @@ StatusOr<std::string> Session::SearchJson(std::string_view level,
     }
   } else if (mode != "text" && mode != "glob" && mode != "op") {
     return InvalidArgumentError(
-        "mode: expected text, glob, regex, op or attr, found '" +
+        "mode: expected auto, text, glob, regex, op or attr, found '" +
         std::string(mode) + "'");
   }
   std::vector<uint8_t> scratch;
+  std::string path_buf;
   std::vector<NodeId> matches;
   size_t total = 0;
   for (uint32_t i = 0; i < m.node_count(); ++i) {
@@ -416,7 +378,13 @@ StatusOr<std::string> Session::SearchJson(std::string_view level,
     if (mode == "text") {
       hit = ContainsIgnoringCase(name, query);
     } else if (mode == "glob") {
-      hit = GlobMatch(query, name, &scratch);
+      // On the node's own path or on its scope's: "layer1/*/conv*" finds
+      // the node of scope "/layer1/layer1.0/conv1" named ".../conv1/Conv".
+      hit = ScopeGlobMatch(query, NodePath(m, n, &path_buf), &scratch);
+      ScopeId scope = m.node_scope(n);
+      if (!hit && scope.valid()) {
+        hit = ScopeGlobMatch(query, m.str(m.scope_path(scope)), &scratch);
+      }
     } else if (mode == "regex") {
       try {
         hit = std::regex_search(name.begin(), name.end(), re);
@@ -456,6 +424,8 @@ StatusOr<std::string> Session::SearchJson(std::string_view level,
   w.EndArray();
   w.FieldInt("total", static_cast<int64_t>(total));
   w.FieldBool("truncated", total > matches.size());
+  w.Field("mode", mode);
+  w.Field("read_as", ReadAs(mode, query, automatic));
   w.EndObject();
   return out;
 }

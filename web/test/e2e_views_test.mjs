@@ -151,6 +151,9 @@ try {
   const { readFileSync, statSync } = await import('node:fs');
   const pngBytes = readFileSync(pngPath);
   check(pngBytes.length > 2000 && pngBytes.subarray(1, 4).toString() === 'PNG', `PNG export: ${pngBytes.length} bytes, PNG magic`);
+  // The menu closed after the choice: open it again.
+  check(!(await page.$eval('#export', (d) => d.open)), 'the export menu closes after a choice');
+  await page.click('#export summary');
   const [svgDl] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
   const svgPath = join(art, 'ui_export_view.svg');
   await svgDl.saveAs(svgPath);
@@ -182,6 +185,7 @@ try {
   } else {
     check(me.graph.json && me.graph.bytes > 100, `Model Explorer graph JSON (${JSON.stringify(me.graph)})`);
     check(me['node-data'].json && me['node-data'].bytes > 2, `Model Explorer node data JSON (${JSON.stringify(me['node-data'])})`);
+    await page.click('#export summary');
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-me-graph')]);
     check(/graph\.json$/.test(dl.suggestedFilename()), `Model Explorer graph download (${dl.suggestedFilename()})`);
   }

@@ -7,9 +7,11 @@
 # heat map, lineage, reveal, compare and export (e2e_views_test), then the
 # linked views — graph, timeline, mapping, summary, one selection, URL —
 # on ORT and Ascend runs (e2e_linked_test), and the generic analysis view
-# on every registered analysis (e2e_analyses_test), and runs that are not a
+# on every registered analysis (e2e_analyses_test), runs that are not a
 # graph + trace pair: trace-only, torch_npu, a bad file with --keep-going,
-# run switching, unlinked pairs, the bundled demo (e2e_runs_test). For ctest:
+# run switching, unlinked pairs, the bundled demo (e2e_runs_test), and
+# search, shortcuts, export and the critical path in the URL
+# (e2e_search_test). For ctest:
 #   MI_BINARY=<build>/src/cli/model-inspector MI_TEST_ARTIFACTS=<build>/web-test-artifacts web/test/run_all.sh
 # Fails with a clear message when node, the npm packages, Chromium or the
 # binary are missing. Set MI_SKIP_E2E=1 to skip the tests against the server.
@@ -51,5 +53,6 @@ if [[ "${MI_SKIP_E2E:-0}" != 1 ]]; then
   node test/e2e_linked_test.mjs
   node test/e2e_analyses_test.mjs
   node test/e2e_runs_test.mjs
+  node test/e2e_search_test.mjs
 fi
 echo "PASS: web tests"

@@ -102,7 +102,7 @@ function applyUrl(s: AppState, u: UrlState): AppState {
   const main: PaneState = validPane(s, { ...u.pane });
   let next: AppState = {
     ...s, tab: s.tabs.includes(u.tab) ? u.tab : s.tab, panel: u.panel, color: u.color, timelineCompare: u.timelineCompare, align: u.align,
-    clock: u.clock,
+    clock: u.clock, criticalPathOn: u.criticalPath, criticalPath: u.criticalPath ? s.criticalPath : null,
   };
   // Another run: the folding kept for its levels does not apply.
   if (main.run !== before.run) next.savedFolding = [{}, ...next.savedFolding.slice(1)];
@@ -147,6 +147,8 @@ export function reduce(s: AppState, a: Action): AppState {
       const level = s.runs[a.run] ? s.runs[a.run].levels[0] ?? '' : kDefaultPane.level;
       let next = setPane(s, 0, { ...s.panes[0], run: a.run, level, expand: [], collapse: [], node: null });
       next = { ...next, savedFolding: [{}, ...next.savedFolding.slice(1)], search: next.search.results ? { ...next.search, results: null } : next.search };
+      // The critical path is the old run's: it goes (the new run's "show" draws its own).
+      next = { ...next, criticalPath: null, criticalPathOn: false };
       return select(next, null, 'app');
     }
     case 'setLevel': {
@@ -217,7 +219,7 @@ export function reduce(s: AppState, a: Action): AppState {
     case 'searchClear':
       return !s.search.query && !s.search.results ? s : { ...s, search: clearedSearch(s.search) };
     case 'setCriticalPath':
-      return a.path === s.criticalPath ? s : { ...s, criticalPath: a.path };
+      return a.path === s.criticalPath && s.criticalPathOn === (a.path !== null) ? s : { ...s, criticalPath: a.path, criticalPathOn: a.path !== null };
     case 'banner':
       return a.message === s.banner ? s : { ...s, banner: a.message };
     case 'graphInfo':

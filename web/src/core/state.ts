@@ -136,6 +136,8 @@ export interface SearchResults {
   matches: NodeRef[];
   total: number;
   error: string | null;
+  /** How the server read the query ("glob, matched on scope-path suffixes ..."), or null. */
+  readAs?: string | null;
 }
 
 /** The heat map's range (colour by time / share), for the legend. */
@@ -188,6 +190,11 @@ export interface AppState {
   search: SearchState;
   /** The critical path drawn on graph and timeline ("show" in the summary), or null. */
   criticalPath: { tasks: number[]; nodes: number[] } | null;
+  /**
+   * The critical path is to be drawn (the URL's cpath=1): true while it is,
+   * and from a link until the summary has the path and draws it.
+   */
+  criticalPathOn: boolean;
   banner: string | null;
   graph: GraphInfo;
   /** The bottom views' ids in tab order (the URL's `tab=` values). */
@@ -203,8 +210,8 @@ export function initialState(url: UrlState, tabs: readonly string[]): AppState {
     color: url.color, lineage: false, tab: url.tab, panel: url.panel, clock: url.clock, timelineCompare: url.timelineCompare,
     align: url.align, selection: url.selection, selectionSource: 'url', selectionVersion: 0, resolved: emptyResolved(0),
     details: { content: { kind: 'empty', message: kDetailsHint }, loading: false },
-    search: { query: '', mode: 'text', fromSelection: false, seq: 0, pane: 0, results: null },
-    criticalPath: null, banner: null, graph: { ops: null, heat: null, statusCounts: null, statusLine: '' }, tabs,
+    search: { query: '', mode: 'auto', fromSelection: false, seq: 0, pane: 0, results: null },
+    criticalPath: null, criticalPathOn: url.criticalPath, banner: null, graph: { ops: null, heat: null, statusCounts: null, statusLine: '' }, tabs,
   };
 }
 
@@ -215,6 +222,7 @@ export function urlStateOf(s: AppState): UrlState {
   return {
     pane: s.panes[0], selection: sel && sel.kind !== 'node' ? sel : null, tab: s.tab, panel: s.panel, color: s.color,
     compare: s.comparing && p1 ? { run: p1.run, level: p1.level } : null, timelineCompare: s.timelineCompare, align: s.align, clock: s.clock,
+    criticalPath: s.criticalPathOn,
   };
 }
 

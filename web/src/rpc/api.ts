@@ -40,8 +40,10 @@ export interface NodeDetails {
   doc?: OpDoc | null;
 }
 export interface OpDoc { domain: string; since_version: number; summary: string }
-export type SearchMode = 'text' | 'glob' | 'regex' | 'op';
-export interface SearchResult { matches: NodeRef[]; total: number; truncated?: boolean }
+/** 'auto': a glob when the query has '*' or '?', else text (the server decides and says so). */
+export type SearchMode = 'auto' | 'text' | 'glob' | 'regex' | 'op';
+/** `mode`: the mode the server used; `read_as`: how it read the query, in words (absent from older servers). */
+export interface SearchResult { matches: NodeRef[]; total: number; truncated?: boolean; mode?: string; read_as?: string }
 export type Grouping = 'scopes' | 'fusion' | 'none';
 /** Which task start times: as the trace gives them, or shifted by the per-track clock offsets. */
 export type Clock = 'raw' | 'calibrated';

@@ -200,3 +200,26 @@ test('the store tells every subscriber each change in order, also those dispatch
   assert.equal(store.version, v + 2, 'the no-op second dispatch is not a change');
   assert.equal(store.state.tab, 'summary');
 });
+
+test('the critical path: shown is kept in the state the URL reads; a link asks for it; another run drops it', () => {
+  let s = open();
+  assert.equal(s.criticalPathOn, false);
+  const path = { tasks: [3, 4], nodes: [7] };
+  s = run(s, { type: 'setCriticalPath', path });
+  assert.deepEqual([s.criticalPath, s.criticalPathOn], [path, true]);
+  s = run(s, { type: 'setCriticalPath', path: null });
+  assert.deepEqual([s.criticalPath, s.criticalPathOn], [null, false]);
+  // A link with cpath=1 asks before the summary has the path.
+  s = open('#run=0&level=framework&grouping=scopes&cpath=1');
+  assert.deepEqual([s.criticalPath, s.criticalPathOn], [null, true]);
+  // A run without a path answers null: the ask goes.
+  const dropped = run(s, { type: 'setCriticalPath', path: null });
+  assert.equal(dropped.criticalPathOn, false);
+  // Shown, then the run picker: the old run's path goes.
+  s = run(s, { type: 'setCriticalPath', path }, { type: 'setRun', run: 1 });
+  assert.deepEqual([s.criticalPath, s.criticalPathOn], [null, false]);
+  // An edited URL without cpath= hides it.
+  s = run(open(), { type: 'setCriticalPath', path });
+  s = run(s, { type: 'urlChanged', url: parseHash('#run=0&level=framework&grouping=scopes') });
+  assert.deepEqual([s.criticalPath, s.criticalPathOn], [null, false]);
+});

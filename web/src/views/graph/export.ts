@@ -1,10 +1,15 @@
-// Export of the current view: PNG (the canvas as drawn) and SVG (the scene
-// serialised for the visible world rectangle, with the same order, level of
-// detail and text as the renderers: frames, edges as spline paths by the rule
-// of layout-binary.md, arrowheads, items, silhouettes, highlights, text), and
-// downloads of the server's Model Explorer JSON.
+// Export of a pane's graph as SVG and PNG, of the whole graph, the
+// selection or the visible view, at a chosen scale, and downloads of the
+// server's Model Explorer JSON. The SVG is the scene serialised for a world
+// rectangle with the same order, level of detail and text as the renderers
+// (frames, edges as spline paths by the rule of layout-binary.md,
+// arrowheads, items, silhouettes, highlights, text); the PNG is that SVG
+// rasterised at the chosen scale (so it is not bound to the canvas's size),
+// within the browser's canvas limits (a larger export is scaled down, and
+// the menu says so). The export menu closes after a choice.
 
 import type { Camera } from './camera';
+import { ItemKind } from '../../rpc/layout_binary';
 import { kFontFamily } from './glyph_atlas';
 import { kEdgeReversed } from '../../rpc/layout_binary';
 import { kEdgeColor, kLineageColor, kLinkedColor, kMatchColor, kSelectColor, rgbCss, type Rgb } from '../../base/palette';
@@ -25,24 +30,105 @@ export function download(blob: Blob, name: string): void {
   setTimeout(() => URL.revokeObjectURL(a.href), 10000);
 }
 
-/** The canvas as a PNG (the WebGL context keeps its drawing buffer). */
+/** The canvas as a PNG. */
 export function canvasPng(canvas: HTMLCanvasElement): Promise<Blob> {
   return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the canvas gave no PNG'))), 'image/png'));
+}
+
+/** A rectangle in world (layout) coordinates. */
+export interface WorldRect { x: number; y: number; w: number; h: number }
+
+/** What an export covers. */
+export type ExportExtent = 'graph' | 'selection' | 'view';
+
+/** Margin (world px) around the whole graph or the selection. */
+const kExportMargin = 16;
+/** Chromium's canvas limits, kept well inside: longest side and area (px). */
+export const kMaxExportSide = 16384;
+export const kMaxExportArea = 100e6;
+
+/**
+ * The world rectangle an export covers: the whole layout, the selection
+ * (the selected node or group with the items outlined with it: lineage,
+ * linked nodes, the critical path; else the search matches), or the view.
+ * Null when the selection is asked and nothing is selected or matched.
+ */
+export function exportRect(scene: Scene, cam: Camera, hl: Highlights, extent: ExportExtent, selectedGroup = -1): WorldRect | null {
+  const l = scene.layout;
+  const gb = l.groupBounds;
+  if (extent === 'view') return cam.visibleWorld();
+  if (extent === 'graph') return { x: -kExportMargin, y: -kExportMargin, w: l.width + 2 * kExportMargin, h: l.height + 2 * kExportMargin };
+  let items: number[] = [];
+  if (hl.selected >= 0) items.push(hl.selected);
+  for (const a of [hl.lineage, hl.linked]) if (a) for (let k = 0; k < a.length; ++k) items.push(a[k]);
+  if (!items.length) items = Array.from(hl.matches);
+  items = items.filter((i) => i >= 0 && i < l.itemCount);
+  const boxes: number[][] = items.map((i) => {
+    const b = l.itemBox;
+    return [b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]];
+  });
+  // A selected frame (an expanded group): its bounds.
+  const g = selectedGroup;
+  if (hl.selected < 0 && g > 0 && g < l.groupCount && !items.some((i) => l.itemKind[i] === ItemKind.Group && l.itemRef[i] === g)) {
+    boxes.push([gb[4 * g], gb[4 * g + 1], gb[4 * g + 2], gb[4 * g + 3]]);
+  }
+  if (!boxes.length) return null;
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (const [x, y, w, h] of boxes) {
+    x0 = Math.min(x0, x); y0 = Math.min(y0, y); x1 = Math.max(x1, x + w); y1 = Math.max(y1, y + h);
+  }
+  return { x: x0 - kExportMargin, y: y0 - kExportMargin, w: x1 - x0 + 2 * kExportMargin, h: y1 - y0 + 2 * kExportMargin };
+}
+
+/**
+ * The output scale (image px per world px) for `rect` at `scale`, lowered
+ * so the image stays inside the canvas limits; `clamped` when it was.
+ */
+export function fitScale(rect: WorldRect, scale: number): { scale: number; clamped: boolean } {
+  let s = scale;
+  s = Math.min(s, kMaxExportSide / Math.max(1, rect.w), kMaxExportSide / Math.max(1, rect.h));
+  s = Math.min(s, Math.sqrt(kMaxExportArea / Math.max(1, rect.w * rect.h)));
+  return { scale: s, clamped: s < scale - 1e-9 };
+}
+
+/** Rasterises SVG text into a `w` x `h` PNG (the SVG's own width and height). */
+export async function svgPng(svg: string, w: number, h: number): Promise<Blob> {
+  const url = URL.createObjectURL(new Blob([svg], { type: 'image/svg+xml' }));
+  try {
+    const img = new Image();
+    img.decoding = 'async';
+    img.src = url;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = w;
+    c.height = h;
+    const g = c.getContext('2d');
+    if (!g) throw new Error('no 2D canvas for the PNG');
+    g.fillStyle = '#fff';
+    g.fillRect(0, 0, w, h);
+    g.drawImage(img, 0, 0, w, h);
+    return await canvasPng(c);
+  } finally {
+    URL.revokeObjectURL(url);
+  }
 }
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const n2 = (v: number): string => (Math.round(v * 100) / 100).toString();
 const css = (r: Float32Array | number[], o: number): string => rgbCss([r[o], r[o + 1], r[o + 2]] as Rgb);
 
-/** SVG of what `cam` shows of `scene`, with highlights `hl`. */
-export function sceneSvg(scene: Scene, cam: Camera, hl: Highlights): string {
+/**
+ * SVG of the world rectangle `v` of `scene` drawn at `scale` (image px per
+ * world px: the level of detail and the line widths follow it), with
+ * highlights `hl`; its width and height are `v` times `scale`, rounded.
+ */
+export function sceneSvg(scene: Scene, v: WorldRect, scale: number, hl: Highlights): string {
   const l = scene.layout;
-  const v = cam.visibleWorld();
   const x0 = v.x, y0 = v.y, x1 = v.x + v.w, y1 = v.y + v.h;
-  const scale = cam.scale;
   const T = scene.polyVertexCount > 0 ? lodPx(scale) : 0;
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${n2(cam.viewW)}" height="${n2(cam.viewH)}" viewBox="${n2(x0)} ${n2(y0)} ${n2(v.w)} ${n2(v.h)}" font-family="${esc(kFontFamily)}">`);
+  const W = Math.max(1, Math.round(v.w * scale)), H = Math.max(1, Math.round(v.h * scale));
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="${n2(x0)} ${n2(y0)} ${n2(v.w)} ${n2(v.h)}" font-family="${esc(kFontFamily)}">`);
   out.push(`<title>${esc(l.title)}</title>`);
   out.push(`<rect x="${n2(x0)}" y="${n2(y0)}" width="${n2(v.w)}" height="${n2(v.h)}" fill="#fff"/>`);
   const rect = (k: number): void => {
@@ -136,4 +222,80 @@ export function sceneSvg(scene: Scene, cam: Camera, hl: Highlights): string {
   collectText(scene, x0, y0, x1, y1, scale, new Uint32Array(l.itemCount), 1, sink);
   out.push('</g></svg>');
   return out.join('\n');
+}
+
+/** What the export menu needs of the graph view. */
+export interface ExportHost {
+  /** The pane exported: its scene, camera, highlights, selected group, level. */
+  exportPane(): { scene: Scene | null; cam: Camera; highlights: Highlights; selectedGroup: number; level: string } | null;
+  modelExplorer(what: 'graph' | 'node-data'): Promise<void>;
+  /** Where the menu reports a failure. */
+  banner(message: string | null): void;
+}
+
+/** The last export, for the tests and the menu's note. */
+export interface ExportRecord {
+  kind: 'png' | 'svg';
+  extent: ExportExtent;
+  rect: WorldRect;
+  /** The scale asked, and the one used (lower when the image would pass the canvas limits). */
+  scaleAsked: number;
+  scale: number;
+  width: number;
+  height: number;
+  name: string;
+}
+
+/**
+ * The header's export menu: extent (whole graph / selection / view) and
+ * scale, then PNG, SVG or Model Explorer JSON. The menu closes after a
+ * choice (and on Escape or a click elsewhere).
+ */
+export class ExportMenu {
+  last: ExportRecord | null = null;
+
+  constructor(private readonly host: ExportHost, private readonly menu: HTMLDetailsElement,
+    private readonly extent: HTMLSelectElement, private readonly scale: HTMLSelectElement, private readonly note: HTMLElement) {
+    const on = (id: string, f: () => Promise<unknown>): void => {
+      document.getElementById(id)?.addEventListener('click', () => {
+        this.menu.open = false;
+        f().catch((e: Error) => this.host.banner(`export: ${e.message}`));
+      });
+    };
+    on('export-png', () => this.export('png'));
+    on('export-svg', () => this.export('svg'));
+    on('export-me-graph', () => this.host.modelExplorer('graph'));
+    on('export-me-data', () => this.host.modelExplorer('node-data'));
+    document.addEventListener('pointerdown', (e) => {
+      if (this.menu.open && !this.menu.contains(e.target as Node)) this.menu.open = false;
+    });
+  }
+
+  /** Exports the active pane as `kind` with the menu's extent and scale (downloaded as `name`). */
+  async export(kind: 'png' | 'svg', name?: string): Promise<ExportRecord | null> {
+    const p = this.host.exportPane();
+    if (!p || !p.scene) throw new Error('no graph to export');
+    const extent = this.extent.value as ExportExtent;
+    const asked = Math.max(0.25, parseFloat(this.scale.value) || 1);
+    const rect = exportRect(p.scene, p.cam, p.highlights, extent, p.selectedGroup);
+    if (!rect) {
+      // The menu stays open with the reason.
+      this.note.textContent = 'nothing selected: select a node or group (or search) to export the selection';
+      this.menu.open = true;
+      return null;
+    }
+    // The view's scale times the asked one for the view; the asked one for the rest.
+    const wanted = extent === 'view' ? p.cam.scale * asked : asked;
+    const { scale, clamped } = fitScale(rect, wanted);
+    const svg = sceneSvg(p.scene, rect, scale, p.highlights);
+    const width = Math.max(1, Math.round(rect.w * scale)), height = Math.max(1, Math.round(rect.h * scale));
+    const title = (p.scene.layout.title || 'graph').replace(/[^\w.-]+/g, '_');
+    const file = name ?? `${title}-${p.level}-${extent}.${kind}`;
+    const blob = kind === 'svg' ? new Blob([svg], { type: 'image/svg+xml' }) : await svgPng(svg, width, height);
+    download(blob, file);
+    this.last = { kind, extent, rect, scaleAsked: wanted, scale, width, height, name: file };
+    this.note.textContent = `${kind.toUpperCase()} ${width} × ${height} px` +
+      (clamped ? ` (scaled to ${(scale / (extent === 'view' ? p.cam.scale : 1)).toFixed(2)}×: the browser's canvas limit)` : '');
+    return this.last;
+  }
 }

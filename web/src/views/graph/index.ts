@@ -23,7 +23,7 @@ import { kDetailsHint, paneHasGraph, visiblePanes, type Action, type AppState, t
 import type { ViewContext, ViewInstance, ViewMount, ViewPlugin } from '../../core/view';
 import { byId } from '../../widgets/dom';
 import { graphDebugHandle } from './debug';
-import { canvasPng, download, sceneSvg } from './export';
+import { download, ExportMenu } from './export';
 import { Pane, type PaneHost } from './pane';
 
 export const graphView: ViewPlugin = {
@@ -57,6 +57,8 @@ class GraphView implements ViewInstance, PaneHost {
   private readonly linkSeq = [0, 0];
   private readonly focusSeq = [0, 0];
   private cpShown: AppState['criticalPath'] = null;
+  /** The export menu (its last export is in the debug handle). */
+  readonly exporter: ExportMenu;
 
   constructor(private readonly ctx: ViewContext, mount: ViewMount) {
     this.api = ctx.api;
@@ -66,10 +68,14 @@ class GraphView implements ViewInstance, PaneHost {
     new ResizeObserver(() => this.resize()).observe(mount.root);
     this.resize();
     byId('fit').addEventListener('click', () => this.activePane().fit());
-    byId('export-png').addEventListener('click', () => void this.exportPng().then((b) => download(b, this.exportName('png'))));
-    byId('export-svg').addEventListener('click', () => download(new Blob([this.exportSvg()], { type: 'image/svg+xml' }), this.exportName('svg')));
-    byId('export-me-graph').addEventListener('click', () => void this.downloadModelExplorer('graph'));
-    byId('export-me-data').addEventListener('click', () => void this.downloadModelExplorer('node-data'));
+    this.exporter = new ExportMenu({
+      exportPane: () => {
+        const p = this.activePane();
+        return { scene: p.scene, cam: p.cam, highlights: p.highlights, selectedGroup: p.selectedGroup, level: p.view.level };
+      },
+      modelExplorer: (what) => this.downloadModelExplorer(what),
+      banner: (m) => this.banner(m),
+    }, byId<HTMLDetailsElement>('export'), byId<HTMLSelectElement>('export-extent'), byId<HTMLSelectElement>('export-scale'), byId('export-note'));
     byId<HTMLInputElement>('file').addEventListener('change', (e) => {
       const f = (e.target as HTMLInputElement).files?.[0];
       if (f) void this.openFile(f);
@@ -110,7 +116,7 @@ class GraphView implements ViewInstance, PaneHost {
     }
   }
 
-  debugHandle(): unknown { return graphDebugHandle(this.panes); }
+  debugHandle(): unknown { return { ...graphDebugHandle(this.panes), exporter: this.exporter }; }
 
   private onState(s: AppState, prev: AppState | null): void {
     if (!prev || s.comparing !== prev.comparing) this.compareChanged(s);
@@ -354,20 +360,6 @@ class GraphView implements ViewInstance, PaneHost {
     const p = this.activePane();
     const title = (p.scene?.layout.title || 'graph').replace(/[^\w.-]+/g, '_');
     return `${title}-${p.view.level}.${ext}`;
-  }
-
-  /** The active pane's view as a PNG (drawn once more so the buffer is current). */
-  private exportPng(): Promise<Blob> {
-    const p = this.activePane();
-    p.renderer.render(p.cam);
-    return canvasPng(p.renderer.canvas);
-  }
-
-  /** The active pane's view as SVG text. */
-  private exportSvg(): string {
-    const p = this.activePane();
-    if (!p.scene) return '<svg xmlns="http://www.w3.org/2000/svg"/>';
-    return sceneSvg(p.scene, p.cam, p.highlights);
   }
 
   private async downloadModelExplorer(what: 'graph' | 'node-data'): Promise<void> {

@@ -22,6 +22,8 @@ class SummaryTab implements ViewInstance {
   private readonly view: SummaryView;
   private run = -1;
   private opened = false;
+  /** The run whose summary and critical path are in. */
+  private loadedRun = -1;
   /** What was last handed to the view. */
   private shown = { op: '', finding: -2, range: null as unknown, path: false };
 
@@ -54,17 +56,31 @@ class SummaryTab implements ViewInstance {
 
   private async open(run: number, s: AppState): Promise<void> {
     this.run = run;
+    this.loadedRun = -1;
     this.opened = false;
     // Times in the range header count from the trace's start.
     const origin = s.runs[run]?.has_trace ? (await this.ctx.api.timeline(run).catch(() => null))?.start_ns ?? 0 : 0;
     if (run !== this.run) return;
-    void this.view.open(run, origin);
+    const loaded = this.view.open(run, origin);
     this.opened = true;
+    void loaded.then(() => { if (run === this.run) { this.loadedRun = run; this.drawAskedPath(); } });
     this.shown = { op: '', finding: -2, range: null, path: false };
     this.sync(this.ctx.store.state);
   }
 
+  /**
+   * A link with cpath=1 (or an edited hash): draws the run's critical path
+   * once the summary has it; a run without one drops the ask.
+   */
+  private drawAskedPath(): void {
+    const st = this.ctx.store.state;
+    if (!st.criticalPathOn || st.criticalPath || this.loadedRun !== this.run) return;
+    const cp = this.view.path();
+    this.ctx.store.dispatch({ type: 'setCriticalPath', path: cp ? { tasks: cp.tasks, nodes: cp.nodes } : null });
+  }
+
   private sync(s: AppState): void {
+    this.drawAskedPath();
     const r = s.resolved, sel = s.selection, was = this.shown;
     if ((r.summaryOp ?? '') !== was.op || r.summaryFinding !== was.finding) {
       this.view.setSelection(r.summaryOp, r.summaryFinding);

@@ -99,6 +99,9 @@ export class SummaryView {
     this.render();
   }
 
+  /** The run's critical path (null before it is in, or when the run has none). */
+  path(): CriticalPathJson | null { return this.criticalPath; }
+
   /** Whether the critical path is drawn (the "show" button's state). */
   setPathShown(on: boolean): void {
     this.pathShown = on;
