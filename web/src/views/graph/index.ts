@@ -66,6 +66,11 @@ class GraphView implements ViewInstance, PaneHost {
     new ResizeObserver(() => this.resize()).observe(mount.root);
     this.resize();
     byId('fit').addEventListener('click', () => this.activePane().fit());
+    // Top to bottom ⇄ left to right; the choice goes to the URL (direction=).
+    byId('direction').addEventListener('click', () => {
+      const shown = this.panes[0]?.scene?.layout.direction ?? 'tb';
+      this.dispatch({ type: 'setDirection', direction: shown === 'lr' ? 'tb' : 'lr' });
+    });
     byId('export-png').addEventListener('click', () => void this.exportPng().then((b) => download(b, this.exportName('png'))));
     byId('export-svg').addEventListener('click', () => download(new Blob([this.exportSvg()], { type: 'image/svg+xml' }), this.exportName('svg')));
     byId('export-me-graph').addEventListener('click', () => void this.downloadModelExplorer('graph'));
@@ -205,6 +210,12 @@ class GraphView implements ViewInstance, PaneHost {
 
   layoutChanged(p: Pane): void {
     const k = this.panes.indexOf(p);
+    if (k === 0 && p.scene) {
+      const lr = p.scene.layout.direction === 'lr', b = byId('direction');
+      b.textContent = lr ? '→ LR' : '↓ TB';
+      b.dataset.direction = lr ? 'lr' : 'tb';
+      b.title = `drawn ${lr ? 'left to right' : 'top to bottom'}${this.state.panes[0].direction === 'auto' ? ' (fits the window)' : ''}; click for ${lr ? 'top to bottom' : 'left to right'}`;
+    }
     if (k === this.state.active || k === 0) this.publishInfo();
     if (k >= 0 && k < visiblePanes(this.state).length) this.applyLinks(k);
   }

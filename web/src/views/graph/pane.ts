@@ -64,6 +64,12 @@ export class Pane {
   private pendingFrame = false;
   /** The raw layout, kept so a colour-mode switch rebuilds the scene without a request. */
   private layout: Layout | null = null;
+  /**
+   * Direction 'auto' is decided by the server on the first layout of a
+   * run / level / grouping (the one that fits the window); later requests
+   * (expand, collapse, reveal) keep it, so folding never flips the drawing.
+   */
+  private readonly autoDirection = new Map<string, 'tb' | 'lr'>();
 
   constructor(readonly canvas: HTMLCanvasElement, minimapCanvas: HTMLCanvasElement, private readonly host: PaneHost,
     state: PaneState, forceCanvas2d: boolean, private readonly maxItems: number,
@@ -142,10 +148,13 @@ export class Pane {
     let layout: Layout;
     try {
       if (reveal !== null) this.stats.count(`${this.statPrefix}.reveal_requests`);
+      const autoKey = `${st.run}|${st.level}|${st.grouping}`;
+      const direction = st.direction === 'auto' ? (this.autoDirection.get(autoKey) ?? 'auto') : st.direction;
       layout = await this.host.api.layout({
-        run: st.run, level: st.level, grouping: st.grouping, direction: st.direction,
-        maxItems: this.maxItems, expand: st.expand, collapse: st.collapse, reveal,
+        run: st.run, level: st.level, grouping: st.grouping, direction, aspect: this.cam.viewW / this.cam.viewH,
+        maxItems: this.maxItems, expand: st.expand, collapse: st.collapse, reveal, overview: true,
       });
+      if (st.direction === 'auto') this.autoDirection.set(autoKey, layout.direction);
     } catch (e) {
       if (seq === this.loadSeq) this.host.banner((e as Error).message);
       return false;
