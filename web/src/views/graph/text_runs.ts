@@ -3,6 +3,7 @@
 // detail: below kTextMinScale item text is hidden; frames and collapsed
 // groups then get a summary label at a constant screen size instead.
 
+import { fmtUs } from '../../base/format';
 import { ItemKind, kEdgeShowLabel, opName, type Layout } from '../../rpc/layout_binary';
 import { kHeaderHeight, lodPx, type Scene } from './scene';
 
@@ -11,6 +12,40 @@ export const kTextMinScale = 0.45;
 export const kSummaryPx = 12;
 
 export type Align = 0 | 1 | 2; // left, centre, right
+/** Screen px of node op types drawn when zoomed out (overview). */
+export const kOverviewNodePx = 10;
+/** World px a zoomed-out label may spill past its box (into the rank gaps). */
+const kOverviewSpill = 36;
+
+/**
+ * `s` cut in the middle to fit `maxWidth` ("layer1.0/c…/Conv"): names differ
+ * at both ends (scope in front, the op at the back), so both are kept.
+ * `adv` gives a character's advance; '' when not even "x…" fits.
+ */
+export function fitMiddle(s: string, maxWidth: number, adv: (ch: string) => number): string {
+  const chars = Array.from(s);
+  let total = 0;
+  for (const ch of chars) total += adv(ch);
+  if (total <= maxWidth) return s;
+  const room = maxWidth - adv('…');
+  let head = 0, tail = 0, used = 0;
+  // Alternate, front first, so the front keeps the extra character.
+  while (head + tail < chars.length) {
+    const front = head <= tail;
+    const ch = front ? chars[head] : chars[chars.length - 1 - tail];
+    const a = adv(ch);
+    if (used + a > room) break;
+    used += a;
+    if (front) head++; else tail++;
+  }
+  if (head === 0) return '';
+  return chars.slice(0, head).join('') + '…' + (tail ? chars.slice(chars.length - tail).join('') : '');
+}
+
+/** Rough text width (px at `size`) for placing labels without a font: 0.6 em per character. */
+function roughWidth(s: string, size: number, bold: boolean): number {
+  return s.length * size * (bold ? 0.64 : 0.58);
+}
 
 /** Receives one line of text: baseline at (x, y), world units. */
 export interface TextSink {
@@ -82,13 +117,50 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
         sink.text(cx, y + 14, 11, true, 1, w - 8, l.str(l.itemTitle[i]), 0.1);
         sink.text(cx, y + 27, 9, false, 1, w - 8, `${l.groupNodeCount[g]} nodes`, 0.2);
         if (h >= 44) sink.text(cx, y + 38, 8, false, 1, w - 8, topOpsText(l, g), 0.33);
-      } else if (w * scale > 40) {
-        const size = kSummaryPx / scale;
-        if (place(x, cy - size * 0.6, w, size * 1.2)) sink.text(cx, cy + size * 0.35, size, true, 1, w, l.str(l.itemTitle[i]), 0.1);
+      } else if (w * scale > 12) {
+        // Overview: label, "N nodes · time", op mix, at a constant screen
+        // size centred on the box; a line that would cover another label is
+        // dropped (the label first, so it is the last to go).
+        const size = kSummaryPx / scale, small = (kSummaryPx - 2) / scale;
+        const t = scene.itemTime[i];
+        const lines: [string, number, boolean][] = [
+          [l.str(l.itemTitle[i]), size, true],
+          [`${l.groupNodeCount[g]} nodes${t > 0 ? ` · ${fmtUs(t)}` : ''}`, small, false],
+          [topOpsText(l, g), small, false],
+        ];
+        // The box plus most of the gaps beside it; the summary lines only
+        // where they fit whole, the label cut in the middle.
+        const room = w + kOverviewSpill;
+        for (const line of lines) if (!line[2] && roughWidth(line[0], line[1], false) > room) line[0] = '';
+        let total = 0;
+        for (const [s, sz] of lines) if (s) total += sz * 1.25;
+        let ty = cy - total / 2;
+        for (const [s, sz, bold] of lines) {
+          if (!s) continue;
+          const tw = Math.min(room, roughWidth(s, sz, bold));
+          if (place(cx - tw / 2, ty, tw, sz * 1.2)) sink.text(cx, ty + sz * 0.95, sz, bold, 1, room, s, bold ? 0.1 : 0.25);
+          else if (bold) break;
+          ty += sz * 1.25;
+        }
       }
       return;
     }
-    if (!detailed) return;
+    if (!detailed) {
+      // Overview: the op type of a node at a constant screen size, when it
+      // does not cover another label.
+      if (kind !== ItemKind.Node || w * scale < 6) return;
+      const size = kOverviewNodePx / scale;
+      const s = l.str(l.itemTitle[i]);
+      const room = w + kOverviewSpill;
+      const tw = Math.min(room, roughWidth(s, size, false));
+      if (!place(cx - tw / 2, cy - size * 0.6, tw, size * 1.2)) return;
+      const c = scene.itemColor;
+      const dark = 0.2126 * c[3 * i] + 0.7152 * c[3 * i + 1] + 0.0722 * c[3 * i + 2] < 0.42;
+      // Inside the box when it fits there, else dark text over the gap.
+      const inside = tw <= w;
+      sink.text(cx, cy + size * 0.35, size, false, 1, room, s, inside && dark ? 0.97 : 0.1);
+      return;
+    }
     if (kind === ItemKind.Node) {
       // Light text on dark fills (the heat map's hot end).
       const c = scene.itemColor;
