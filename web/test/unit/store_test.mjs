@@ -62,7 +62,7 @@ test('each level keeps its own folding while the pane shows another', () => {
 test('the run picker: the run\'s first level, no folding, no selection', () => {
   let s = open('#run=0&level=compiled&grouping=fusion&expand=3&node=5');
   s = run(s, { type: 'setRun', run: 1 });
-  assert.deepEqual(s.panes[0], { run: 1, level: 'framework', grouping: 'fusion', direction: 'tb', expand: [], collapse: [], node: null });
+  assert.deepEqual(s.panes[0], { run: 1, level: 'framework', grouping: 'fusion', direction: 'auto', expand: [], collapse: [], node: null });
   assert.equal(s.selection, null);
   assert.equal(s.selectionVersion, 2);
   s = run(s, { type: 'setRun', run: 0 });

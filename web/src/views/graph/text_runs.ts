@@ -44,7 +44,7 @@ export function fitMiddle(s: string, maxWidth: number, adv: (ch: string) => numb
 
 /** Rough text width (px at `size`) for placing labels without a font: 0.6 em per character. */
 function roughWidth(s: string, size: number, bold: boolean): number {
-  return s.length * size * (bold ? 0.64 : 0.58);
+  return s.length * size * (bold ? 0.6 : 0.55);
 }
 
 /** Receives one line of text: baseline at (x, y), world units. */
@@ -72,6 +72,22 @@ function topOpsText(l: Layout, g: number): string {
 const placed: number[] = [];
 const kMaxSummaryLabels = 400;
 
+/** World rects (x, y, w, h) of the edge labels placed by the last collectText (for tests). */
+export const edgeLabelRects: number[] = [];
+
+const coverStamp = { arr: new Uint32Array(0), mark: 0 };
+/** Whether the rect overlaps an item's box. */
+function coversItem(scene: Scene, x: number, y: number, w: number, h: number): boolean {
+  const l = scene.layout, b = l.itemBox;
+  if (coverStamp.arr.length < l.itemCount) coverStamp.arr = new Uint32Array(l.itemCount);
+  if (++coverStamp.mark === 0xffffffff) { coverStamp.arr.fill(0); coverStamp.mark = 1; }
+  let hit = false;
+  scene.forItemsIn(x, y, x + w, y + h, coverStamp.arr, coverStamp.mark, (i) => {
+    if (x < b[4 * i] + b[4 * i + 2] && x + w > b[4 * i] && y < b[4 * i + 1] + b[4 * i + 3] && y + h > b[4 * i + 1]) hit = true;
+  });
+  return hit;
+}
+
 function place(x: number, y: number, w: number, h: number): boolean {
   if (placed.length >= 4 * kMaxSummaryLabels) return false;
   for (let k = 0; k < placed.length; k += 4) {
@@ -85,6 +101,7 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
   stamp: Uint32Array, mark: number, sink: TextSink): void {
   const l = scene.layout;
   placed.length = 0;
+  edgeLabelRects.length = 0;
   const b = l.itemBox, gb = l.groupBounds;
   const detailed = scale >= kTextMinScale;
   // Inside a silhouette (level of detail): no labels.
@@ -115,32 +132,34 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
       const g = l.itemRef[i];
       if (detailed) {
         sink.text(cx, y + 14, 11, true, 1, w - 8, l.str(l.itemTitle[i]), 0.1);
-        sink.text(cx, y + 27, 9, false, 1, w - 8, `${l.groupNodeCount[g]} nodes`, 0.2);
+        const t = scene.itemTime[i];
+        sink.text(cx, y + 27, 9, false, 1, w - 8, `${l.groupNodeCount[g]} nodes${t > 0 ? ` · ${fmtUs(t)}` : ''}`, 0.2);
         if (h >= 44) sink.text(cx, y + 38, 8, false, 1, w - 8, topOpsText(l, g), 0.33);
       } else if (w * scale > 12) {
-        // Overview: label, "N nodes · time", op mix, at a constant screen
-        // size centred on the box; a line that would cover another label is
-        // dropped (the label first, so it is the last to go).
+        // Overview: the label on the box, then "N nodes · time" and the op
+        // mix beside it (below or above left to right, right or left top to
+        // bottom: the free side of a chain), at a constant screen size; text
+        // that would cover another label is dropped.
         const size = kSummaryPx / scale, small = (kSummaryPx - 2) / scale;
+        const room = w + Math.max(kOverviewSpill, 30 / scale);
+        const title = l.str(l.itemTitle[i]);
+        const tw = Math.min(room, roughWidth(title, size, true));
+        if (!place(cx - tw / 2, cy - size * 0.6, tw, size * 1.2)) return;
+        sink.text(cx, cy + size * 0.35, size, true, 1, room, title, 0.1);
         const t = scene.itemTime[i];
-        const lines: [string, number, boolean][] = [
-          [l.str(l.itemTitle[i]), size, true],
-          [`${l.groupNodeCount[g]} nodes${t > 0 ? ` · ${fmtUs(t)}` : ''}`, small, false],
-          [topOpsText(l, g), small, false],
-        ];
-        // The box plus most of the gaps beside it; the summary lines only
-        // where they fit whole, the label cut in the middle.
-        const room = w + kOverviewSpill;
-        for (const line of lines) if (!line[2] && roughWidth(line[0], line[1], false) > room) line[0] = '';
-        let total = 0;
-        for (const [s, sz] of lines) if (s) total += sz * 1.25;
-        let ty = cy - total / 2;
-        for (const [s, sz, bold] of lines) {
-          if (!s) continue;
-          const tw = Math.min(room, roughWidth(s, sz, bold));
-          if (place(cx - tw / 2, ty, tw, sz * 1.2)) sink.text(cx, ty + sz * 0.95, sz, bold, 1, room, s, bold ? 0.1 : 0.25);
-          else if (bold) break;
-          ty += sz * 1.25;
+        const lines = [`${l.groupNodeCount[g]} nodes${t > 0 ? ` · ${fmtUs(t)}` : ''}`, topOpsText(l, g)].filter((x) => x);
+        const maxW = 220 / scale;
+        const bw = Math.min(maxW, Math.max(...lines.map((x) => roughWidth(x, small, false))));
+        const bh = lines.length * small * 1.25;
+        const gap = 4 / scale;
+        const lrDir = l.direction === 'lr';
+        const spots: [number, number][] = lrDir
+          ? [[cx - bw / 2, y + h + gap], [cx - bw / 2, y - gap - bh], [cx - bw / 2, y + h + 2 * gap + bh], [cx - bw / 2, y - 2 * gap - 2 * bh]]
+          : [[x + w + gap, cy - bh / 2], [x - gap - bw, cy - bh / 2]];
+        for (const [sx, sy] of spots) {
+          if (coversItem(scene, sx, sy, bw, bh) || !place(sx, sy, bw, bh)) continue;
+          lines.forEach((line, k) => sink.text(sx + bw / 2, sy + small * (1.25 * k + 0.95), small, false, 1, maxW, line, 0.25));
+          break;
         }
       }
       return;
@@ -151,7 +170,7 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
       if (kind !== ItemKind.Node || w * scale < 6) return;
       const size = kOverviewNodePx / scale;
       const s = l.str(l.itemTitle[i]);
-      const room = w + kOverviewSpill;
+      const room = w + Math.max(kOverviewSpill, 24 / scale);
       const tw = Math.min(room, roughWidth(s, size, false));
       if (!place(cx - tw / 2, cy - size * 0.6, tw, size * 1.2)) return;
       const c = scene.itemColor;
@@ -181,14 +200,24 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
     const n = l.edgeCountArr[e];
     const label = n > 1 ? (shape ? `×${n} ${shape}` : `×${n}`) : shape;
     if (!label) continue;
-    let best = -1, bestLen = -1;
+    // Candidates: beside the midpoint of each segment, longest first; the
+    // first whose text covers no item and no other label wins, else none.
+    const segs: [number, number][] = [];
     for (let p = l.edgePointBegin[e]; p + 1 < l.edgePointBegin[e + 1]; ++p) {
-      const len = Math.hypot(P[2 * p + 2] - P[2 * p], P[2 * p + 3] - P[2 * p + 1]);
-      if (len > bestLen) { bestLen = len; best = p; }
+      segs.push([p, Math.hypot(P[2 * p + 2] - P[2 * p], P[2 * p + 3] - P[2 * p + 1])]);
     }
-    if (best < 0) continue;
-    const mx = (P[2 * best] + P[2 * best + 2]) / 2, my = (P[2 * best + 1] + P[2 * best + 3]) / 2;
-    if (l.direction === 'lr') sink.text(mx, my - 4, 9, false, 1, 200, label, 0.33);
-    else sink.text(mx + 4, my + 3, 9, false, 0, 200, label, 0.33);
+    segs.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    const tw = Math.min(200, roughWidth(label, 9, false)), th = 11;
+    for (const [p] of segs) {
+      const mx = (P[2 * p] + P[2 * p + 2]) / 2, my = (P[2 * p + 1] + P[2 * p + 3]) / 2;
+      const lrDir = l.direction === 'lr';
+      // The text's box: centred above the point (lr) or right of it (tb).
+      const rx = lrDir ? mx - tw / 2 : mx + 4, ry = lrDir ? my - 4 - th + 2 : my + 3 - th + 2;
+      if (coversItem(scene, rx, ry, tw, th) || !place(rx, ry, tw, th)) continue;
+      if (lrDir) sink.text(mx, my - 4, 9, false, 1, 200, label, 0.33);
+      else sink.text(mx + 4, my + 3, 9, false, 0, 200, label, 0.33);
+      edgeLabelRects.push(rx, ry, tw, th);
+      break;
+    }
   }
 }
