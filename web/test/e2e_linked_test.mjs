@@ -68,6 +68,10 @@ for (const f of ['ge_proto_00000000_graph_1_PreRunBegin.txt', 'ge_proto_00000120
 const runPaths = [join(repoDir, 'test/fixtures/resnet18/ort_all'), join(repoDir, 'test/fixtures/transformer/ort_all'), ascendDir];
 const kResnet = 0, kTransformer = 1, kAscend = 2;
 const server = await startServer(runPaths);
+// These checks read the graph unfolded to the item budget, top to bottom: the
+// first screen before the overview (page option ?fold=budget; the overview
+// itself is e2e_overview_test's).
+server.url += '?fold=budget';
 console.log(`  server at ${server.url}`);
 const browser = await launchBrowser();
 const shot = (page, name) => page.screenshot({ path: join(art, `${name}.png`) });

@@ -100,7 +100,7 @@ class GraphView implements ViewInstance, PaneHost {
     if (!p) {
       const o = this.ctx.options;
       p = new Pane(byId<HTMLCanvasElement>(k ? 'graph2' : 'graph'), byId<HTMLCanvasElement>(k ? 'minimap2' : 'minimap'), this, s.panes[k],
-        o.forceCanvas2d, o.maxItems, this.ctx.stats, k ? 'graph.compare' : 'graph');
+        o.forceCanvas2d, o.maxItems, this.ctx.stats, k ? 'graph.compare' : 'graph', o.overview !== false);
       p.setColorMode(s.color);
       p.lineage = s.lineage;
       this.panes[k] = p;

@@ -73,7 +73,9 @@ export class Pane {
 
   constructor(readonly canvas: HTMLCanvasElement, minimapCanvas: HTMLCanvasElement, private readonly host: PaneHost,
     state: PaneState, forceCanvas2d: boolean, private readonly maxItems: number,
-    private readonly stats: Stats, private readonly statPrefix: string) {
+    private readonly stats: Stats, private readonly statPrefix: string,
+    /** Default view: the top-level groups folded (not with maxItems 0: everything expanded). */
+    private readonly overview = true) {
     this.view = state;
     this.renderer = (!forceCanvas2d && createWebGLRenderer(canvas)) || new Canvas2DRenderer(canvas);
     this.minimap = new Minimap(minimapCanvas, this.cam);
@@ -149,10 +151,11 @@ export class Pane {
     try {
       if (reveal !== null) this.stats.count(`${this.statPrefix}.reveal_requests`);
       const autoKey = `${st.run}|${st.level}|${st.grouping}`;
-      const direction = st.direction === 'auto' ? (this.autoDirection.get(autoKey) ?? 'auto') : st.direction;
+      // Without the overview (?fold=budget) the first screen is the earlier one: top to bottom.
+      const direction = st.direction !== 'auto' ? st.direction : this.overview ? (this.autoDirection.get(autoKey) ?? 'auto') : 'tb';
       layout = await this.host.api.layout({
         run: st.run, level: st.level, grouping: st.grouping, direction, aspect: this.cam.viewW / this.cam.viewH,
-        maxItems: this.maxItems, expand: st.expand, collapse: st.collapse, reveal, overview: true,
+        maxItems: this.maxItems, expand: st.expand, collapse: st.collapse, reveal, overview: this.overview && this.maxItems !== 0,
       });
       if (st.direction === 'auto') this.autoDirection.set(autoKey, layout.direction);
     } catch (e) {
