@@ -17,17 +17,14 @@
 // The UI is read through window.__miDebug and waited on by its state.
 // Screenshots: overview_<run>_<w>x<h>.png and friends.
 
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { artifactsDir, check, colorDistance, done, eq, fail, frames, launchBrowser, pixelsAt, poll, repoDir } from './lib.mjs';
 import { startServer } from './server.mjs';
 
 const art = artifactsDir();
 mkdirSync(art, { recursive: true });
-const geDir = mkdtempSync(join(tmpdir(), 'mi-overview-ge-'));
-copyFileSync(join(repoDir, 'test/fixtures/samples/ascend/ge_graph_dumps/ge_proto_00046_afterUBMatch.txt'),
-  join(geDir, 'ge_proto_00046_afterUBMatch.txt'));
+const geDump = join(repoDir, 'test/fixtures/samples/ascend/ge_graph_dumps/ge_proto_00046_afterUBMatch.txt');
 
 const browser = await launchBrowser();
 const kViewports = [{ width: 1024, height: 700 }, { width: 1920, height: 1080 }];
@@ -254,7 +251,7 @@ try {
   await demo.stop();
 }
 
-const ge = await startServer([geDir]);
+const ge = await startServer([geDump]);
 console.log(`  GE server at ${ge.url}`);
 try {
   for (const vp of kViewports) {
