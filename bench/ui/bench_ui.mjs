@@ -16,6 +16,10 @@
 //
 //   MI_BINARY=build/src/cli/model-inspector node bench/ui/bench_ui.mjs [--sizes 10000,100000]
 //
+// Demo mode: the first screen of the demo run, now and as before (fold to
+// the item budget, top to bottom), side by side:
+//   MI_BINARY=build/src/cli/model-inspector node bench/ui/bench_ui.mjs --demo
+//
 // File mode (no server; layouts from `render --format binary --max-items 0`):
 //   node bench/ui/bench_ui.mjs FILE.bin [FILE.bin ...]      (web/ must be built)
 //
@@ -89,7 +93,40 @@ const args = process.argv.slice(2);
 const browser = await launchBrowser();
 const rows = [];
 try {
-  if (args.length && !args[0].startsWith('--')) {
+  if (args[0] === '--demo') {
+    // The demo's first screen (`model-inspector open` with no path), now and
+    // as it was before the overview (?fold=budget: groups
+    // unfolded to the 2,000-item budget, top to bottom), at the two window
+    // sizes the browser tests use; navigation to the first frame drawn.
+    const { startServer } = await import('../../web/test/server.mjs');
+    const server = await startServer([]);
+    try {
+      console.log('| demo first screen | window | items | direction | fit scale | first render (median of 5) |');
+      console.log('|---|---|---|---|---|---|');
+      for (const vp of [{ width: 1024, height: 700 }, { width: 1920, height: 1080 }]) {
+        for (const [what, suffix] of [['previous (budget fold, top to bottom)', '?fold=budget'], ['overview (this version)', '']]) {
+          const times = [];
+          let info = null;
+          for (let k = 0; k < 5; ++k) {
+            const page = await browser.newPage({ viewport: vp });
+            const t0 = Date.now();
+            await page.goto(server.url + suffix);
+            const end = Date.now() + 60000;
+            while (!(await page.evaluate(() => Number(document.body.dataset.rendered || 0) > 0))) {
+              if (Date.now() > end) throw new Error('demo: no render within 60 s');
+              await new Promise((r) => setTimeout(r, 5));
+            }
+            times.push(Date.now() - t0);
+            info = await page.evaluate(() => { const p = window.__miDebug.view('graph').pane(0), l = p.scene.layout; return { items: l.itemCount, dir: l.direction, scale: p.cam.scale }; });
+            await page.close();
+          }
+          console.log(`| ${what} | ${vp.width}x${vp.height} | ${info.items} | ${info.dir} | ${info.scale.toFixed(2)} | ${median(times)} ms |`);
+        }
+      }
+    } finally {
+      await server.stop();
+    }
+  } else if (args.length && !args[0].startsWith('--')) {
     // File mode.
     const { preview } = await import(join(webDir, 'node_modules/vite/dist/node/index.js'));
     const server = await preview({ root: webDir, logLevel: 'error', preview: { port: 0, host: '127.0.0.1' } });

@@ -75,6 +75,9 @@ struct LayoutViewOptions {
   // Default view: groups are collapsed until at most this many items are
   // visible; 0 = everything expanded.
   size_t max_visible_items = 2000;
+  // Default view for a first screen instead: the top-level groups folded
+  // (HierarchicalLayout::CollapseToOverview), within the same budget.
+  bool overview = false;
 };
 
 class LayoutView {

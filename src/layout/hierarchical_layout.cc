@@ -397,6 +397,43 @@ size_t HierarchicalLayout::CollapseToBudget(size_t max_visible_items) {
   return VisibleItemCount();
 }
 
+size_t HierarchicalLayout::CollapseToOverview(size_t min_items,
+                                              size_t expand_all_up_to,
+                                              size_t max_visible_items) {
+  // Items visible for a uniform cut D (groups shallower than D expanded):
+  // nodes directly in groups of depth < D plus the non-empty groups of
+  // depth D, as in CollapseToBudget.
+  uint32_t max_depth = 0;
+  for (uint32_t d : depth_) max_depth = std::max(max_depth, d);
+  std::vector<size_t> nodes_at(max_depth + 2, 0), groups_at(max_depth + 2, 0);
+  for (size_t g = 0; g < parent_.size(); ++g) {
+    nodes_at[depth_[g]] += node_begin_[g + 1] - node_begin_[g];
+    if (subtree_nodes_[g] > 0) ++groups_at[depth_[g]];
+  }
+  std::vector<size_t> items_at(max_depth + 2, 0);
+  size_t shallower = 0;
+  uint32_t budget_cut = 1;
+  for (uint32_t d = 1; d <= max_depth + 1; ++d) {
+    shallower += nodes_at[d - 1];
+    items_at[d] = shallower + groups_at[d];
+    if (items_at[d] <= max_visible_items) budget_cut = d;
+  }
+  uint32_t cut = max_depth + 1;  // everything expanded
+  if (items_at[max_depth + 1] > expand_all_up_to) {
+    // The shallowest cut that is not a handful of boxes (a single wrapper
+    // scope at the top shows its children instead).
+    for (uint32_t d = 1; d <= max_depth + 1; ++d) {
+      cut = d;
+      if (items_at[d] >= min_items) break;
+    }
+  }
+  cut = std::min(cut, budget_cut);
+  for (size_t g = 1; g < parent_.size(); ++g) {
+    SetExpanded(static_cast<int32_t>(g), depth_[g] < cut);
+  }
+  return VisibleItemCount();
+}
+
 float HierarchicalLayout::TopInset(int32_t g) const {
   // Top to bottom, in-ports sit on their own first rank, which the frame's
   // top edge passes through: the rank gap below them holds the header.

@@ -135,6 +135,14 @@ class HierarchicalLayout {
   // cut, so repeated blocks look alike). Cannot go below the root's own
   // nodes plus its child groups; returns the number of visible items.
   size_t CollapseToBudget(size_t max_visible_items = 2000);
+  // The first screen a person can read (what Model Explorer opens on): the
+  // shallowest uniform cut that shows at least `min_items` items, so the
+  // top-level groups are folded and labelled with their op mix; a graph
+  // whose fully expanded view has at most `expand_all_up_to` items is shown
+  // whole. Never deeper than CollapseToBudget(max_visible_items) would go;
+  // returns the number of visible items.
+  size_t CollapseToOverview(size_t min_items = 8, size_t expand_all_up_to = 24,
+                            size_t max_visible_items = 2000);
   // The root is always expanded. Expanding a group inside a collapsed
   // ancestor is remembered and shows once the ancestor is expanded.
   void SetExpanded(int32_t group, bool expanded);

@@ -176,6 +176,58 @@ void AddCompilerFusionGroups(const Model& model, const LayoutInput& input,
 
 }  // namespace
 
+void AdoptUnscopedNodes(const LayoutInput& input, GroupTree& tree) {
+  const size_t n = input.nodes.size();
+  const size_t groups = tree.parent.size();
+  auto group_of = [&](uint32_t v) -> int32_t {
+    int32_t g = v < tree.node_group.size() ? tree.node_group[v] : 0;
+    return g >= 0 && static_cast<size_t>(g) < groups ? g : 0;
+  };
+  std::vector<uint32_t> depth(groups, 0);
+  // Parents may come after children in the numbering: walk up (bounded).
+  for (size_t g = 1; g < groups; ++g) {
+    uint32_t d = 0;
+    for (int32_t x = static_cast<int32_t>(g); x > 0 && d <= groups;
+         x = tree.parent[x]) {
+      ++d;
+    }
+    depth[g] = d;
+  }
+  auto lca = [&](int32_t a, int32_t b) {
+    while (a != b) {
+      if (depth[a] >= depth[b]) {
+        a = a > 0 ? tree.parent[a] : 0;
+      } else {
+        b = b > 0 ? tree.parent[b] : 0;
+      }
+      if (a < 0) a = 0;
+      if (b < 0) b = 0;
+    }
+    return a;
+  };
+  // Per node at the top level: the lowest common group of its neighbours
+  // (-1: none yet; 0: one of them is at the top level too).
+  std::vector<int32_t> common(n, -1);
+  auto meet = [&](uint32_t v, uint32_t neighbour) {
+    if (v >= n || input.kinds[v] != LayoutItemKind::kNode || group_of(v) != 0) {
+      return;
+    }
+    if (neighbour >= n || input.kinds[neighbour] != LayoutItemKind::kNode) {
+      return;  // graph inputs and outputs do not pull a node anywhere
+    }
+    int32_t g = group_of(neighbour);
+    common[v] = common[v] < 0 ? g : lca(common[v], g);
+  };
+  for (const LayoutEdge& e : input.edges) {
+    meet(e.from, e.to);
+    meet(e.to, e.from);
+  }
+  if (tree.node_group.size() < n) tree.node_group.resize(n, 0);
+  for (size_t v = 0; v < n; ++v) {
+    if (common[v] > 0) tree.node_group[v] = common[v];
+  }
+}
+
 GroupTree BuildGroups(const Model& model, GraphId graph,
                       const LayoutInput& input,
                       const GroupingOptions& options) {
@@ -187,6 +239,7 @@ GroupTree BuildGroups(const Model& model, GraphId graph,
     tree.node_group.assign(n, 0);
   }
   NormalizeGroupTree(tree, n);
+  if (options.scopes) AdoptUnscopedNodes(input, tree);
   if (options.compiler_fusion) AddCompilerFusionGroups(model, input, tree);
   if (!options.fused_into.empty()) {
     AddFusionGroups(model, input, options.fused_into, tree);

@@ -24,6 +24,14 @@ namespace mi::layout {
 GroupTree GroupsFromScopes(const Model& model, GraphId graph,
                            const LayoutInput& input);
 
+// Nodes without a scope whose neighbours all lie inside groups (what a
+// compiler inserts between two ops of one block: ORT's ReorderOutput, GE's
+// TransData) join the lowest group holding all their neighbours, so they
+// are drawn beside them instead of at the top level with long edges back
+// into the block. Graph inputs and outputs do not count as neighbours; a
+// node with a neighbour at the top level stays there.
+void AdoptUnscopedNodes(const LayoutInput& input, GroupTree& tree);
+
 struct GroupingOptions {
   // Module paths / name scopes as groups.
   bool scopes = true;

@@ -512,5 +512,93 @@ TEST(HierarchicalLayoutTest, ResNet18ByLayers) {
   EXPECT_GT(open_total, edge_total);
 }
 
+// The demo's compiled graph (ONNX Runtime "all" optimisations of the
+// ResNet-18 fixture): ORT inserts ReorderOutput nodes without a scope
+// between two convs of one residual block. Seen in a browser they sat at
+// the top level, below the blocks, with dashed back edges into them.
+TEST(HierarchicalLayoutTest, DemoCompiledGraphKeepsNodesInTheirBlocks) {
+  std::string path = std::string(MI_SOURCE_DIR) +
+                     "/test/fixtures/resnet18/ort_all/model.optimized.onnx";
+  ASSERT_TRUE(std::filesystem::exists(path)) << "committed fixture missing";
+  auto r = std::make_unique<Loaded>();
+  importers::ImportContext ctx;
+  ctx.path = path;
+  ctx.model = &r->model;
+  ctx.diagnostics = &r->diagnostics;
+  r->status = importers::CreateOnnxImporter()->Import(ctx);
+  ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+  LayoutInput in = BuildLayoutInput(r->model, GraphId(0));
+  GroupTree groups = BuildGroups(r->model, GraphId(0), in, {});
+  auto path_of = [&](int32_t g) {
+    std::string p;
+    for (; g > 0; g = groups.parent[g]) p = groups.label[g] + "/" + p;
+    return p;
+  };
+  // Every ReorderOutput whose producer and consumer lie in one block is
+  // in that block. From the fixture's graph (python3 onnx: each
+  // ReorderOutput's producer -> consumer): ReorderOutput_token_45..48 sit
+  // between two ops of layer1.0 / layer1.1; ReorderOutput (stem conv ->
+  // max pool) and ReorderOutput_token_49 (avgpool -> Flatten) between
+  // top-level ops.
+  int top_level_reorders = 0, block_reorders = 0;
+  for (size_t v = 0; v < in.nodes.size(); ++v) {
+    if (in.kinds[v] != LayoutItemKind::kNode) continue;
+    NodeId node = in.model_nodes[v];
+    if (r->model.str(r->model.node_op_type(node)) != "ReorderOutput") continue;
+    int32_t g = groups.node_group[v];
+    if (g <= 0) {
+      ++top_level_reorders;
+    } else {
+      ++block_reorders;
+      EXPECT_EQ(path_of(g).rfind("layer", 0), 0u)
+          << r->model.str(r->model.node_name(node)) << " in " << path_of(g);
+    }
+  }
+  EXPECT_EQ(top_level_reorders, 2);
+  EXPECT_EQ(block_reorders, 4);
+
+  HierarchicalLayout h(in.nodes, in.edges, groups, {});
+  auto check = [&](const HierarchicalResult& res, const char* what) {
+    SCOPED_TRACE(what);
+    // Nodes and folded groups inside the frames of the groups holding
+    // them; frames inside their parents'.
+    ExpectNested(res, groups);
+    // No back edges: nothing in the graph is a cycle.
+    for (const VisibleEdge& e : res.edges) EXPECT_FALSE(e.reversed);
+    // Items never overlap.
+    for (size_t i = 0; i < res.items.size(); ++i) {
+      for (size_t j = i + 1; j < res.items.size(); ++j) {
+        const Box& a = res.items[i].box;
+        const Box& b = res.items[j].box;
+        EXPECT_FALSE(a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h &&
+                     b.y < a.y + a.h)
+            << "items " << i << " and " << j << " overlap";
+      }
+    }
+    ExpectRoutesConnectItems(res);
+  };
+  // The first screen: the four layers folded, nothing else.
+  h.CollapseToOverview();
+  const HierarchicalResult& overview = h.Layout();
+  int folded_layers = 0;
+  for (const VisibleItem& item : overview.items) {
+    if (item.group >= 0 && groups.parent[item.group] == 0 &&
+        groups.label[item.group].rfind("layer", 0) == 0) {
+      ++folded_layers;
+    }
+  }
+  EXPECT_EQ(folded_layers, 4);
+  check(overview, "overview");
+  // Unfolding layer1 incrementally, then everything.
+  for (size_t g = 1; g < groups.parent.size(); ++g) {
+    if (groups.label[g] == "layer1" && groups.parent[g] == 0) {
+      h.SetSubtreeExpanded(static_cast<int32_t>(g), true);
+    }
+  }
+  check(h.Layout(), "layer1 expanded");
+  h.SetSubtreeExpanded(0, true);
+  check(h.Layout(), "all expanded");
+}
+
 }  // namespace
 }  // namespace mi::layout

@@ -92,7 +92,19 @@ std::string NodeShortName(std::string_view name) {
   if (!name.empty() && name.front() == '/') name.remove_prefix(1);
   std::string out(name);
   if (out.size() > kMaxNameChars) {
-    out = ".." + out.substr(out.size() - (kMaxNameChars - 2));
+    // Cut in the middle: the front says which block, the back which op.
+    // The ellipsis is 3 bytes of UTF-8; cuts stay off continuation bytes.
+    size_t head = (kMaxNameChars - 3) / 2;
+    size_t tail = kMaxNameChars - 3 - head;
+    while (head > 0 && (static_cast<unsigned char>(out[head]) & 0xC0) == 0x80) {
+      --head;
+    }
+    size_t from = out.size() - tail;
+    while (from < out.size() &&
+           (static_cast<unsigned char>(out[from]) & 0xC0) == 0x80) {
+      ++from;
+    }
+    out = out.substr(0, head) + "\u2026" + out.substr(from);
   }
   return out;
 }

@@ -65,6 +65,10 @@ TEST(ModelLayoutTest, ShortNames) {
   EXPECT_EQ(NodeShortName("/Add"), "Add");
   EXPECT_EQ(NodeShortName(""), "");
   EXPECT_EQ(NodeShortName("/a/" + std::string(40, 'x')).size(), 28u);
+  // Long names are cut in the middle (12 + "…" + 13 bytes), keeping both
+  // the block in front and the op at the back.
+  EXPECT_EQ(NodeShortName("/m/encoder_layer_eleven_attention/MatMulInteger"),
+            "encoder_laye\u2026MatMulInteger");
 }
 
 TEST(ModelLayoutTest, SvgIsEscapedAndComplete) {

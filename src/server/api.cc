@@ -1,6 +1,7 @@
 #include "server/api.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -702,9 +703,10 @@ HttpResponse Api::Layout(size_t run_id, std::string_view level,
   }
   std::string direction(Param(request, "direction", &found));
   if (!found) direction = "tb";
-  if (direction != "tb" && direction != "lr") {
-    return Error(400, fmt::format("direction: expected tb or lr, found '{}'",
-                                  direction));
+  if (direction != "tb" && direction != "lr" && direction != "auto") {
+    return Error(400,
+                 fmt::format("direction: expected tb, lr or auto, found '{}'",
+                             direction));
   }
   uint64_t max_items = 2000;
   std::string_view max_text = Param(request, "max_items", &found);
@@ -712,8 +714,58 @@ HttpResponse Api::Layout(size_t run_id, std::string_view level,
     return Error(400, fmt::format("max_items: expected 0..{}, found '{}'",
                                   kMaxLayoutItems, max_text));
   }
-  std::string key = fmt::format("{}\n{}\n{}\n{}\n{}", run_id, level, grouping,
-                                direction, max_items);
+  std::string fold(Param(request, "fold", &found));
+  if (!found) fold = "budget";
+  if (fold != "budget" && fold != "overview") {
+    return Error(
+        400,
+        fmt::format("fold: expected budget or overview, found '{}'", fold));
+  }
+  if (direction != "auto") {
+    return LayoutIn(run_id, level, grouping, direction, max_items,
+                    fold == "overview", request);
+  }
+  // auto: the direction whose drawing fits the window at the larger scale
+  // (the window's width / height is `aspect`; a tall narrow graph in a wide
+  // window goes left to right). Top to bottom unless left to right is
+  // clearly better, so a graph that fits either way keeps the usual flow.
+  double aspect = 16.0 / 9.0;
+  std::string_view aspect_text = Param(request, "aspect", &found);
+  if (found) {
+    std::string text(aspect_text);
+    char* end = nullptr;
+    aspect = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() ||
+        !(aspect >= 0.05 && aspect <= 20)) {
+      return Error(400,
+                   fmt::format("aspect: expected the window's width / height "
+                               "(0.05..20), found '{}'",
+                               aspect_text));
+    }
+  }
+  HttpResponse tb = LayoutIn(run_id, level, grouping, "tb", max_items,
+                             fold == "overview", request);
+  std::string_view b = tb.content();
+  if (tb.status != 200 || b.size() < 64) return tb;
+  float w = 0, h = 0;
+  std::memcpy(&w, b.data() + 16, 4);  // little-endian hosts only (x86, arm)
+  std::memcpy(&h, b.data() + 20, 4);
+  if (!(w > 0 && h > 0)) return tb;
+  // Fitted scales with the window 1 high and `aspect` wide; left to right
+  // swaps the axes of the drawing (frames' headers aside).
+  double tb_scale = std::min(aspect / w, 1.0 / h);
+  double lr_scale = std::min(aspect / h, 1.0 / w);
+  if (lr_scale <= 1.3 * tb_scale) return tb;
+  return LayoutIn(run_id, level, grouping, "lr", max_items, fold == "overview",
+                  request);
+}
+
+HttpResponse Api::LayoutIn(size_t run_id, std::string_view level,
+                           const std::string& grouping,
+                           const std::string& direction, uint64_t max_items,
+                           bool overview, const HttpRequest& request) {
+  std::string key = fmt::format("{}\n{}\n{}\n{}\n{}\n{}", run_id, level,
+                                grouping, direction, max_items, overview);
   std::shared_ptr<LayoutEntry> entry;
   {
     std::lock_guard<std::mutex> lock(views_mutex_);
@@ -738,6 +790,7 @@ HttpResponse Api::Layout(size_t run_id, std::string_view level,
     options.grouping = grouping;
     options.left_to_right = direction == "lr";
     options.max_visible_items = max_items;
+    options.overview = overview;
     auto view = runs_[run_id]->run.session->OpenLayoutView(options);
     if (!view.ok()) {
       entry->open_status = view.status();

@@ -122,6 +122,11 @@ class Api {
   HttpResponse Summary(RunState& run, const HttpRequest& request);
   HttpResponse Layout(size_t run, std::string_view level,
                       const HttpRequest& request);
+  // Layout in one direction ("tb" or "lr"), parameters already checked.
+  HttpResponse LayoutIn(size_t run, std::string_view level,
+                        const std::string& grouping,
+                        const std::string& direction, uint64_t max_items,
+                        bool overview, const HttpRequest& request);
   HttpResponse Node(RunState& run, std::string_view level,
                     std::string_view node);
   HttpResponse Search(RunState& run, std::string_view level,

@@ -194,6 +194,52 @@ TEST_F(ApiTest, LayoutAppliesStateRelativeToTheDefault) {
             200);
 }
 
+// The first screen: fold=overview folds the framework graph's top-level
+// groups; direction=auto picks the direction that fits the window.
+TEST_F(ApiTest, LayoutOverviewAndAutomaticDirection) {
+  const std::string path = "/api/runs/0/levels/framework/layout";
+  auto u32 = [](const HttpResponse& r, size_t off) {
+    uint32_t v = 0;
+    std::memcpy(&v, r.content().data() + off, 4);
+    return v;
+  };
+  auto f32 = [](const HttpResponse& r, size_t off) {
+    float v = 0;
+    std::memcpy(&v, r.content().data() + off, 4);
+    return v;
+  };
+  HttpResponse budget = api_->Handle(Get(path, {{"direction", "tb"}}));
+  HttpResponse overview =
+      api_->Handle(Get(path, {{"direction", "tb"}, {"fold", "overview"}}));
+  ASSERT_EQ(budget.status, 200);
+  ASSERT_EQ(overview.status, 200);
+  // ResNet-18 framework: 49 ops + input + output, all shown within the
+  // 2,000-item budget; the overview shows the stem (conv1, bn/relu fused by
+  // the export: Conv, Relu, MaxPool), layer1..layer4 folded, the head
+  // (GlobalAveragePool, Flatten, Gemm), input and output: 12 items.
+  EXPECT_EQ(u32(budget, 28), 51u);
+  EXPECT_EQ(u32(overview, 28), 12u);
+  EXPECT_EQ(u32(overview, 40), 0u);  // no frame: nothing unfolded
+  // The drawing is tall and narrow top to bottom: a wide window gets left
+  // to right, a tall one keeps top to bottom.
+  float w = f32(overview, 16), h = f32(overview, 20);
+  ASSERT_GT(h, 4 * w);
+  HttpResponse wide = api_->Handle(Get(
+      path, {{"direction", "auto"}, {"aspect", "1.8"}, {"fold", "overview"}}));
+  ASSERT_EQ(wide.status, 200);
+  EXPECT_EQ(u32(wide, 12), 1u);
+  HttpResponse tall =
+      api_->Handle(Get(path, {{"direction", "auto"}, {"aspect", "0.02"}}));
+  EXPECT_EQ(tall.status, 400);  // out of range
+  HttpResponse narrow = api_->Handle(Get(
+      path, {{"direction", "auto"}, {"aspect", "0.05"}, {"fold", "overview"}}));
+  ASSERT_EQ(narrow.status, 200);
+  EXPECT_EQ(u32(narrow, 12), 0u);
+  ExpectJsonError(api_->Handle(Get(path, {{"fold", "tight"}})), 400);
+  ExpectJsonError(
+      api_->Handle(Get(path, {{"direction", "auto"}, {"aspect", "x"}})), 400);
+}
+
 TEST_F(ApiTest, LayoutViewsAreEvicted) {
   ApiOptions options;
   options.max_layout_views = 2;

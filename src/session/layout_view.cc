@@ -26,7 +26,8 @@ class LayoutViewImpl final : public LayoutView {
  public:
   LayoutViewImpl(const Model& model, const layout::LayoutInput& input,
                  layout::GroupTree groups, layout::LayoutLabels labels,
-                 layout::LayoutOptions options, size_t max_visible_items)
+                 layout::LayoutOptions options, size_t max_visible_items,
+                 bool overview)
       : model_(model),
         labels_(std::move(labels)),
         node_group_(groups.node_group),
@@ -38,7 +39,10 @@ class LayoutViewImpl final : public LayoutView {
                                                      : UINT32_MAX;
       if (id != UINT32_MAX) layout_node_.emplace(id, static_cast<uint32_t>(v));
     }
-    if (max_visible_items > 0) {
+    if (overview) {
+      layout_.CollapseToOverview(
+          8, 24, max_visible_items > 0 ? max_visible_items : SIZE_MAX);
+    } else if (max_visible_items > 0) {
       layout_.CollapseToBudget(max_visible_items);
     } else {
       layout_.SetSubtreeExpanded(0, true);
@@ -288,9 +292,9 @@ StatusOr<std::unique_ptr<LayoutView>> CreateLayoutView(
   layout::LayoutLabels labels = layout::LabelsFromModel(
       model, graph, input, groups, layout_options.direction);
   AddRunInfo(session, input, &labels);
-  return std::unique_ptr<LayoutView>(
-      new LayoutViewImpl(model, input, std::move(groups), std::move(labels),
-                         layout_options, options.max_visible_items));
+  return std::unique_ptr<LayoutView>(new LayoutViewImpl(
+      model, input, std::move(groups), std::move(labels), layout_options,
+      options.max_visible_items, options.overview));
 }
 
 }  // namespace mi

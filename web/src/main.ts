@@ -39,6 +39,9 @@ const options = {
   forceCanvas2d: page.get('renderer') === 'canvas2d',
   // Visible-item budget of layout requests: ?max_items=N (0 = all expanded).
   maxItems: maxItems !== null && /^\d+$/.test(maxItems) ? parseInt(maxItems, 10) : kDefaultMaxItems,
+  // The first view folds the top-level groups (an overview) in the direction that fits the window;
+  // ?fold=budget fills the item budget instead, top to bottom (the earlier first screen).
+  overview: page.get('fold') !== 'budget',
 };
 const bottomViews = kViews.filter((v) => v.slot === 'bottom');
 const tabs = bottomViews.map((v) => v.id);

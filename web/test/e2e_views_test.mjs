@@ -20,6 +20,10 @@ const art = artifactsDir();
 mkdirSync(art, { recursive: true });
 const extra = process.env.MI_E2E_ARGS ? process.env.MI_E2E_ARGS.split(' ').filter(Boolean) : [];
 const server = await startServer(extra);
+// These checks read the graph unfolded to the item budget, top to bottom: the
+// first screen before the overview (page option ?fold=budget; the overview
+// itself is e2e_overview_test's).
+server.url += '?fold=budget';
 console.log(`  server at ${server.url}`);
 const browser = await launchBrowser();
 const shot = (page, name) => page.screenshot({ path: join(art, `${name}.png`) });

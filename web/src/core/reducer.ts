@@ -162,6 +162,10 @@ export function reduce(s: AppState, a: Action): AppState {
         ...s, panes: s.panes.map((p) => ({ ...p, grouping: a.grouping, expand: [], collapse: [] })), savedFolding: s.panes.map(() => ({})),
       };
     }
+    case 'setDirection': {
+      if (s.panes.every((p) => p.direction === a.direction)) return s;
+      return { ...s, panes: s.panes.map((p) => ({ ...p, direction: a.direction })) };
+    }
     case 'setFolding': {
       const p = s.panes[a.pane];
       if (!p || (sameList(p.expand, a.expand) && sameList(p.collapse, a.collapse))) return s;

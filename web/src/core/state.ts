@@ -16,6 +16,7 @@ import type { Selection, SelectionSource } from './selection';
 import type { UrlState } from './url_state';
 
 export type ColorMode = 'op' | 'time' | 'share';
+export type Direction = 'auto' | 'tb' | 'lr';
 export type PanelMode = 'split' | 'graph' | 'bottom';
 export type Align = 'start' | 'first_run';
 
@@ -24,7 +25,8 @@ export interface PaneState {
   run: number;
   level: string;
   grouping: Grouping;
-  direction: 'tb' | 'lr';
+  /** 'auto': the direction that fits the window, chosen by the server on the first layout of a level. */
+  direction: Direction;
   /** Groups expanded / collapsed against the server's default view (http-api.md "Layout"). */
   expand: number[];
   collapse: number[];
@@ -33,7 +35,7 @@ export interface PaneState {
 }
 
 export const kDefaultPane: PaneState = {
-  run: 0, level: 'framework', grouping: 'scopes', direction: 'tb', expand: [], collapse: [], node: null,
+  run: 0, level: 'framework', grouping: 'scopes', direction: 'auto', expand: [], collapse: [], node: null,
 };
 
 /** Folding lists of a level a pane is not showing, kept while away ("run:level" → lists). */
@@ -258,6 +260,8 @@ export type Action =
   /** A pane shows another level (and, for the second pane, maybe another run); each level keeps its folding. */
   | { type: 'setLevel'; pane: number; level: string; run?: number }
   | { type: 'setGrouping'; grouping: Grouping }
+  /** Flow direction of every pane (top to bottom, left to right, or what fits the window). */
+  | { type: 'setDirection'; direction: Direction }
   | { type: 'setFolding'; pane: number; expand: number[]; collapse: number[] }
   | { type: 'setPaneNode'; pane: number; node: number | null }
   | { type: 'setActivePane'; pane: number }

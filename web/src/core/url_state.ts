@@ -69,7 +69,7 @@ export function parseHash(hash: string, tabs: readonly string[] = kDefaultTabs):
       run: Math.max(0, parseInt(p.get('run') ?? '0', 10) || 0),
       level: p.get('level') || kDefaultPane.level,
       grouping: g === 'fusion' || g === 'none' ? g : 'scopes',
-      direction: p.get('direction') === 'lr' ? 'lr' : 'tb',
+      direction: p.get('direction') === 'lr' ? 'lr' : p.get('direction') === 'tb' ? 'tb' : 'auto',
       expand: ints(p.get('expand')),
       collapse: ints(p.get('collapse')),
       node: nodeStr !== null && /^\d+$/.test(nodeStr) ? parseInt(nodeStr, 10) : null,
@@ -93,7 +93,7 @@ export function formatHash(u: UrlState, tabs: readonly string[] = kDefaultTabs):
   p.set('run', String(s.run));
   if (s.level) p.set('level', s.level); // none for a run without a graph
   p.set('grouping', s.grouping);
-  if (s.direction !== 'tb') p.set('direction', s.direction);
+  if (s.direction !== 'auto') p.set('direction', s.direction);
   if (s.expand.length) p.set('expand', s.expand.join(','));
   if (s.collapse.length) p.set('collapse', s.collapse.join(','));
   if (s.node !== null) p.set('node', String(s.node));

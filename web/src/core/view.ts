@@ -14,8 +14,8 @@ export interface ViewContext {
   readonly store: StoreApi;
   readonly api: ApiClient;
   readonly stats: Stats;
-  /** Page options: ?renderer=canvas2d, ?max_items=N. */
-  readonly options: { forceCanvas2d: boolean; maxItems: number };
+  /** Page options: ?renderer=canvas2d, ?max_items=N, ?fold=budget (overview: false). */
+  readonly options: { forceCanvas2d: boolean; maxItems: number; overview?: boolean };
 }
 
 /** Where a view lives: the main area (the graph) or a tab of the bottom panel. */

@@ -49,8 +49,13 @@ export type Grouping = 'scopes' | 'fusion' | 'none';
 export type Clock = 'raw' | 'calibrated';
 
 export interface LayoutRequest {
-  run: number; level: string; grouping: Grouping; direction: 'tb' | 'lr';
+  run: number; level: string; grouping: Grouping;
+  /** 'auto': the server picks the direction whose drawing fits `aspect` (the window's width / height) better. */
+  direction: 'tb' | 'lr' | 'auto';
+  aspect?: number;
   maxItems: number; expand: number[]; collapse: number[];
+  /** The default view folds the top-level groups (a first screen) rather than filling the item budget. */
+  overview?: boolean;
   /** Expand the groups on the path to this model node (server side). */
   reveal?: number | null;
 }
@@ -302,6 +307,8 @@ export class Api implements ApiClient {
     p.set('grouping', q.grouping);
     p.set('max_items', String(q.maxItems));
     p.set('direction', q.direction);
+    if (q.direction === 'auto' && q.aspect) p.set('aspect', q.aspect.toFixed(3));
+    if (q.overview) p.set('fold', 'overview');
     if (q.expand.length) p.set('expand', q.expand.join(','));
     if (q.collapse.length) p.set('collapse', q.collapse.join(','));
     if (q.reveal !== undefined && q.reveal !== null) p.set('reveal', String(q.reveal));

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { importCore } from './unit_lib.mjs';
 
-const { reduce, initialState, parseHash, kDefaultTabs, Store, emptyResolved } = await importCore();
+const { reduce, initialState, parseHash, formatHash, urlStateOf, kDefaultTabs, Store, emptyResolved } = await importCore();
 
 const kRuns = [
   { id: 0, name: 'ort', inputs: [], levels: ['framework', 'compiled'], has_trace: true },
@@ -62,11 +62,21 @@ test('each level keeps its own folding while the pane shows another', () => {
 test('the run picker: the run\'s first level, no folding, no selection', () => {
   let s = open('#run=0&level=compiled&grouping=fusion&expand=3&node=5');
   s = run(s, { type: 'setRun', run: 1 });
-  assert.deepEqual(s.panes[0], { run: 1, level: 'framework', grouping: 'fusion', direction: 'tb', expand: [], collapse: [], node: null });
+  assert.deepEqual(s.panes[0], { run: 1, level: 'framework', grouping: 'fusion', direction: 'auto', expand: [], collapse: [], node: null });
   assert.equal(s.selection, null);
   assert.equal(s.selectionVersion, 2);
   s = run(s, { type: 'setRun', run: 0 });
   assert.deepEqual(s.panes[0].expand, [], 'the old run\'s folding is not kept');
+});
+
+test('direction: auto by default, a choice applies to both panes and keeps their folding', () => {
+  let s = open('#run=0&level=framework&expand=3');
+  assert.equal(s.panes[0].direction, 'auto');
+  s = run(s, { type: 'setDirection', direction: 'tb' });
+  assert.equal(s.panes[0].direction, 'tb');
+  assert.deepEqual(s.panes[0].expand, [3], 'group ids do not depend on the direction');
+  assert.equal(run(s, { type: 'setDirection', direction: 'tb' }), s, 'no change, same state');
+  assert.equal(formatHash(urlStateOf(s)).includes('direction=tb'), true);
 });
 
 test('grouping applies to both panes and clears their folding', () => {

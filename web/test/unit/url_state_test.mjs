@@ -11,7 +11,7 @@ const core = await importCore();
 const { parseHash, formatHash, defaultUrlState, initialState, urlStateOf, kDefaultTabs } = core;
 
 const kDefaults = {
-  pane: { run: 0, level: 'framework', grouping: 'scopes', direction: 'tb', expand: [], collapse: [], node: null },
+  pane: { run: 0, level: 'framework', grouping: 'scopes', direction: 'auto', expand: [], collapse: [], node: null },
   selection: null, tab: 'timeline', panel: 'split', color: 'op', compare: null, timelineCompare: null, align: 'start', clock: 'raw',
   criticalPath: false,
 };
@@ -26,7 +26,7 @@ test('an empty hash is the default state', () => {
 test('a first-slice link (main pane only) means the same and formats to itself', () => {
   const h = '#run=0&level=framework&grouping=scopes&expand=3,17&collapse=5&node=12';
   const u = parseHash(h);
-  assert.deepEqual(u, { ...kDefaults, pane: { run: 0, level: 'framework', grouping: 'scopes', direction: 'tb', expand: [3, 17], collapse: [5], node: 12 } });
+  assert.deepEqual(u, { ...kDefaults, pane: { run: 0, level: 'framework', grouping: 'scopes', direction: 'auto', expand: [3, 17], collapse: [5], node: 12 } });
   assert.equal(formatHash(u), h);
   // Without the '#', with percent-encoded commas (as some mailers rewrite them).
   assert.deepEqual(parseHash('run=0&level=framework&grouping=scopes&expand=3%2C17&collapse=5&node=12'), u);
@@ -77,6 +77,10 @@ test('each field other than the main pane\'s appears only away from its default'
   assert.equal(one({ criticalPath: false }), '');
   assert.equal(one({ criticalPath: true }), '&cpath=1');
   assert.equal(one({ pane: { ...d.pane, direction: 'lr' } }), '&direction=lr');
+  // The default is the direction that fits the window; a chosen top to bottom is kept.
+  assert.equal(one({ pane: { ...d.pane, direction: 'tb' } }), '&direction=tb');
+  assert.equal(parseHash('#direction=tb').pane.direction, 'tb');
+  assert.equal(parseHash('#direction=auto').pane.direction, 'auto');
 });
 
 test('malformed values fall back to their defaults', () => {

@@ -5,6 +5,10 @@
 
 import { kGroupExpanded } from '../../rpc/layout_binary';
 import type { Pane } from './pane';
+import { collectText, edgeLabelRects } from './text_runs';
+
+/** One line of text as drawn: screen position (CSS px, canvas-relative) and font size. */
+export interface TextLine { x: number; y: number; px: number; text: string; bold: boolean }
 
 export interface GraphDebugHandle {
   /** Pane `k` (0 = main, 1 = compare), or null. */
@@ -19,6 +23,12 @@ export interface GraphDebugHandle {
   isExpanded(g: number, k?: number): boolean;
   /** A canvas point over no item and no frame (a click there clears the selection), or null. */
   emptyPoint(k?: number): { x: number; y: number } | null;
+  /**
+   * The text the renderers draw at the pane's current camera (the same
+   * collectText pass), in screen terms, and the edge labels' boxes
+   * (screen x, y, w, h).
+   */
+  textRuns(k?: number): { lines: TextLine[]; edgeLabels: number[][] } | null;
 }
 
 export function graphDebugHandle(panes: readonly Pane[]): GraphDebugHandle {
@@ -45,6 +55,23 @@ export function graphDebugHandle(panes: readonly Pane[]): GraphDebugHandle {
     isExpanded(g, k = 0) {
       const l = pane(k)?.scene?.layout;
       return !!l && g >= 0 && g < l.groupCount && (l.groupFlags[g] & kGroupExpanded) !== 0;
+    },
+    textRuns(k = 0) {
+      const p = pane(k), s = p?.scene;
+      if (!p || !s) return null;
+      const c = p.cam, lines: TextLine[] = [];
+      const sink = {
+        text(x: number, y: number, size: number, bold: boolean, _a: number, _m: number, text: string): void {
+          lines.push({ x: c.toScreenX(x), y: c.toScreenY(y), px: size * c.scale, text, bold });
+        },
+      };
+      collectText(s, c.toWorldX(0), c.toWorldY(0), c.toWorldX(c.viewW), c.toWorldY(c.viewH), c.scale,
+        new Uint32Array(s.layout.itemCount), 1, sink);
+      const edgeLabels: number[][] = [];
+      for (let i = 0; i < edgeLabelRects.length; i += 4) {
+        edgeLabels.push([c.toScreenX(edgeLabelRects[i]), c.toScreenY(edgeLabelRects[i + 1]), edgeLabelRects[i + 2] * c.scale, edgeLabelRects[i + 3] * c.scale]);
+      }
+      return { lines, edgeLabels };
     },
     emptyPoint(k = 0) {
       const p = pane(k), s = p?.scene;

@@ -68,6 +68,11 @@ class GraphView implements ViewInstance, PaneHost {
     new ResizeObserver(() => this.resize()).observe(mount.root);
     this.resize();
     byId('fit').addEventListener('click', () => this.activePane().fit());
+    // Top to bottom ⇄ left to right; the choice goes to the URL (direction=).
+    byId('direction').addEventListener('click', () => {
+      const shown = this.panes[0]?.scene?.layout.direction ?? 'tb';
+      this.dispatch({ type: 'setDirection', direction: shown === 'lr' ? 'tb' : 'lr' });
+    });
     this.exporter = new ExportMenu({
       exportPane: () => {
         const p = this.activePane();
@@ -101,7 +106,7 @@ class GraphView implements ViewInstance, PaneHost {
     if (!p) {
       const o = this.ctx.options;
       p = new Pane(byId<HTMLCanvasElement>(k ? 'graph2' : 'graph'), byId<HTMLCanvasElement>(k ? 'minimap2' : 'minimap'), this, s.panes[k],
-        o.forceCanvas2d, o.maxItems, this.ctx.stats, k ? 'graph.compare' : 'graph');
+        o.forceCanvas2d, o.maxItems, this.ctx.stats, k ? 'graph.compare' : 'graph', o.overview !== false);
       p.setColorMode(s.color);
       p.lineage = s.lineage;
       this.panes[k] = p;
@@ -216,6 +221,12 @@ class GraphView implements ViewInstance, PaneHost {
 
   layoutChanged(p: Pane): void {
     const k = this.panes.indexOf(p);
+    if (k === 0 && p.scene) {
+      const lr = p.scene.layout.direction === 'lr', b = byId('direction');
+      b.textContent = lr ? '→ LR' : '↓ TB';
+      b.dataset.direction = lr ? 'lr' : 'tb';
+      b.title = `drawn ${lr ? 'left to right' : 'top to bottom'}${this.state.panes[0].direction === 'auto' ? ' (fits the window)' : ''}; click for ${lr ? 'top to bottom' : 'left to right'}`;
+    }
     if (k === this.state.active || k === 0) this.publishInfo();
     if (k >= 0 && k < visiblePanes(this.state).length) this.applyLinks(k);
   }

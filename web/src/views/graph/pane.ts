@@ -64,10 +64,18 @@ export class Pane {
   private pendingFrame = false;
   /** The raw layout, kept so a colour-mode switch rebuilds the scene without a request. */
   private layout: Layout | null = null;
+  /**
+   * Direction 'auto' is decided by the server on the first layout of a
+   * run / level / grouping (the one that fits the window); later requests
+   * (expand, collapse, reveal) keep it, so folding never flips the drawing.
+   */
+  private readonly autoDirection = new Map<string, 'tb' | 'lr'>();
 
   constructor(readonly canvas: HTMLCanvasElement, minimapCanvas: HTMLCanvasElement, private readonly host: PaneHost,
     state: PaneState, forceCanvas2d: boolean, private readonly maxItems: number,
-    private readonly stats: Stats, private readonly statPrefix: string) {
+    private readonly stats: Stats, private readonly statPrefix: string,
+    /** Default view: the top-level groups folded (not with maxItems 0: everything expanded). */
+    private readonly overview = true) {
     this.view = state;
     this.renderer = (!forceCanvas2d && createWebGLRenderer(canvas)) || new Canvas2DRenderer(canvas);
     this.minimap = new Minimap(minimapCanvas, this.cam);
@@ -165,10 +173,14 @@ export class Pane {
     let layout: Layout;
     try {
       if (reveal !== null) this.stats.count(`${this.statPrefix}.reveal_requests`);
+      const autoKey = `${st.run}|${st.level}|${st.grouping}`;
+      // Without the overview (?fold=budget) the first screen is the earlier one: top to bottom.
+      const direction = st.direction !== 'auto' ? st.direction : this.overview ? (this.autoDirection.get(autoKey) ?? 'auto') : 'tb';
       layout = await this.host.api.layout({
-        run: st.run, level: st.level, grouping: st.grouping, direction: st.direction,
-        maxItems: this.maxItems, expand: st.expand, collapse: st.collapse, reveal,
+        run: st.run, level: st.level, grouping: st.grouping, direction, aspect: this.cam.viewW / this.cam.viewH,
+        maxItems: this.maxItems, expand: st.expand, collapse: st.collapse, reveal, overview: this.overview && this.maxItems !== 0,
       });
+      if (st.direction === 'auto') this.autoDirection.set(autoKey, layout.direction);
     } catch (e) {
       if (seq === this.loadSeq) this.host.banner((e as Error).message);
       return false;

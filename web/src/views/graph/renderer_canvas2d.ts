@@ -6,7 +6,7 @@ import type { Camera } from './camera';
 import { kEdgeColor, kLineageColor, kLinkedColor, kMatchColor, kSelectColor, rgbCss } from '../../base/palette';
 import { edgeHighlights, type Highlights, type Renderer } from './renderer';
 import { kLodNever, kPolyStride, kRectDashed, kRectStride, kRectTopRounded, kArrowLength, lodPx, type Scene } from './scene';
-import { collectText, type Align, type TextSink } from './text_runs';
+import { collectText, fitMiddle, type Align, type TextSink } from './text_runs';
 import { kFontFamily } from './glyph_atlas';
 
 export class Canvas2DRenderer implements Renderer, TextSink {
@@ -76,9 +76,8 @@ export class Canvas2DRenderer implements Renderer, TextSink {
     const v = Math.round(shade * 255);
     ctx.fillStyle = `rgb(${v},${v},${v})`;
     if (ctx.measureText(s).width > maxWidth) {
-      const chars = Array.from(s);
-      while (chars.length > 1 && ctx.measureText(chars.join('') + '…').width > maxWidth) chars.pop();
-      s = chars.join('') + '…';
+      s = fitMiddle(s, maxWidth, (ch) => ctx.measureText(ch).width);
+      if (!s) return;
     }
     ctx.fillText(s, x, y);
   }

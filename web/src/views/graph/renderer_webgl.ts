@@ -13,7 +13,7 @@ import {
   descPrefix, FloatBuilder, kLodNever, kPolyStride, kRectStride, kSegStride, lodPrefix, lodPx, visibleRange, type CulledBatch, type LodBatch,
   type Scene,
 } from './scene';
-import { collectText, kTextMinScale, type Align, type TextSink } from './text_runs';
+import { collectText, fitMiddle, kTextMinScale, type Align, type TextSink } from './text_runs';
 
 const kRectVs = `#version 300 es
 layout(location=0) in vec2 a_corner;
@@ -407,17 +407,9 @@ export class WebGLRenderer implements Renderer, TextSink {
     const k = size / GlyphAtlas.px;
     let w = atlas.measure(s, bold) * k;
     if (w > maxWidth) {
-      const ell = atlas.get('…', bold).advance * k;
-      let acc = 0, cut = 0;
-      const chars = Array.from(s);
-      for (; cut < chars.length; ++cut) {
-        const a = atlas.get(chars[cut], bold).advance * k;
-        if (acc + a + ell > maxWidth) break;
-        acc += a;
-      }
-      s = chars.slice(0, cut).join('') + '…';
-      w = acc + ell;
-      if (cut === 0) return;
+      s = fitMiddle(s, maxWidth, (ch) => atlas.get(ch, bold).advance * k);
+      if (!s) return;
+      w = atlas.measure(s, bold) * k;
     }
     let cx = align === 0 ? x : align === 1 ? x - w / 2 : x - w;
     const top = y - (GlyphAtlas.px * GlyphAtlas.ascent + 4) * k;

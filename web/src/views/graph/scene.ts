@@ -286,6 +286,10 @@ export class Scene {
       this.frameLod[k] = Math.min(size, this.frameParentLod[k]);
     }
     this.itemLod = new Float32Array(l.itemCount).fill(kLodNever);
+    // Per frame: the time of the items inside (µs, -1 none) and their node count.
+    const times = itemTimes(l);
+    const frameTime = new Float32Array(F).fill(-1);
+    const frameNodes = new Uint32Array(F);
     {
       const stamp = new Uint32Array(l.itemCount);
       const ib = l.itemBox;
@@ -296,45 +300,15 @@ export class Scene {
         this.forItemsIn(x, y, x1, y1, stamp, k + 1, (i) => {
           if (ib[4 * i] >= x - 0.5 && ib[4 * i + 1] >= y - 0.5 && ib[4 * i] + ib[4 * i + 2] <= x1 + 0.5 && ib[4 * i + 1] + ib[4 * i + 3] <= y1 + 0.5) {
             this.itemLod[i] = lod; // children come later and overwrite: the innermost wins
+            const t = times[i];
+            if (t >= 0) frameTime[k] = Math.max(0, frameTime[k]) + t;
+            frameNodes[k] += l.itemKind[i] === ItemKind.Group ? l.groupNodeCount[l.itemRef[i]] : l.itemKind[i] === ItemKind.Node ? 1 : 0;
           }
         });
       }
     }
-    // Silhouettes: one rect per non-empty band, in the kind's outline colour.
-    const lrDir = l.direction === 'lr';
-    const pb = new FloatBuilder(F * 16 * 6 * kPolyStride);
-    const prof = l.frameProfiles;
-    if (prof && prof.length >= 2 * kProfileBands * F) {
-      // Frames by parent lod, descending (stable): the silhouettes drawn at a
-      // zoom are then within a prefix (polyParentLod), the rest not submitted.
-      const order = Array.from({ length: F }, (_, k) => k).sort((a, b) => this.frameParentLod[b] - this.frameParentLod[a] || a - b);
-      for (const k of order) {
-        const g = l.frames[k];
-        const st = kGroupStyles[l.groupKind[g]] ?? kGroupStyles[0];
-        const c = mix(st.stroke, st.band, 0.25);
-        const x = l.groupBounds[4 * g], y = l.groupBounds[4 * g + 1], w = l.groupBounds[4 * g + 2], h = l.groupBounds[4 * g + 3];
-        const along0 = lrDir ? x : y, alongLen = lrDir ? w : h;
-        const own = this.frameLod[k], parent = this.frameParentLod[k];
-        const vtx = (a: number, b: number): void => {
-          // (a along the rank axis, b across it) → world x, y
-          pb.push(lrDir ? a : b, lrDir ? b : a, c[0], c[1], c[2], own, parent);
-        };
-        for (let j = 0; j < kProfileBands; ++j) {
-          const lo = prof[32 * k + 2 * j], hi = prof[32 * k + 2 * j + 1];
-          if (!(hi > lo)) continue;
-          const a0 = along0 + (alongLen * j) / kProfileBands, a1 = along0 + (alongLen * (j + 1)) / kProfileBands;
-          vtx(a0, lo); vtx(a1, lo); vtx(a0, hi);
-          vtx(a0, hi); vtx(a1, lo); vtx(a1, hi);
-        }
-      }
-    }
-    this.polys = pb.view();
-    this.polyVertexCount = pb.length / kPolyStride;
-    this.polyParentLod = new Float32Array(this.polyVertexCount);
-    for (let v = 0; v < this.polyVertexCount; ++v) this.polyParentLod[v] = this.polys[v * kPolyStride + 6];
-
     // Heat map values and range.
-    this.itemTime = itemTimes(l);
+    this.itemTime = times;
     let min = Infinity, max = 0, withData = 0, withoutData = 0, totalUs = 0;
     if (l.nodeTimeUs) for (let n = 0; n < l.nodeCount; ++n) if (l.nodeTimeUs[n] > 0) totalUs += l.nodeTimeUs[n];
     for (let i = 0; i < l.itemCount; ++i) {
@@ -358,6 +332,49 @@ export class Scene {
       return heatColor((Math.log(t) - Math.log(min)) / (Math.log(max) - Math.log(min)));
     };
     const heatMode = options.colorMode !== 'op';
+    // A silhouette stands for the frame's nodes at once, so it shows their
+    // aggregate in the colour mode: the mean time per node with time (so
+    // layers compare with one another and with the nodes around them), the
+    // most frequent op type's colour by op type.
+    const silhouetteColor = (k: number, g: number): Rgb => {
+      if (heatMode) return frameNodes[k] > 0 && frameTime[k] >= 0 ? heatOf(frameTime[k] / frameNodes[k]) : kNoDataFill;
+      const top = l.groupTopOps[3 * g];
+      if (top >= 0) return mix(opColor(opName(l, top)), [0, 0, 0], 0.12);
+      const st = kGroupStyles[l.groupKind[g]] ?? kGroupStyles[0];
+      return mix(st.stroke, st.band, 0.25);
+    };
+    // Silhouettes: one rect per non-empty band, in the kind's outline colour.
+    const lrDir = l.direction === 'lr';
+    const pb = new FloatBuilder(F * 16 * 6 * kPolyStride);
+    const prof = l.frameProfiles;
+    if (prof && prof.length >= 2 * kProfileBands * F) {
+      // Frames by parent lod, descending (stable): the silhouettes drawn at a
+      // zoom are then within a prefix (polyParentLod), the rest not submitted.
+      const order = Array.from({ length: F }, (_, k) => k).sort((a, b) => this.frameParentLod[b] - this.frameParentLod[a] || a - b);
+      for (const k of order) {
+        const g = l.frames[k];
+        const c = silhouetteColor(k, g);
+        const x = l.groupBounds[4 * g], y = l.groupBounds[4 * g + 1], w = l.groupBounds[4 * g + 2], h = l.groupBounds[4 * g + 3];
+        const along0 = lrDir ? x : y, alongLen = lrDir ? w : h;
+        const own = this.frameLod[k], parent = this.frameParentLod[k];
+        const vtx = (a: number, b: number): void => {
+          // (a along the rank axis, b across it) → world x, y
+          pb.push(lrDir ? a : b, lrDir ? b : a, c[0], c[1], c[2], own, parent);
+        };
+        for (let j = 0; j < kProfileBands; ++j) {
+          const lo = prof[32 * k + 2 * j], hi = prof[32 * k + 2 * j + 1];
+          if (!(hi > lo)) continue;
+          const a0 = along0 + (alongLen * j) / kProfileBands, a1 = along0 + (alongLen * (j + 1)) / kProfileBands;
+          vtx(a0, lo); vtx(a1, lo); vtx(a0, hi);
+          vtx(a0, hi); vtx(a1, lo); vtx(a1, hi);
+        }
+      }
+    }
+    this.polys = pb.view();
+    this.polyVertexCount = pb.length / kPolyStride;
+    this.polyParentLod = new Float32Array(this.polyVertexCount);
+    for (let v = 0; v < this.polyVertexCount; ++v) this.polyParentLod[v] = this.polys[v * kPolyStride + 6];
+
     const status = l.nodeStatus;
     this.statusCounts = status ? [0, 0, 0, 0, 0] : null;
 

@@ -3,6 +3,7 @@
 // detail: below kTextMinScale item text is hidden; frames and collapsed
 // groups then get a summary label at a constant screen size instead.
 
+import { fmtUs } from '../../base/format';
 import { ItemKind, kEdgeShowLabel, opName, type Layout } from '../../rpc/layout_binary';
 import { kHeaderHeight, lodPx, type Scene } from './scene';
 
@@ -11,6 +12,40 @@ export const kTextMinScale = 0.45;
 export const kSummaryPx = 12;
 
 export type Align = 0 | 1 | 2; // left, centre, right
+/** Screen px of node op types drawn when zoomed out (overview). */
+export const kOverviewNodePx = 10;
+/** World px a zoomed-out label may spill past its box (into the rank gaps). */
+const kOverviewSpill = 36;
+
+/**
+ * `s` cut in the middle to fit `maxWidth` ("layer1.0/c…/Conv"): names differ
+ * at both ends (scope in front, the op at the back), so both are kept.
+ * `adv` gives a character's advance; '' when not even "x…" fits.
+ */
+export function fitMiddle(s: string, maxWidth: number, adv: (ch: string) => number): string {
+  const chars = Array.from(s);
+  let total = 0;
+  for (const ch of chars) total += adv(ch);
+  if (total <= maxWidth) return s;
+  const room = maxWidth - adv('…');
+  let head = 0, tail = 0, used = 0;
+  // Alternate, front first, so the front keeps the extra character.
+  while (head + tail < chars.length) {
+    const front = head <= tail;
+    const ch = front ? chars[head] : chars[chars.length - 1 - tail];
+    const a = adv(ch);
+    if (used + a > room) break;
+    used += a;
+    if (front) head++; else tail++;
+  }
+  if (head === 0) return '';
+  return chars.slice(0, head).join('') + '…' + (tail ? chars.slice(chars.length - tail).join('') : '');
+}
+
+/** Rough text width (px at `size`) for placing labels without a font: 0.6 em per character. */
+function roughWidth(s: string, size: number, bold: boolean): number {
+  return s.length * size * (bold ? 0.6 : 0.55);
+}
 
 /** Receives one line of text: baseline at (x, y), world units. */
 export interface TextSink {
@@ -37,6 +72,22 @@ function topOpsText(l: Layout, g: number): string {
 const placed: number[] = [];
 const kMaxSummaryLabels = 400;
 
+/** World rects (x, y, w, h) of the edge labels placed by the last collectText (for tests). */
+export const edgeLabelRects: number[] = [];
+
+const coverStamp = { arr: new Uint32Array(0), mark: 0 };
+/** Whether the rect overlaps an item's box. */
+function coversItem(scene: Scene, x: number, y: number, w: number, h: number): boolean {
+  const l = scene.layout, b = l.itemBox;
+  if (coverStamp.arr.length < l.itemCount) coverStamp.arr = new Uint32Array(l.itemCount);
+  if (++coverStamp.mark === 0xffffffff) { coverStamp.arr.fill(0); coverStamp.mark = 1; }
+  let hit = false;
+  scene.forItemsIn(x, y, x + w, y + h, coverStamp.arr, coverStamp.mark, (i) => {
+    if (x < b[4 * i] + b[4 * i + 2] && x + w > b[4 * i] && y < b[4 * i + 1] + b[4 * i + 3] && y + h > b[4 * i + 1]) hit = true;
+  });
+  return hit;
+}
+
 function place(x: number, y: number, w: number, h: number): boolean {
   if (placed.length >= 4 * kMaxSummaryLabels) return false;
   for (let k = 0; k < placed.length; k += 4) {
@@ -50,6 +101,7 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
   stamp: Uint32Array, mark: number, sink: TextSink): void {
   const l = scene.layout;
   placed.length = 0;
+  edgeLabelRects.length = 0;
   const b = l.itemBox, gb = l.groupBounds;
   const detailed = scale >= kTextMinScale;
   // Inside a silhouette (level of detail): no labels.
@@ -80,15 +132,54 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
       const g = l.itemRef[i];
       if (detailed) {
         sink.text(cx, y + 14, 11, true, 1, w - 8, l.str(l.itemTitle[i]), 0.1);
-        sink.text(cx, y + 27, 9, false, 1, w - 8, `${l.groupNodeCount[g]} nodes`, 0.2);
+        const t = scene.itemTime[i];
+        sink.text(cx, y + 27, 9, false, 1, w - 8, `${l.groupNodeCount[g]} nodes${t > 0 ? ` · ${fmtUs(t)}` : ''}`, 0.2);
         if (h >= 44) sink.text(cx, y + 38, 8, false, 1, w - 8, topOpsText(l, g), 0.33);
-      } else if (w * scale > 40) {
-        const size = kSummaryPx / scale;
-        if (place(x, cy - size * 0.6, w, size * 1.2)) sink.text(cx, cy + size * 0.35, size, true, 1, w, l.str(l.itemTitle[i]), 0.1);
+      } else if (w * scale > 12) {
+        // Overview: the label on the box, then "N nodes · time" and the op
+        // mix beside it (below or above left to right, right or left top to
+        // bottom: the free side of a chain), at a constant screen size; text
+        // that would cover another label is dropped.
+        const size = kSummaryPx / scale, small = (kSummaryPx - 2) / scale;
+        const room = w + Math.max(kOverviewSpill, 30 / scale);
+        const title = l.str(l.itemTitle[i]);
+        const tw = Math.min(room, roughWidth(title, size, true));
+        if (!place(cx - tw / 2, cy - size * 0.6, tw, size * 1.2)) return;
+        sink.text(cx, cy + size * 0.35, size, true, 1, room, title, 0.1);
+        const t = scene.itemTime[i];
+        const lines = [`${l.groupNodeCount[g]} nodes${t > 0 ? ` · ${fmtUs(t)}` : ''}`, topOpsText(l, g)].filter((x) => x);
+        const maxW = 220 / scale;
+        const bw = Math.min(maxW, Math.max(...lines.map((x) => roughWidth(x, small, false))));
+        const bh = lines.length * small * 1.25;
+        const gap = 4 / scale;
+        const lrDir = l.direction === 'lr';
+        const spots: [number, number][] = lrDir
+          ? [[cx - bw / 2, y + h + gap], [cx - bw / 2, y - gap - bh], [cx - bw / 2, y + h + 2 * gap + bh], [cx - bw / 2, y - 2 * gap - 2 * bh]]
+          : [[x + w + gap, cy - bh / 2], [x - gap - bw, cy - bh / 2]];
+        for (const [sx, sy] of spots) {
+          if (coversItem(scene, sx, sy, bw, bh) || !place(sx, sy, bw, bh)) continue;
+          lines.forEach((line, k) => sink.text(sx + bw / 2, sy + small * (1.25 * k + 0.95), small, false, 1, maxW, line, 0.25));
+          break;
+        }
       }
       return;
     }
-    if (!detailed) return;
+    if (!detailed) {
+      // Overview: the op type of a node at a constant screen size, when it
+      // does not cover another label.
+      if (kind !== ItemKind.Node || w * scale < 6) return;
+      const size = kOverviewNodePx / scale;
+      const s = l.str(l.itemTitle[i]);
+      const room = w + Math.max(kOverviewSpill, 24 / scale);
+      const tw = Math.min(room, roughWidth(s, size, false));
+      if (!place(cx - tw / 2, cy - size * 0.6, tw, size * 1.2)) return;
+      const c = scene.itemColor;
+      const dark = 0.2126 * c[3 * i] + 0.7152 * c[3 * i + 1] + 0.0722 * c[3 * i + 2] < 0.42;
+      // Inside the box when it fits there, else dark text over the gap.
+      const inside = tw <= w;
+      sink.text(cx, cy + size * 0.35, size, false, 1, room, s, inside && dark ? 0.97 : 0.1);
+      return;
+    }
     if (kind === ItemKind.Node) {
       // Light text on dark fills (the heat map's hot end).
       const c = scene.itemColor;
@@ -109,14 +200,24 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
     const n = l.edgeCountArr[e];
     const label = n > 1 ? (shape ? `×${n} ${shape}` : `×${n}`) : shape;
     if (!label) continue;
-    let best = -1, bestLen = -1;
+    // Candidates: beside the midpoint of each segment, longest first; the
+    // first whose text covers no item and no other label wins, else none.
+    const segs: [number, number][] = [];
     for (let p = l.edgePointBegin[e]; p + 1 < l.edgePointBegin[e + 1]; ++p) {
-      const len = Math.hypot(P[2 * p + 2] - P[2 * p], P[2 * p + 3] - P[2 * p + 1]);
-      if (len > bestLen) { bestLen = len; best = p; }
+      segs.push([p, Math.hypot(P[2 * p + 2] - P[2 * p], P[2 * p + 3] - P[2 * p + 1])]);
     }
-    if (best < 0) continue;
-    const mx = (P[2 * best] + P[2 * best + 2]) / 2, my = (P[2 * best + 1] + P[2 * best + 3]) / 2;
-    if (l.direction === 'lr') sink.text(mx, my - 4, 9, false, 1, 200, label, 0.33);
-    else sink.text(mx + 4, my + 3, 9, false, 0, 200, label, 0.33);
+    segs.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    const tw = Math.min(200, roughWidth(label, 9, false)), th = 11;
+    for (const [p] of segs) {
+      const mx = (P[2 * p] + P[2 * p + 2]) / 2, my = (P[2 * p + 1] + P[2 * p + 3]) / 2;
+      const lrDir = l.direction === 'lr';
+      // The text's box: centred above the point (lr) or right of it (tb).
+      const rx = lrDir ? mx - tw / 2 : mx + 4, ry = lrDir ? my - 4 - th + 2 : my + 3 - th + 2;
+      if (coversItem(scene, rx, ry, tw, th) || !place(rx, ry, tw, th)) continue;
+      if (lrDir) sink.text(mx, my - 4, 9, false, 1, 200, label, 0.33);
+      else sink.text(mx + 4, my + 3, 9, false, 0, 200, label, 0.33);
+      edgeLabelRects.push(rx, ry, tw, th);
+      break;
+    }
   }
 }
