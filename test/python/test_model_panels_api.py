@@ -136,3 +136,28 @@ def test_external_data_and_other_encodings(tmp_path):
         assert code == 404, body  # a graph input, not a weight
     finally:
         s.close()
+
+
+def test_external_data_outside_the_model_folder_is_refused(tmp_path):
+    """A weight whose external_data location climbs out of the model's
+    folder (or is absolute) is not read: 400, naming the location."""
+    (tmp_path / "secret.bin").write_bytes(np.arange(16, dtype=np.float32).tobytes())
+    inner = tmp_path / "model"
+    inner.mkdir()
+    w = numpy_helper.from_array(np.zeros(16, dtype=np.float32), "w")
+    w.ClearField("raw_data")
+    w.data_location = TensorProto.EXTERNAL
+    for location in ("../secret.bin", str(tmp_path / "secret.bin")):
+        del w.external_data[:]
+        w.external_data.add(key="location", value=location)
+        graph = helper.make_graph([helper.make_node("Identity", ["w"], ["y"], name="keep")], "g", [],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [16])], initializer=[w])
+        path = inner / "escape.onnx"
+        onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+        s = Server(path)
+        try:
+            code, _, body = s.request("/api/runs/0/levels/framework/values?name=w")
+            assert code == 400, body
+            assert location in json.loads(body)["error"]["message"]
+        finally:
+            s.close()
