@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -445,10 +446,15 @@ StatusOr<TensorPeek> PeekOnnxInitializer(const std::string& path,
         uint64_t n = 0;
         if (key == "location") {
           out.external_location = value;
-        } else if ((key == "offset" || key == "length") && !value.empty() &&
-                   std::all_of(value.begin(), value.end(),
-                               [](char c) { return c >= '0' && c <= '9'; })) {
-          n = std::stoull(value);
+        } else if (key == "offset" || key == "length") {
+          auto [end, ec] =
+              std::from_chars(value.data(), value.data() + value.size(), n);
+          if (ec != std::errc() || end != value.data() + value.size()) {
+            return MalformedInputError(fmt::format(
+                "{}@byte {}: initializer '{}': external_data {}: expected a "
+                "byte count, found '{}'",
+                path, f.tag_offset, name, key, value));
+          }
           (key == "offset" ? out.external_offset : out.external_length) = n;
         }
         break;

@@ -175,5 +175,24 @@ TEST(OnnxFilePeekTest, TruncatedFileSaysWhere) {
       << p.status().ToString();
 }
 
+TEST(OnnxFilePeekTest, ExternalDataWithABadOffsetSaysSo) {
+  ::onnx::ModelProto m = Model();
+  auto* f = AddInit(&m, "w", ::onnx::TensorProto::FLOAT, {2});
+  f->set_data_location(::onnx::TensorProto::EXTERNAL);
+  auto* e = f->add_external_data();
+  e->set_key("location");
+  e->set_value("w.bin");
+  e = f->add_external_data();
+  e->set_key("offset");
+  e->set_value("99999999999999999999999");  // past uint64
+  std::string path = Write(m, "peek_bad_offset.onnx");
+  auto p = PeekOnnxInitializer(path, "w", 10, 10);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), StatusCode::kMalformedInput);
+  EXPECT_NE(p.status().message().find("expected a byte count"),
+            std::string::npos)
+      << p.status().ToString();
+}
+
 }  // namespace
 }  // namespace mi::importers::onnx_import
