@@ -213,6 +213,23 @@ class Session {
   StatusOr<std::string> ModelExplorerGraphJson(std::string_view level) const;
   StatusOr<std::string> ModelExplorerNodeDataJson(std::string_view level) const;
 
+  // What a level's main graph says about itself (src/session/
+  // model_properties.cc; docs/reference/http-api.md "properties"): file,
+  // format, producer, opsets, inputs / outputs with types, initializers
+  // with shapes and sizes, the format's metadata (an ONNX file's IR
+  // version, model version, doc string and metadata_props, read from the
+  // file's header fields). NotFound for an absent level.
+  StatusOr<std::string> ModelPropertiesJson(std::string_view level) const;
+  // The first `limit` values of one initializer of a level's main graph and
+  // min / max / mean over at most kValueStatsLimit elements, read from the
+  // binary ONNX file (or its external data) when asked. NotFound for no
+  // such initializer; InvalidArgument when the level is not a binary ONNX
+  // file or the element type is not numeric.
+  static constexpr uint64_t kValueStatsLimit = uint64_t{1} << 20;
+  StatusOr<std::string> TensorValuesJson(std::string_view level,
+                                         std::string_view name,
+                                         size_t limit) const;
+
   // Timeline queries for the UI server (src/session/timeline_queries.cc;
   // docs/reference/http-api.md "timeline"). The index behind them (tracks
   // in display order, nesting rows, per-row start order) is built on the

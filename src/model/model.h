@@ -78,6 +78,9 @@ struct GraphInfo {
   std::vector<ValueId> inputs;
   std::vector<ValueId> outputs;
   std::vector<std::pair<StringId, int64_t>> opset_imports;  // domain, version
+  // What the file says of the model beyond the graph, as key / value text
+  // (a GE model's name, version and scalar model attributes).
+  std::vector<std::pair<StringId, StringId>> metadata;
 };
 
 enum ValueFlags : uint8_t {

@@ -525,6 +525,14 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
     if (seg.size() == 7 && seg[5] == "export") {
       return Export(run, level, seg[6]);
     }
+    if (seg.size() == 6 && seg[5] == "properties") {
+      auto json = run.run.session->ModelPropertiesJson(level);
+      if (!json.ok()) return FromStatus(json.status());
+      return Json(std::move(json).value());
+    }
+    if (seg.size() == 6 && seg[5] == "values") {
+      return Values(run, level, request);
+    }
     if (seg.size() == 6 && seg[5] == "memory") {
       auto memory = run.run.session->Memory(level);
       if (!memory.ok()) return FromStatus(memory.status());
@@ -873,6 +881,24 @@ HttpResponse Api::Node(RunState& run, std::string_view level,
   auto details = run.run.session->NodeDetails(level, static_cast<uint32_t>(id));
   if (!details.ok()) return FromStatus(details.status());
   return Json(encoders::EncodeJson(*details));
+}
+
+HttpResponse Api::Values(RunState& run, std::string_view level,
+                         const HttpRequest& request) {
+  bool found = false;
+  std::string_view name = Param(request, "name", &found);
+  if (!found || name.empty()) {
+    return Error(400, "name: give the initializer's name");
+  }
+  uint64_t limit = kDefaultValueCount;
+  std::string_view limit_text = Param(request, "limit", &found);
+  if (found && !ParseUint(limit_text, kMaxValueCount, &limit)) {
+    return Error(400, fmt::format("limit: expected 0..{}, found '{}'",
+                                  kMaxValueCount, limit_text));
+  }
+  auto json = run.run.session->TensorValuesJson(level, name, limit);
+  if (!json.ok()) return FromStatus(json.status());
+  return Json(std::move(json).value());
 }
 
 HttpResponse Api::Export(RunState& run, std::string_view level,

@@ -92,6 +92,9 @@ inline constexpr size_t kMaxConcurrentRequests = 8;
 inline constexpr size_t kMaxSearchResults = 1000;
 inline constexpr size_t kMaxLayoutItems = 1000000;
 inline constexpr size_t kMaxMappingRows = 10000;  // per /mapping page
+// Initializer values per /values request: by default, and at most.
+inline constexpr size_t kDefaultValueCount = 64;
+inline constexpr size_t kMaxValueCount = 10000;
 
 class Api {
  public:
@@ -140,6 +143,8 @@ class Api {
   HttpResponse NodeTasks(RunState& run, const HttpRequest& request);
   HttpResponse Mapping(RunState& run, const HttpRequest& request);
   HttpResponse Links(RunState& run);
+  HttpResponse Values(RunState& run, std::string_view level,
+                      const HttpRequest& request);
   bool Authorised(const HttpRequest& request, bool* token_in_query) const;
   bool HostAllowed(const HttpRequest& request) const;
 

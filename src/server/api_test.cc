@@ -1235,5 +1235,99 @@ TEST_F(ApiTest, RandomRequestsNeverCrash) {
   }
 }
 
+// The demo's figures below come from python3-onnx (Debian's onnx 1.12,
+// independent of our reader):
+//   m = onnx.load("test/fixtures/resnet18/model.onnx")
+//   m.ir_version, m.producer_name, m.producer_version, m.opset_import
+//     -> 7, "pytorch", "1.13.0", [("", 13)]; 42 initializers, 49 nodes
+//   a = numpy_helper.to_array(<fc.bias>).astype(float64)
+//   a[:4] -> 0.04693925380706787, -0.08976390957832336,
+//            -0.09915836155414581, 0.09464655816555023
+//   a.min(), a.max(), a.mean() -> -0.12439633905887604,
+//            0.12493783235549927, 0.001638316124677658
+TEST_F(ApiTest, PropertiesOfTheFrameworkModel) {
+  HttpResponse r = api_->Handle(Get("/api/runs/0/levels/framework/properties"));
+  ASSERT_EQ(r.status, 200) << r.content();
+  nlohmann::json j = ParseJson(r);
+  EXPECT_EQ(j["format"], "onnx");
+  EXPECT_EQ(j["producer"], "pytorch 1.13.0");
+  EXPECT_EQ(j["onnx"]["ir_version"], 7);
+  EXPECT_EQ(j["onnx"]["producer_name"], "pytorch");
+  EXPECT_EQ(j["onnx"]["producer_version"], "1.13.0");
+  EXPECT_TRUE(j["onnx"]["metadata_props"].empty());
+  ASSERT_EQ(j["opset_imports"].size(), 1u);
+  EXPECT_EQ(j["opset_imports"][0]["domain"], "");
+  EXPECT_EQ(j["opset_imports"][0]["version"], 13);
+  EXPECT_EQ(j["nodes"], 49);
+  ASSERT_EQ(j["inputs"].size(), 1u);
+  EXPECT_EQ(j["inputs"][0]["name"], "input");
+  EXPECT_EQ(j["inputs"][0]["type"], "float32[1,3,224,224]");
+  ASSERT_EQ(j["outputs"].size(), 1u);
+  EXPECT_EQ(j["outputs"][0]["name"], "logits");
+  EXPECT_EQ(j["outputs"][0]["type"], "float32[1,1000]");
+  EXPECT_EQ(j["initializer_count"], 42);
+  EXPECT_EQ(j["initializers"].size(), 42u);
+  EXPECT_TRUE(j["values_readable"]);
+  bool found = false;
+  for (const auto& w : j["initializers"]) {
+    if (w["name"] != "fc.weight") continue;
+    found = true;
+    EXPECT_EQ(w["type"], "float32[1000,64]");
+    EXPECT_EQ(w["bytes"], 1000 * 64 * 4);
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(ApiTest, PropertiesOfTheCompiledModelListItsOpsets) {
+  HttpResponse r = api_->Handle(Get("/api/runs/0/levels/compiled/properties"));
+  ASSERT_EQ(r.status, 200) << r.content();
+  nlohmann::json j = ParseJson(r);
+  // ONNX Runtime's optimised model keeps the exporter's header and adds
+  // its own domains (9 opset imports, python3-onnx).
+  EXPECT_EQ(j["onnx"]["ir_version"], 7);
+  EXPECT_EQ(j["opset_imports"].size(), 9u);
+  ExpectJsonError(api_->Handle(Get("/api/runs/0/levels/nope/properties")), 404);
+}
+
+TEST_F(ApiTest, ValuesOfAnInitializerReadFromTheFile) {
+  HttpResponse r = api_->Handle(Get("/api/runs/0/levels/framework/values",
+                                    {{"name", "fc.bias"}, {"limit", "4"}}));
+  ASSERT_EQ(r.status, 200) << r.content();
+  nlohmann::json j = ParseJson(r);
+  EXPECT_EQ(j["dtype"], "float32");
+  EXPECT_EQ(j["shape"], nlohmann::json::array({1000}));
+  EXPECT_EQ(j["elements"], 1000);
+  EXPECT_EQ(j["storage"], "raw_data");
+  const double want[] = {0.04693925380706787, -0.08976390957832336,
+                         -0.09915836155414581, 0.09464655816555023};
+  ASSERT_EQ(j["values"].size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(j["values"][i].get<double>(), want[i]) << i;
+  }
+  EXPECT_EQ(j["stats"]["count"], 1000);
+  EXPECT_TRUE(j["stats"]["complete"]);
+  EXPECT_EQ(j["stats"]["nan"], 0);
+  EXPECT_EQ(j["stats"]["min"].get<double>(), -0.12439633905887604);
+  EXPECT_EQ(j["stats"]["max"].get<double>(), 0.12493783235549927);
+  // Summation order differs from numpy's pairwise sum.
+  EXPECT_NEAR(j["stats"]["mean"].get<double>(), 0.001638316124677658, 1e-15);
+}
+
+TEST_F(ApiTest, ValuesRefuseWhatIsNotAnInitializer) {
+  auto values = [&](std::vector<std::pair<std::string, std::string>> p) {
+    return api_->Handle(
+        Get("/api/runs/0/levels/framework/values", std::move(p)));
+  };
+  ExpectJsonError(values({}), 400);
+  ExpectJsonError(values({{"name", ""}}), 400);
+  ExpectJsonError(values({{"name", "input"}}), 404);  // a graph input
+  ExpectJsonError(values({{"name", "no such weight"}}), 404);
+  ExpectJsonError(values({{"name", "fc.bias"}, {"limit", "10001"}}), 400);
+  ExpectJsonError(values({{"name", "fc.bias"}, {"limit", "-1"}}), 400);
+  HttpResponse none = values({{"name", "fc.bias"}, {"limit", "0"}});
+  ASSERT_EQ(none.status, 200);
+  EXPECT_TRUE(ParseJson(none)["values"].empty());
+}
+
 }  // namespace
 }  // namespace mi::server

@@ -260,6 +260,43 @@ class Converter {
     }
   }
 
+  // The model's name, version and scalar attributes (soc_version,
+  // framework_type, ...) as the model-properties panel shows them; lists
+  // such as the task index are left out.
+  void AddMetadata(GraphInfo* info) {
+    auto add = [&](std::string_view key, std::string_view value) {
+      info->metadata.emplace_back(model_.strings().Intern(key),
+                                  model_.strings().Intern(value));
+    };
+    if (!def_.name().empty()) add("model name", def_.name());
+    if (def_.version() != 0) add("version", std::to_string(def_.version()));
+    if (!def_.custom_version().empty()) {
+      add("custom version", def_.custom_version());
+    }
+    std::vector<std::pair<std::string, std::string>> attrs;
+    for (const auto& [key, a] : def_.attr()) {
+      switch (a.value_case()) {
+        case ge_ir::AttrDef::kS:
+          if (a.s().size() <= 256) attrs.emplace_back(key, a.s());
+          break;
+        case ge_ir::AttrDef::kI:
+          attrs.emplace_back(key, std::to_string(a.i()));
+          break;
+        case ge_ir::AttrDef::kF:
+          attrs.emplace_back(key, fmt::format("{}", a.f()));
+          break;
+        case ge_ir::AttrDef::kB:
+          attrs.emplace_back(key, a.b() ? "true" : "false");
+          break;
+        default:
+          break;
+      }
+    }
+    // Protobuf maps have no order: sorted, so the panel is stable.
+    std::sort(attrs.begin(), attrs.end());
+    for (const auto& [key, value] : attrs) add(key, value);
+  }
+
   Status Run() {
     // An .om's task list (ATC JSON model attr task_index_op_name: the op of
     // each task in TASK_INFO order; atomic-clean ops appear twice): how many
@@ -284,6 +321,7 @@ class Converter {
     std::string producer = "GE";
     if (!stage_.empty()) producer += " " + std::string(stage_);
     info.producer = model_.strings().Intern(producer);
+    AddMetadata(&info);
     used_.assign(static_cast<size_t>(def_.graph_size()), false);
     used_[0] = true;
     MI_RETURN_IF_ERROR(ConvertGraph(def_.graph(0), root, 0));

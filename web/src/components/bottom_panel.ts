@@ -10,6 +10,7 @@ import { describeSelection } from '../core/selection';
 import type { StoreApi } from '../core/store';
 import type { ViewInstance, ViewMount } from '../core/view';
 import { byId, el } from '../widgets/dom';
+import { savedSize, saveSize } from './panel_sizes';
 
 export class BottomPanel {
   private readonly mounts = new Map<string, ViewMount>();
@@ -84,9 +85,16 @@ export class BottomPanel {
     }
   }
 
-  /** Splitter: drag to resize the bottom panel. */
+  /** Splitter: drag to resize the bottom panel (the height is kept across reloads; double-click: default). */
   private initSplitter(): void {
     const splitter = byId('splitter'), bottom = byId('bottom'), work = byId('work');
+    const restore = (): void => {
+      const h = savedSize('bottom');
+      bottom.style.height = h === null ? '' : `${Math.min(Math.max(34, work.getBoundingClientRect().height - 80), Math.max(34, h))}px`;
+    };
+    restore();
+    window.addEventListener('resize', restore);
+    splitter.addEventListener('dblclick', () => { saveSize('bottom', null); restore(); });
     splitter.addEventListener('pointerdown', (e) => {
       splitter.setPointerCapture(e.pointerId);
       splitter.classList.add('dragging');
@@ -97,6 +105,7 @@ export class BottomPanel {
       };
       const up = (): void => {
         splitter.classList.remove('dragging');
+        saveSize('bottom', bottom.getBoundingClientRect().height);
         splitter.removeEventListener('pointermove', move);
         splitter.removeEventListener('pointerup', up);
       };

@@ -10,15 +10,22 @@
 import { fmtNs } from '../base/format';
 import { opColor, rgbCss } from '../base/palette';
 import type { FindingJson, NodeDetails, NodeRef, SummaryJson, SummaryOpType, TaskDetails, ValueInfo } from '../rpc/api';
+import type { ApiClient } from '../rpc/api';
 import type { AppState, DetailsContent, GroupInfo } from '../core/state';
 import type { StoreApi } from '../core/store';
-import { el } from '../widgets/dom';
+import { el, midName } from '../widgets/dom';
+import type { Bookmarks } from './bookmarks';
+import { peekButton } from './values_peek';
 
 export interface DetailsLinks {
   /** Opens a node of another level (fused_from → framework, fused_into → compiled). */
   openNode(level: string, id: number): void;
   /** Opens a task (a task's launch, a flow's other end). */
   openTask?(id: number): void;
+  /** A "values" button for weight `name` of the shown node, showing its peek in `place`. */
+  peek?(name: string, place: HTMLElement): HTMLElement | null;
+  /** The bookmark star of the shown node. */
+  star?(d: NodeDetails): HTMLElement | null;
 }
 
 function fmtShape(s: ValueInfo['shape']): string {
@@ -59,10 +66,24 @@ function section(root: HTMLElement, title: string, body: Node): void {
 }
 
 /** The details panel as a component of the store. */
-export function mountDetailsPanel(root: HTMLElement, store: StoreApi): DetailsPanel {
+export function mountDetailsPanel(root: HTMLElement, store: StoreApi, api?: ApiClient, bookmarks?: Bookmarks): DetailsPanel {
+  // The level and run of the node shown: the selection's (a stage level of
+  // a GE run is not the node's layer level).
+  const where = (): { level: string; run: number } | null => {
+    const s = store.state.selection;
+    return s && s.kind === 'node' ? { level: s.level, run: s.run ?? store.state.panes[0].run } : null;
+  };
   const panel = new DetailsPanel(root, {
     openNode: (level, id) => store.dispatch({ type: 'select', selection: { kind: 'node', level, id, run: store.state.panes[0].run }, source: 'details' }),
     openTask: (id) => store.dispatch({ type: 'select', selection: { kind: 'task', ids: [id] }, source: 'details' }),
+    peek: (name, place) => {
+      const w = where();
+      return api && w ? peekButton(api, w.run, w.level, name, place) : null;
+    },
+    star: (d) => {
+      const w = where();
+      return bookmarks && w ? bookmarks.star({ level: w.level, id: d.id, name: d.name, op: d.op_type }) : null;
+    },
   });
   const render = (s: AppState, prev: AppState | null): void => {
     if (prev && s.details === prev.details) return;
@@ -101,7 +122,9 @@ export class DetailsPanel {
   }
 
   private nodeLink(level: string, r: NodeRef): HTMLElement {
-    const a = el('a', 'node-link', `${r.name} (${r.op_type})`);
+    const a = el('a', 'node-link');
+    a.append(midName(r.name), ` (${r.op_type})`);
+    a.title = `${r.name} (${r.op_type})`;
     a.href = '#';
     a.dataset.level = level;
     a.dataset.node = String(r.id);
@@ -117,7 +140,11 @@ export class DetailsPanel {
     chip.style.background = rgbCss(opColor(d.op_type));
     head.append(chip, el('span', 'op-type', d.op_type));
     if (d.status) head.append(el('span', `status status-${d.status.replace(/\W+/g, '_')}`, d.status));
-    root.append(head, el('div', 'node-name', d.name));
+    const star = this.links.star?.(d);
+    if (star) head.append(star);
+    const name = el('div', 'node-name');
+    name.append(midName(d.name, 'mid', 40));
+    root.append(head, name);
     if (d.doc && d.doc.summary) {
       // ONNX operator documentation: collapsible, closed by default (it can be long).
       const doc = el('details', 'doc');
@@ -138,11 +165,39 @@ export class DetailsPanel {
     // framework's format and shape.
     const layoutOf = (v: ValueInfo): string =>
       v.layout ? v.layout + (v.origin_layout || v.origin_shape ? ` (${[v.origin_layout, v.origin_shape].filter(Boolean).join(' ')})` : '') : '';
+    // Names elided in the middle, types and shapes kept whole on one line;
+    // a weight gets a "values" button (its peek opens in a row below).
     const values = (vs: ValueInfo[]): HTMLTableElement => {
       const withLayout = vs.some((v) => v.layout);
-      return withLayout
-        ? table(vs.map((v) => [v.name, v.dtype || '', fmtShape(v.shape), layoutOf(v)]), ['name', 'dtype', 'shape', 'layout'])
-        : table(vs.map((v) => [v.name, v.dtype || '', fmtShape(v.shape)]), ['name', 'dtype', 'shape']);
+      const t = el('table', 'values');
+      const head = el('tr');
+      for (const h of withLayout ? ['name', 'dtype', 'shape', 'layout'] : ['name', 'dtype', 'shape']) head.append(el('th', h === 'name' ? undefined : 'nw', h));
+      t.append(head);
+      for (const v of vs) {
+        const tr = el('tr');
+        const nm = el('td', 'nm');
+        const box = el('div', 'nm-box');
+        box.append(midName(v.name));
+        nm.append(box);
+        tr.append(nm, el('td', 'nw', v.dtype || ''), el('td', 'nw', fmtShape(v.shape)));
+        if (withLayout) tr.append(el('td', 'nw', layoutOf(v)));
+        t.append(tr);
+        if (v.initializer) {
+          const place = el('div');
+          place.hidden = true;
+          const b = this.links.peek?.(v.name, place);
+          if (b) {
+            box.append(b);
+            const row = el('tr', 'peek-row');
+            const cell = el('td');
+            cell.colSpan = withLayout ? 4 : 3;
+            cell.append(place);
+            row.append(cell);
+            t.append(row);
+          }
+        }
+      }
+      return t;
     };
     if (d.inputs?.length) section(root, `Inputs (${d.inputs.length})`, values(d.inputs));
     if (d.outputs?.length) section(root, `Outputs (${d.outputs.length})`, values(d.outputs));

@@ -11,7 +11,7 @@ import { opColor, rgbCss } from '../base/palette';
 import type { ApiClient, SearchMode, SearchResult } from '../rpc/api';
 import { paneHasGraph, type AppState, type SearchResults } from '../core/state';
 import type { StoreApi } from '../core/store';
-import { chip, el } from '../widgets/dom';
+import { chip, el, midName } from '../widgets/dom';
 
 export class SearchPanel {
   /** The query seq last run. */
@@ -108,7 +108,7 @@ export class SearchPanel {
     for (const m of matches.slice(0, 300)) {
       const li = el('li', 'result');
       li.dataset.node = String(m.id);
-      li.append(chip(rgbCss(opColor(m.op_type))), el('span', 'name', m.name), el('span', 'op', m.op_type));
+      li.append(chip(rgbCss(opColor(m.op_type))), midName(m.name, 'name mid'), el('span', 'op', m.op_type));
       li.addEventListener('click', () => {
         for (const x of list.querySelectorAll('.active')) x.classList.remove('active');
         li.classList.add('active');

@@ -41,6 +41,8 @@ export function mountToolbar(store: StoreApi): void {
         b.addEventListener('click', () => store.dispatch({ type: 'setLevel', pane: 0, level: lv }));
         root.append(b);
       }
+      // The level buttons scroll sideways when the header is short of room.
+      root.querySelector('.active')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     }
     if (s.runs.length) run.value = String(main.run);
     grouping.value = main.grouping;

@@ -26,6 +26,8 @@ export interface LinksJson {
 export interface Attribute { name: string; type: string; value: unknown }
 export interface ValueInfo {
   name: string; dtype: string; shape: string | number[] | null; producer?: unknown;
+  /** A weight (read on demand by GET .../values). */
+  initializer?: boolean;
   /** Memory layout where the format gives it (Ascend NC1HWC0, FRACTAL_Z) and the framework's format and shape. */
   layout?: string; origin_layout?: string; origin_shape?: string;
 }
@@ -171,6 +173,61 @@ export interface ApiClient {
   exportModelExplorer(run: number, level: string, what: 'graph' | 'node-data'): Promise<Blob>;
   search(run: number, level: string, q: string, mode: SearchMode): Promise<SearchResult>;
   links(run: number): Promise<LinksJson>;
+  /** What a level's main graph says about itself (GET .../properties). */
+  properties(run: number, level: string): Promise<ModelProperties>;
+  /** The first `limit` values of one initializer, read from the model file (GET .../values). */
+  values(run: number, level: string, name: string, limit: number): Promise<TensorValues>;
+}
+
+/** A tensor of the model-properties answer: name, element type, shape, "float32[1,3,224,224]". */
+export interface PropValue {
+  name: string;
+  dtype: string;
+  shape: (number | string | null)[] | null;
+  type: string;
+  layout?: string;
+  origin_layout?: string;
+  origin_shape?: string;
+}
+
+/** GET /api/runs/{run}/levels/{level}/properties (docs/reference/http-api.md). */
+export interface ModelProperties {
+  level: string;
+  graph: string;
+  file: string;
+  format: string;
+  producer: string;
+  opset?: number;
+  opset_imports: { domain: string; version: number }[];
+  nodes: number;
+  inputs: PropValue[];
+  outputs: PropValue[];
+  initializers: (PropValue & { bytes: number; external?: string })[];
+  initializer_count: number;
+  initializer_bytes: number;
+  metadata: { key: string; value: string }[];
+  values_readable: boolean;
+  onnx?: {
+    ir_version: number;
+    producer_name: string;
+    producer_version: string;
+    domain: string;
+    model_version: number;
+    doc_string: string;
+    metadata_props: { key: string; value: string }[];
+  };
+}
+
+/** GET /api/runs/{run}/levels/{level}/values?name=&limit= (docs/reference/http-api.md). */
+export interface TensorValues {
+  name: string;
+  dtype: string;
+  shape: number[];
+  elements: number;
+  storage: string;
+  external?: { location: string; offset: number; length: number };
+  values: (number | null)[];
+  stats: { count: number; complete: boolean; nan: number; min?: number; max?: number; mean?: number };
 }
 
 /** An API failure: HTTP status and the server's message. */
@@ -332,5 +389,14 @@ export class Api implements ApiClient {
   search(run: number, level: string, q: string, mode: SearchMode): Promise<SearchResult> {
     const p = new URLSearchParams({ q, mode });
     return this.json(`/api/runs/${run}/levels/${encodeURIComponent(level)}/search?${p}`);
+  }
+
+  properties(run: number, level: string): Promise<ModelProperties> {
+    return this.json(`/api/runs/${run}/levels/${encodeURIComponent(level)}/properties`);
+  }
+
+  values(run: number, level: string, name: string, limit: number): Promise<TensorValues> {
+    const p = new URLSearchParams({ name, limit: String(limit) });
+    return this.json(`/api/runs/${run}/levels/${encodeURIComponent(level)}/values?${p}`);
   }
 }

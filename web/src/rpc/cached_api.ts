@@ -5,8 +5,8 @@
 // the next caller asks again.
 
 import type {
-  AnalysesJson, AnalysisInfo, ApiClient, Clock, CriticalPathJson, LayoutRequest, MappingPage, MappingQuery, NodeDetails, NodePathsJson,
-  LinksJson, NodeTasks, RunInfo, SearchMode, SearchResult, SummaryJson, TaskDetails, TimelineMeta,
+  AnalysesJson, AnalysisInfo, ApiClient, Clock, CriticalPathJson, LayoutRequest, LinksJson, MappingPage, MappingQuery, ModelProperties, NodeDetails, NodePathsJson,
+  NodeTasks, RunInfo, SearchMode, SearchResult, SummaryJson, TaskDetails, TensorValues, TimelineMeta,
 } from './api';
 import type { Layout } from './layout_binary';
 
@@ -44,4 +44,6 @@ export class CachedApi implements ApiClient {
   exportModelExplorer(run: number, level: string, what: 'graph' | 'node-data'): Promise<Blob> { return this.api.exportModelExplorer(run, level, what); }
   search(run: number, level: string, q: string, mode: SearchMode): Promise<SearchResult> { return this.api.search(run, level, q, mode); }
   links(run: number): Promise<LinksJson> { return this.once(`links:${run}`, () => this.api.links(run)); }
+  properties(run: number, level: string): Promise<ModelProperties> { return this.once(`properties:${run}:${level}`, () => this.api.properties(run, level)); }
+  values(run: number, level: string, name: string, limit: number): Promise<TensorValues> { return this.api.values(run, level, name, limit); }
 }

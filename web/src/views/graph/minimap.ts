@@ -71,8 +71,11 @@ export class Minimap {
   draw(): void {
     const c = this.ctx;
     c.drawImage(this.base, 0, 0);
-    if (!this.scene) return;
+    // No graph, or nothing out of view: the minimap would only cover the pane.
+    if (!this.scene) { this.canvas.classList.add('all-visible'); return; }
     const v = this.cam.visibleWorld();
+    const l = this.scene.layout;
+    this.canvas.classList.toggle('all-visible', v.x <= 1 && v.y <= 1 && v.x + v.w >= l.width - 1 && v.y + v.h >= l.height - 1);
     c.strokeStyle = '#ff6a00';
     c.lineWidth = 1.5;
     c.strokeRect(this.ox + v.x * this.k, this.oy + v.y * this.k, v.w * this.k, v.h * this.k);

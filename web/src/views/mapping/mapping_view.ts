@@ -17,7 +17,7 @@ import { fmtNs } from '../../base/format';
 import type { Stats } from '../../base/stats';
 import { opColor, rgbCss } from '../../base/palette';
 import type { ApiClient, MappingPage, MappingRow, MappingSort } from '../../rpc/api';
-import { el } from '../../widgets/dom';
+import { el, midName } from '../../widgets/dom';
 
 export interface MappingHost {
   readonly api: ApiClient;
@@ -344,7 +344,9 @@ export class MappingView {
       row.append(c);
       return c;
     };
-    const name = cell('node', r.name);
+    // The node name elided in the middle: its start and its end stay readable.
+    const name = cell('node', '', r.name);
+    name.append(midName(r.name));
     if (r.node) {
       const node = r.node;
       name.addEventListener('click', () => this.host.selectNode(node.level, node.id));
