@@ -2,9 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -551,6 +555,102 @@ TEST(TimelineIndexTest, SeveralSourcesAreGroupedByRank) {
                      {"rank 1 · GPU 0", "stream 7", 1},
                      {"rank 0 · host pid 100", "thread 11", 0},
                      {"rank 1 · host pid 100", "thread 11", 1}}));
+}
+
+}  // namespace
+}  // namespace mi
+
+namespace mi {
+namespace {
+
+// Counter tracks of a torch_npu run against memory_record.csv read here on
+// its own: per component, every row is a point of the "allocated" series
+// (Total Allocated, MB -> bytes) when the cell is given and of the
+// "reserved" series (Total Reserved) likewise, at its Timestamp(us) -> ns,
+// in row order (the file is in time order). And the default window skips
+// the setup before ProfilerStep#50.
+TEST(TimelineCountersTest, AscendMemoryRecordRowsAreTheCounterPoints) {
+  const std::string dir = std::string(MI_SOURCE_DIR) +
+                          "/test/fixtures/samples/ascend/"
+                          "msinsight_pt_text_level1_rank0";
+  std::ifstream csv(dir + "/ASCEND_PROFILER_OUTPUT/memory_record.csv");
+  ASSERT_TRUE(csv.good()) << "missing fixture memory_record.csv";
+  struct Series {
+    std::vector<int64_t> t, v;
+  };
+  std::map<std::pair<std::string, std::string>, Series> expected;
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line.rfind("Component,Timestamp(us),Total Allocated(MB),"
+                       "Total Reserved(MB)",
+                       0),
+            0u);
+  size_t rows = 0;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> c;
+    std::stringstream in(line);
+    std::string cell;
+    while (std::getline(in, cell, ',')) c.push_back(cell);
+    c.resize(7);
+    // "1736408883573957.920\t" -> ns.
+    std::string ts = c[1].substr(0, c[1].find('\t'));
+    size_t dot = ts.find('.');
+    int64_t ns = std::stoll(ts.substr(0, dot)) * 1000;
+    std::string frac = dot == std::string::npos ? "" : ts.substr(dot + 1);
+    frac.resize(3, '0');
+    ns += std::stoll(frac);
+    auto add = [&](const std::string& figure, const std::string& mb) {
+      if (mb.empty()) return;
+      Series& s = expected[{c[0], figure}];
+      s.t.push_back(ns);
+      s.v.push_back(std::llround(std::stod(mb) * 1048576.0));
+    };
+    add("allocated", c[2]);
+    add("reserved", c[3]);
+    ++rows;
+  }
+  EXPECT_EQ(rows, 1004u);  // wc -l: 1005 lines with the header
+
+  OpenOptions options;
+  options.paths = {dir};
+  auto session = Session::Open(options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto text = (*session)->TimelineJson({TraceClock::kRaw});
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  nlohmann::json j = nlohmann::json::parse(*text);
+  size_t matched = 0;
+  for (const auto& c : j["counters"]) {
+    auto key = std::make_pair(c["component"].get<std::string>(),
+                              c["figure"].get<std::string>());
+    auto it = expected.find(key);
+    if (it == expected.end()) continue;  // Kineto-style series: none here
+    ++matched;
+    EXPECT_EQ(c["device"], 0);
+    EXPECT_EQ(c["unit"], "bytes");
+    EXPECT_EQ(c["t"].get<std::vector<int64_t>>(), it->second.t)
+        << key.first << " " << key.second;
+    EXPECT_EQ(c["v"].get<std::vector<int64_t>>(), it->second.v)
+        << key.first << " " << key.second;
+  }
+  // APP gives reserved only; PTA, GE, PTA+GE both figures: 7 series.
+  EXPECT_EQ(expected.size(), 7u);
+  EXPECT_EQ(matched, expected.size());
+  EXPECT_EQ(j["counters"].size(), expected.size());
+
+  // One ProfilerStep (#50) with host work before it: the window opens on
+  // the step, not on the whole trace.
+  const auto& w = j["default_window"];
+  EXPECT_GT(w["start_ns"].get<int64_t>(), j["start_ns"].get<int64_t>());
+  EXPECT_LE(w["end_ns"].get<int64_t>(), j["end_ns"].get<int64_t>());
+  EXPECT_EQ(w["steady_steps"], 1);
+  EXPECT_GT(w["setup_ns"].get<int64_t>(), 0);
+  bool step_start = false;
+  for (const auto& r : j["runs"]) {
+    if (r["name"] == "ProfilerStep#50") {
+      step_start = r["start_ns"] == w["start_ns"];
+    }
+  }
+  EXPECT_TRUE(step_start);
 }
 
 }  // namespace
