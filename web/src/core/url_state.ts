@@ -15,6 +15,7 @@
 //   &compare=0:compiled  second graph pane: run:level
 //   &tcompare=1          timeline compared with run 1, &align=first_run
 //   &clock=calibrated    timeline clock
+//   &pin=3,7             timeline tracks pinned to the top (main run's track ids)
 // A hash with no fields beyond the main pane's (links written before the
 // others existed) parses to the defaults; a malformed field falls back to its default.
 
@@ -36,6 +37,8 @@ export interface UrlState {
   timelineCompare: number | null;
   align: Align;
   clock: Clock;
+  /** Timeline tracks pinned to the top, in pin order. */
+  pins: number[];
 }
 
 /** The bottom views' ids in tab order; the first is the default tab. */
@@ -44,7 +47,7 @@ export const kDefaultTabs: readonly string[] = ['timeline', 'mapping', 'summary'
 export function defaultUrlState(tabs: readonly string[] = kDefaultTabs): UrlState {
   return {
     pane: { ...kDefaultPane }, selection: null, tab: tabs[0], panel: 'split', color: 'op', compare: null,
-    timelineCompare: null, align: 'start', clock: 'raw',
+    timelineCompare: null, align: 'start', clock: 'raw', pins: [],
   };
 }
 
@@ -79,6 +82,7 @@ export function parseHash(hash: string, tabs: readonly string[] = kDefaultTabs):
     timelineCompare: tc !== null && /^\d+$/.test(tc) ? parseInt(tc, 10) : null,
     align: p.get('align') === 'first_run' ? 'first_run' : 'start',
     clock: p.get('clock') === 'calibrated' ? 'calibrated' : 'raw',
+    pins: [...new Set(ints(p.get('pin')))],
   };
 }
 
@@ -102,5 +106,6 @@ export function formatHash(u: UrlState, tabs: readonly string[] = kDefaultTabs):
   if (u.timelineCompare !== null) p.set('tcompare', String(u.timelineCompare));
   if (u.align !== 'start') p.set('align', u.align);
   if (u.clock !== 'raw') p.set('clock', u.clock);
+  if (u.pins.length) p.set('pin', u.pins.join(','));
   return '#' + p.toString().replace(/%2C/g, ',').replace(/%3A/g, ':');
 }

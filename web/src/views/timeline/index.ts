@@ -68,7 +68,7 @@ class TimelineTab implements ViewInstance {
   debugHandle(): unknown { return this.view; }
 
   private onState(s: AppState, prev: AppState | null): void {
-    if (!prev || s.runs !== prev.runs) this.fillCompareRuns(s);
+    if (!prev || s.runs !== prev.runs || s.panes[0].run !== prev.panes[0].run) this.fillCompareRuns(s);
     if (!prev || s.timelineCompare !== prev.timelineCompare) this.compareSel.value = s.timelineCompare !== null ? String(s.timelineCompare) : '';
     if (!prev || s.align !== prev.align) this.alignSel.value = s.align;
     if (s.status !== 'ready') return;
@@ -83,13 +83,19 @@ class TimelineTab implements ViewInstance {
     const none = el('option', undefined, 'none');
     none.value = '';
     sel.append(none);
+    // Never the run on screen: comparing a run with itself shows nothing new.
+    const current = s.panes[0].run;
+    let offered = 0;
     for (const r of s.runs) {
-      if (!r.has_trace) continue;
+      if (!r.has_trace || r.id === current) continue;
+      offered++;
       const o = el('option', undefined, `${r.id}: ${r.name}`);
       o.value = String(r.id);
       sel.append(o);
     }
-    sel.value = s.timelineCompare !== null ? String(s.timelineCompare) : '';
+    sel.value = s.timelineCompare !== null && s.timelineCompare !== current ? String(s.timelineCompare) : '';
+    sel.disabled = offered === 0;
+    sel.title = offered === 0 ? 'no other run with a trace is open (open two runs to compare their timelines)' : 'draw a second run\'s timeline below';
   }
 
   /** Opens run `run` (a message instead when it has no trace). */
@@ -115,12 +121,14 @@ class TimelineTab implements ViewInstance {
           if (this.ctx.store.state.selection?.kind === 'range') this.dispatch({ type: 'select', selection: null, source: 'timeline' });
         },
         clockChanged: (clock) => this.dispatch({ type: 'setClock', clock }),
+        pinsChanged: (pins) => this.dispatch({ type: 'setTimelinePins', pins }),
       }, { forceCanvas2d: this.ctx.options.forceCanvas2d, stats: this.ctx.stats });
     }
     const view = this.view;
     this.applied = { compare: '', tasks: null, path: null, opFilter: null, zoom: null };
     // The clock first, so the first window is already in it.
     if (view.state.clock !== s.clock) view.setClock(s.clock);
+    view.setPins(s.timelinePins);
     try {
       await view.open(run);
     } catch (e) {
@@ -139,6 +147,7 @@ class TimelineTab implements ViewInstance {
     if (!view) return;
     const a = this.applied;
     if (view.state.clock !== s.clock) view.setClock(s.clock);
+    view.setPins(s.timelinePins);
     const cmp = s.timelineCompare;
     const valid = cmp !== null && cmp !== this.run && !!s.runs[cmp]?.has_trace;
     const compareKey = valid ? `${cmp}:${s.align}` : '';
