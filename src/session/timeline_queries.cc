@@ -659,28 +659,30 @@ void WriteDefaultWindow(const Trace& trace, int64_t start_ns, int64_t end_ns,
 }
 
 // Counter tracks: the allocator's totals over time (trace/allocator_records.h:
-// Kineto [memory] events, Ascend memory_record.csv rows), one series per
+// Kineto [memory] events, Ascend memory_record.csv rows) and what each CANN
+// module reserved (npu_module_mem.csv, group "module memory"), one series per
 // (source, device, component, figure), points in time order as recorded.
 // Values are bytes; a sample that does not give a figure (-1) is not a
 // point of that figure's series.
 void WriteCounters(const Trace& trace, JsonWriter* w) {
-  using Key = std::tuple<uint32_t, int32_t, uint32_t>;
+  using Key = std::tuple<bool, uint32_t, int32_t, uint32_t>;
   std::map<Key, std::vector<size_t>> groups;
   const auto& samples = trace.allocator_samples();
   for (size_t i = 0; i < samples.size(); ++i) {
     const AllocatorSample& s = samples[i];
-    groups[{s.source.valid() ? s.source.value() : 0u, s.device,
+    groups[{s.per_module, s.source.valid() ? s.source.value() : 0u, s.device,
             s.component.value()}]
         .push_back(i);
   }
   w->Key("counters").BeginArray();
   for (auto& [key, list] : groups) {
-    const auto& [source, device, component] = key;
+    const auto& [per_module, source, device, component] = key;
     std::stable_sort(list.begin(), list.end(), [&](size_t a, size_t b) {
       return samples[a].time_ns < samples[b].time_ns;
     });
-    std::string where =
+    const std::string device_name =
         device >= 0 ? fmt::format("device {}", device) : std::string("host");
+    std::string where = device_name;
     std::string_view comp = trace.str(StringId(component));
     if (!comp.empty()) where += fmt::format(" · {}", comp);
     std::string prefix =
@@ -700,7 +702,9 @@ void WriteCounters(const Trace& trace, JsonWriter* w) {
       w->Field("name",
                fmt::format("{}memory {} ({})", prefix,
                            allocated ? "allocated" : "reserved", where));
-      w->Field("group", prefix + "memory");
+      w->Field("group", fmt::format("{}{}memory · {}", prefix,
+                                    per_module ? "module " : "", device_name));
+      w->FieldBool("per_module", per_module);
       w->Field("figure", allocated ? "allocated" : "reserved");
       w->Field("unit", "bytes");
       w->FieldInt("source", source);

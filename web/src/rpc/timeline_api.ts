@@ -22,6 +22,8 @@ export interface TimelineDefaultWindow { start_ns: number; end_ns: number; rule:
 export interface TimelineCounter {
   name: string; group: string; figure: 'allocated' | 'reserved' | string; unit: string;
   source: number; device: number; component: string; t: number[]; v: number[];
+  /** npu_module_mem.csv: what one CANN module reserved (group "module memory · …"), not an allocator's totals. */
+  per_module?: boolean;
 }
 export interface TimelineMeta {
   start_ns: number; end_ns: number; task_count: number; has_calibration: boolean;

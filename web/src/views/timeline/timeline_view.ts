@@ -111,14 +111,15 @@ function injectStyle(): void {
   border-radius: 4px; font-size: 11.5px; line-height: 1.45; max-width: 440px; white-space: pre-line; z-index: 5; display: none; }
 .mi-tl-tip b { font-weight: 600; }
 .mi-tl-steps { position: absolute; right: 6px; top: 30px; z-index: 4; max-height: calc(100% - 40px); overflow: auto;
+  max-width: calc(100% - 202px); box-sizing: border-box;
   background: #fff; border: 1px solid #c9ced8; border-radius: 4px; box-shadow: 0 2px 8px rgba(0,0,0,0.15); padding: 6px 8px; font-size: 11.5px; }
 .mi-tl-steps table { border-collapse: collapse; }
-.mi-tl-steps th, .mi-tl-steps td { padding: 2px 6px; text-align: right; white-space: nowrap; }
+.mi-tl-steps th, .mi-tl-steps td { padding: 2px 4px; text-align: right; white-space: nowrap; }
 .mi-tl-steps th:first-child, .mi-tl-steps td:first-child { text-align: left; }
 .mi-tl-steps tr.setup td { color: #8a91a0; font-style: italic; }
 .mi-tl-steps tbody tr { cursor: pointer; }
 .mi-tl-steps tbody tr:hover { background: #eef3fb; }
-.mi-tl-stepbar { display: inline-flex; width: 120px; height: 9px; vertical-align: middle; background: #f3f4f6; }
+.mi-tl-stepbar { display: inline-flex; width: 90px; height: 9px; vertical-align: middle; background: #f3f4f6; }
 .mi-tl-stepbar span { display: block; height: 100%; }
 `;
   document.head.appendChild(s);
@@ -266,6 +267,8 @@ export class TimelineView {
       throw e;
     }
     this.sources = [this.newSource(run, meta)];
+    // What each CANN module reserved (npu_module_mem: dozens of modules) opens folded.
+    for (const c of meta.counters ?? []) if (c.per_module) this.collapsed.add(`0:${c.group}`);
     this.message = meta.task_count ? null : 'this run has no trace tasks';
     if (this.controls) {
       this.controls.clock.disabled = !meta.has_calibration;
