@@ -48,5 +48,6 @@ if [[ "${MI_SKIP_E2E:-0}" != 1 ]]; then
   node test/timeline_test.mjs
   node test/e2e_linked_test.mjs
   node test/e2e_analyses_test.mjs
+  node test/e2e_timeline_habits_test.mjs
 fi
 echo "PASS: web tests"
