@@ -13,6 +13,7 @@ const { parseHash, formatHash, defaultUrlState, initialState, urlStateOf, kDefau
 const kDefaults = {
   pane: { run: 0, level: 'framework', grouping: 'scopes', direction: 'tb', expand: [], collapse: [], node: null },
   selection: null, tab: 'timeline', panel: 'split', color: 'op', compare: null, timelineCompare: null, align: 'start', clock: 'raw',
+  pins: [],
 };
 
 test('an empty hash is the default state', () => {
@@ -33,11 +34,12 @@ test('a first-slice link (main pane only) means the same and formats to itself',
 
 test('every field parses', () => {
   const h = '#run=1&level=compiled&grouping=fusion&direction=lr&expand=3,17&collapse=5&node=12&sel=task:812,813'
-    + '&tab=summary&panel=bottom&color=share&compare=0:framework&tcompare=2&align=first_run&clock=calibrated';
+    + '&tab=summary&panel=bottom&color=share&compare=0:framework&tcompare=2&align=first_run&clock=calibrated&pin=7,3';
   assert.deepEqual(parseHash(h), {
     pane: { run: 1, level: 'compiled', grouping: 'fusion', direction: 'lr', expand: [3, 17], collapse: [5], node: 12 },
     selection: { kind: 'task', ids: [812, 813] }, tab: 'summary', panel: 'bottom', color: 'share',
     compare: { run: 0, level: 'framework' }, timelineCompare: 2, align: 'first_run', clock: 'calibrated',
+    pins: [7, 3],
   });
   assert.equal(formatHash(parseHash(h)), h, 'formats back to the same hash');
 });
@@ -73,13 +75,17 @@ test('each field other than the main pane\'s appears only away from its default'
   assert.equal(one({ timelineCompare: 0 }), '&tcompare=0');
   assert.equal(one({ align: 'first_run' }), '&align=first_run');
   assert.equal(one({ clock: 'calibrated' }), '&clock=calibrated');
+  assert.equal(one({ pins: [] }), '');
+  assert.equal(one({ pins: [4, 2] }), '&pin=4,2');
   assert.equal(one({ pane: { ...d.pane, direction: 'lr' } }), '&direction=lr');
 });
 
 test('malformed values fall back to their defaults', () => {
   const bad = parseHash('#run=-3&level=&grouping=bogus&direction=up&expand=3,x,-1,7&collapse=&node=12a&sel=task:'
-    + '&tab=bogus&panel=left&color=red&compare=1:&tcompare=-1&align=end&clock=wall');
+    + '&tab=bogus&panel=left&color=red&compare=1:&tcompare=-1&align=end&clock=wall&pin=x,-1');
   assert.deepEqual(bad, { ...kDefaults, pane: { ...kDefaults.pane, expand: [3, 7] } });
+  // Pins: bad ids dropped, a repeated one kept once.
+  assert.deepEqual(parseHash('#pin=5,x,5,2').pins, [5, 2]);
   assert.equal(parseHash('#run=abc').pane.run, 0);
   assert.equal(parseHash('#node=-1').pane.node, null);
   for (const sel of ['task:1,,2', 'task:x', 'op:', 'finding:x', 'finding:', 'range:200-100', 'range:5-5', 'range:1-2:a', 'bogus:1', 'nocolon']) {
