@@ -3,8 +3,9 @@
 // alignment, the resolved selection's tasks, the op-type filter an op-type
 // selection sets, the lineage or critical path overlay, a range opened from
 // a link) and dispatches what the user does in it (a task click, an area
-// selection, the toolbar's clock). Its tools in the bottom bar: compare
-// with another run, alignment, zoom to the selection.
+// selection, the toolbar's clock, a track pinned or unpinned: the URL's
+// pin=). Its tools in the bottom bar: compare with another run (never the
+// run on screen), alignment, zoom to the selection.
 
 import type { Action, AppState } from '../../core/state';
 import type { ViewContext, ViewInstance, ViewMount, ViewPlugin } from '../../core/view';
@@ -100,6 +101,9 @@ class TimelineTab implements ViewInstance {
 
   /** Opens run `run` (a message instead when it has no trace). */
   private async open(s: AppState, run: number): Promise<void> {
+    // Pins name tracks of the run they were made on: another run drops them
+    // (a link's pins apply to the run it opens).
+    if (this.run !== -1 && this.run !== run && s.timelinePins.length) this.dispatch({ type: 'setTimelinePins', pins: [] });
     this.run = run;
     this.opened = false;
     const seq = ++this.openSeq;
@@ -128,7 +132,7 @@ class TimelineTab implements ViewInstance {
     this.applied = { compare: '', tasks: null, path: null, opFilter: null, zoom: null };
     // The clock first, so the first window is already in it.
     if (view.state.clock !== s.clock) view.setClock(s.clock);
-    view.setPins(s.timelinePins);
+    view.setPins(this.ctx.store.state.timelinePins);
     try {
       await view.open(run);
     } catch (e) {
