@@ -9,13 +9,16 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "analysis/steps/step_breakdown.h"
 #include "base/json_writer.h"
 #include "base/strings.h"
 #include "linker/links.h"
@@ -625,6 +628,111 @@ const TimelineIndex& GetTimelineIndex(const Session::Impl& run) {
   return *run.timeline;
 }
 
+namespace {
+
+// Where the timeline opens: the steady-state steps (analysis/steps: every
+// step but the setup before the first marked one), clamped to the trace's
+// extent; the whole trace when there are no steps or no setup to skip.
+void WriteDefaultWindow(const Trace& trace, int64_t start_ns, int64_t end_ns,
+                        JsonWriter* w) {
+  analysis::StepBreakdownResult steps = analysis::ComputeStepBreakdown(trace);
+  int64_t from = start_ns, to = end_ns;
+  std::string_view rule = "whole trace: no step markers";
+  if (steps.steady_end_ns > steps.steady_start_ns) {
+    from = std::max(start_ns, steps.steady_start_ns);
+    to = std::min(end_ns, steps.steady_end_ns);
+    rule = steps.setup_ns > 0 ? "steady-state steps: setup before the first "
+                                "step skipped"
+                              : "all steps: no setup before the first step";
+    if (to <= from) {
+      from = start_ns;
+      to = end_ns;
+      rule = "whole trace: the steps lie outside the tasks";
+    }
+  }
+  w->Key("default_window").BeginObject();
+  w->FieldInt("start_ns", from).FieldInt("end_ns", to);
+  w->Field("rule", rule);
+  w->FieldInt("setup_ns", steps.setup_ns);
+  w->FieldInt("steady_steps", static_cast<int64_t>(steps.steady_steps));
+  w->EndObject();
+}
+
+// Counter tracks: the allocator's totals over time (trace/allocator_records.h:
+// Kineto [memory] events, Ascend memory_record.csv rows) and what each CANN
+// module reserved (npu_module_mem.csv, group "module memory"), one series per
+// (source, device, component, figure), points in time order as recorded.
+// Values are bytes; a sample that does not give a figure (-1) is not a
+// point of that figure's series.
+void WriteCounters(const Trace& trace, JsonWriter* w) {
+  using Key = std::tuple<bool, uint32_t, int32_t, uint32_t>;
+  std::map<Key, std::vector<size_t>> groups;
+  const auto& samples = trace.allocator_samples();
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const AllocatorSample& s = samples[i];
+    groups[{s.per_module, s.source.valid() ? s.source.value() : 0u, s.device,
+            s.component.value()}]
+        .push_back(i);
+  }
+  w->Key("counters").BeginArray();
+  for (auto& [key, list] : groups) {
+    const auto& [per_module, source, device, component] = key;
+    std::stable_sort(list.begin(), list.end(), [&](size_t a, size_t b) {
+      return samples[a].time_ns < samples[b].time_ns;
+    });
+    const std::string device_name =
+        device >= 0 ? fmt::format("device {}", device) : std::string("host");
+    std::string where = device_name;
+    std::string_view comp = trace.str(StringId(component));
+    if (!comp.empty()) where += fmt::format(" · {}", comp);
+    std::string prefix =
+        trace.source_count() > 0 && source < trace.source_count()
+            ? SourcePrefix(trace, SourceId(source))
+            : std::string();
+    for (int figure = 0; figure < 2; ++figure) {
+      const bool allocated = figure == 0;
+      size_t points = 0;
+      for (size_t i : list) {
+        const AllocatorSample& s = samples[i];
+        if ((allocated ? s.total_allocated_bytes : s.total_reserved_bytes) >= 0)
+          ++points;
+      }
+      if (points == 0) continue;
+      w->BeginObject();
+      w->Field("name",
+               fmt::format("{}memory {} ({})", prefix,
+                           allocated ? "allocated" : "reserved", where));
+      w->Field("group", fmt::format("{}{}memory · {}", prefix,
+                                    per_module ? "module " : "", device_name));
+      w->FieldBool("per_module", per_module);
+      w->Field("figure", allocated ? "allocated" : "reserved");
+      w->Field("unit", "bytes");
+      w->FieldInt("source", source);
+      w->FieldInt("device", device);
+      w->Field("component", comp);
+      w->Key("t").BeginArray();
+      for (size_t i : list) {
+        const AllocatorSample& s = samples[i];
+        if ((allocated ? s.total_allocated_bytes : s.total_reserved_bytes) >= 0)
+          w->Int(s.time_ns);
+      }
+      w->EndArray();
+      w->Key("v").BeginArray();
+      for (size_t i : list) {
+        const AllocatorSample& s = samples[i];
+        int64_t v =
+            allocated ? s.total_allocated_bytes : s.total_reserved_bytes;
+        if (v >= 0) w->Int(v);
+      }
+      w->EndArray();
+      w->EndObject();
+    }
+  }
+  w->EndArray();
+}
+
+}  // namespace
+
 StatusOr<std::string> TimelineJsonOf(const Session::Impl& run,
                                      const TimelineRequest& request) {
   const Trace& trace = run.trace;
@@ -674,6 +782,9 @@ StatusOr<std::string> TimelineJsonOf(const Session::Impl& run,
   w.Key("op_types").BeginArray();
   for (std::string_view l : labels) w.String(l);
   w.EndArray();
+  WriteDefaultWindow(trace, calibrated ? x.calibrated_start_ns : x.start_ns,
+                     calibrated ? x.calibrated_end_ns : x.end_ns, &w);
+  WriteCounters(trace, &w);
   w.EndObject();
   return out;
 }

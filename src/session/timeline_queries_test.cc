@@ -2,9 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -551,6 +555,119 @@ TEST(TimelineIndexTest, SeveralSourcesAreGroupedByRank) {
                      {"rank 1 · GPU 0", "stream 7", 1},
                      {"rank 0 · host pid 100", "thread 11", 0},
                      {"rank 1 · host pid 100", "thread 11", 1}}));
+}
+
+}  // namespace
+}  // namespace mi
+
+namespace mi {
+namespace {
+
+// Counter tracks of a torch_npu run against memory_record.csv and
+// npu_module_mem.csv read here on their own: per component, every row is a
+// point of the "allocated" series (Total Allocated, MB -> bytes) when the
+// cell is given and of the "reserved" series (Total Reserved) likewise, at
+// its Timestamp(us) -> ns, in row order (the files are in time order). And the
+// default window skips the setup before ProfilerStep#50.
+TEST(TimelineCountersTest, AscendMemoryRecordRowsAreTheCounterPoints) {
+  const std::string dir = std::string(MI_SOURCE_DIR) +
+                          "/test/fixtures/samples/ascend/"
+                          "msinsight_pt_text_level1_rank0";
+  struct Series {
+    std::vector<int64_t> t, v;
+  };
+  // (per module, component, figure) -> points, from the CSV's own rows.
+  std::map<std::tuple<bool, std::string, std::string>, Series> expected;
+  // Reads one CSV: `allocated` / `reserved` are the columns of the two
+  // figures (-1: none). Returns the rows read.
+  auto read = [&](const std::string& name, bool per_module, int allocated,
+                  int reserved, std::string_view header) -> size_t {
+    std::ifstream csv(dir + "/ASCEND_PROFILER_OUTPUT/" + name);
+    EXPECT_TRUE(csv.good()) << "missing fixture " << name;
+    std::string line;
+    std::getline(csv, line);
+    EXPECT_EQ(line.rfind(header, 0), 0u) << name;
+    size_t rows = 0;
+    while (std::getline(csv, line)) {
+      std::vector<std::string> c;
+      std::stringstream in(line);
+      std::string cell;
+      while (std::getline(in, cell, ',')) c.push_back(cell);
+      c.resize(8);
+      // "1736408883573957.920\t" -> ns.
+      std::string ts = c[1].substr(0, c[1].find('\t'));
+      size_t dot = ts.find('.');
+      int64_t ns = std::stoll(ts.substr(0, dot)) * 1000;
+      std::string frac = dot == std::string::npos ? "" : ts.substr(dot + 1);
+      frac.resize(3, '0');
+      ns += std::stoll(frac);
+      auto add = [&](const std::string& figure, int col) {
+        if (col < 0 || c[col].empty()) return;
+        Series& s = expected[{per_module, c[0], figure}];
+        s.t.push_back(ns);
+        s.v.push_back(std::llround(std::stod(c[col]) * 1048576.0));
+      };
+      add("allocated", allocated);
+      add("reserved", reserved);
+      ++rows;
+    }
+    return rows;
+  };
+  // wc -l: 1005 and 1079 lines with the header.
+  EXPECT_EQ(read("memory_record.csv", false, 2, 3,
+                 "Component,Timestamp(us),Total Allocated(MB),"
+                 "Total Reserved(MB)"),
+            1004u);
+  EXPECT_EQ(read("npu_module_mem.csv", true, -1, 2,
+                 "Component,Timestamp(us),Total Reserved(MB),Device"),
+            1078u);
+
+  OpenOptions options;
+  options.paths = {dir};
+  auto session = Session::Open(options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto text = (*session)->TimelineJson({TraceClock::kRaw});
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  nlohmann::json j = nlohmann::json::parse(*text);
+  size_t matched = 0;
+  for (const auto& c : j["counters"]) {
+    auto key = std::make_tuple(c["per_module"].get<bool>(),
+                               c["component"].get<std::string>(),
+                               c["figure"].get<std::string>());
+    auto it = expected.find(key);
+    ASSERT_NE(it, expected.end()) << c["name"];
+    ++matched;
+    EXPECT_EQ(c["device"], 0);
+    EXPECT_EQ(c["unit"], "bytes");
+    EXPECT_EQ(c["t"].get<std::vector<int64_t>>(), it->second.t) << c["name"];
+    EXPECT_EQ(c["v"].get<std::vector<int64_t>>(), it->second.v) << c["name"];
+    EXPECT_EQ(c["group"], c["per_module"].get<bool>()
+                              ? "module memory · device 0"
+                              : "memory · device 0");
+  }
+  // memory_record: APP gives reserved only; PTA, GE, PTA+GE both figures
+  // (7 series); npu_module_mem: one reserved series per module.
+  size_t modules = 0;
+  for (const auto& [key, series] : expected) modules += std::get<0>(key);
+  EXPECT_EQ(expected.size() - modules, 7u);
+  EXPECT_GT(modules, 0u);
+  EXPECT_EQ(matched, expected.size());
+  EXPECT_EQ(j["counters"].size(), expected.size());
+
+  // One ProfilerStep (#50) with host work before it: the window opens on
+  // the step, not on the whole trace.
+  const auto& w = j["default_window"];
+  EXPECT_GT(w["start_ns"].get<int64_t>(), j["start_ns"].get<int64_t>());
+  EXPECT_LE(w["end_ns"].get<int64_t>(), j["end_ns"].get<int64_t>());
+  EXPECT_EQ(w["steady_steps"], 1);
+  EXPECT_GT(w["setup_ns"].get<int64_t>(), 0);
+  bool step_start = false;
+  for (const auto& r : j["runs"]) {
+    if (r["name"] == "ProfilerStep#50") {
+      step_start = r["start_ns"] == w["start_ns"];
+    }
+  }
+  EXPECT_TRUE(step_start);
 }
 
 }  // namespace

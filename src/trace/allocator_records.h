@@ -25,7 +25,9 @@ struct TaskMemoryRecord {
 
 // One allocator event or sample: Kineto `[memory]` instants (Bytes, negative
 // for a free; Total Allocated / Total Reserved after it); Ascend
-// memory_record.csv rows (totals only, per component).
+// memory_record.csv rows (totals only, per component); Ascend
+// npu_module_mem.csv rows (memory reserved per CANN module: SLOG, HCCL,
+// APP, ...; `per_module`, reserved only).
 struct AllocatorSample {
   int64_t time_ns = 0;
   int64_t delta_bytes = 0;
@@ -38,6 +40,9 @@ struct AllocatorSample {
   // The source (trace/trace.h SourceInfo) that recorded it: two ranks'
   // device 0 are two allocators. Invalid when added by hand (tests).
   SourceId source;
+  // npu_module_mem.csv: what a driver module reserved, not an allocator's
+  // totals; the timeline draws it, the memory analysis leaves it out.
+  bool per_module = false;
 };
 
 }  // namespace mi

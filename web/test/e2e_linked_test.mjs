@@ -210,8 +210,8 @@ try {
   // Mapping marks the node's row.
   await page.click('#tabs button[data-tab="mapping"]');
   await poll(page, () => document.querySelectorAll('#mapping .mapping-row[data-index]').length > 0, null, 30000, 'mapping rows');
-  // An empty list is truthy: wait for a marked row, not for the query.
-  const marked = await poll(page, () => { const m = Array.from(document.querySelectorAll('#mapping .mapping-row.selected')).map((r) => Number(r.dataset.node)); return m.length > 0 && m; }, null, 10000, 'a marked mapping row').catch(() => []);
+  // (An empty list is truthy: wait until a row is marked.)
+  const marked = await poll(page, () => { const m = Array.from(document.querySelectorAll('#mapping .mapping-row.selected')).map((r) => Number(r.dataset.node)); return m.length > 0 && m; }, null, 10000, 'a marked mapping row');
   check(marked.includes(conv.node.id), `mapping marks the selected node's row (${marked})`);
   // A node whose row is far down, selected in the graph: the table asks the
   // server where the row is (find_node= -> found_index) and scrolls it into

@@ -194,6 +194,7 @@ std::string CompareWithAllocatorSamples(const Trace& trace,
   std::vector<int64_t> running;
   bool kineto = false, ascend = false;
   for (const AllocatorSample& s : trace.allocator_samples()) {
+    if (s.per_module) continue;  // a module's reservation, not an allocator
     auto [it, inserted] = index.try_emplace(
         {s.source.value(), s.device, s.component.value()}, devices.size());
     if (inserted) {

@@ -10,6 +10,7 @@
 #include "analysis/registry/findings_analysis.h"
 #include "analysis/registry/registry.h"
 #include "analysis/sequences/sequences.h"
+#include "analysis/steps/step_breakdown.h"
 #include "analysis/timing/timing_results.h"
 #include "analysis/validation/validation.h"
 
@@ -17,9 +18,10 @@ namespace mi::analysis {
 
 const std::vector<const AnalysisDescriptor*>& BuiltinAnalyses() {
   static const std::vector<const AnalysisDescriptor*> list = {
-      &CalibrationAnalysis(), &CriticalPathAnalysis(), &IdleOverlapAnalysis(),
-      &FindingsAnalysis(),    &SequencesAnalysis(),    &BlocksAnalysis(),
-      &MemoryAnalysis(),      &ValidationAnalysis(),   &LoadBalanceAnalysis(),
+      &CalibrationAnalysis(),   &CriticalPathAnalysis(), &IdleOverlapAnalysis(),
+      &FindingsAnalysis(),      &SequencesAnalysis(),    &BlocksAnalysis(),
+      &MemoryAnalysis(),        &ValidationAnalysis(),   &LoadBalanceAnalysis(),
+      &StepBreakdownAnalysis(),
   };
   return list;
 }

@@ -83,17 +83,21 @@ bool IsAscendTableName(std::string_view path) {
   if (!name.ends_with(".csv")) return false;
   return name.starts_with("op_summary") || name.starts_with("kernel_details") ||
          name.starts_with("task_time") || name.starts_with("op_statistic") ||
-         name.starts_with("memory_record");
+         name.starts_with("memory_record") ||
+         name.starts_with("npu_module_mem");
 }
 
 // kMemoryRecord: memory_record.csv, the allocator's totals over time per
 // component (APP, PTA, GE, PTA+GE), kept as Trace allocator samples.
+// kModuleMemory: npu_module_mem.csv, memory reserved per CANN module over
+// time (Total Reserved only), kept as per-module allocator samples.
 enum class Table : uint8_t {
   kUnknown,
   kTasks,
   kTaskTime,
   kStatistic,
-  kMemoryRecord
+  kMemoryRecord,
+  kModuleMemory
 };
 
 struct Columns {
@@ -173,6 +177,13 @@ Columns MapHeader(const std::vector<std::string>& h) {
     c.allocated = FindSized(h, "Total Allocated", &c.allocated_unit);
     c.reserved = FindSized(h, "Total Reserved", &c.reserved_unit);
     c.device = Find(h, {"Device Type", "Device"});
+  } else if (Find(h, {"Component"}) >= 0 && Find(h, {"Timestamp(us)"}) >= 0 &&
+             FindSized(h, "Total Reserved", &c.reserved_unit) >= 0) {
+    c.table = Table::kModuleMemory;
+    c.component = Find(h, {"Component"});
+    c.timestamp = Find(h, {"Timestamp(us)"});
+    c.reserved = FindSized(h, "Total Reserved", &c.reserved_unit);
+    c.device = Find(h, {"Device", "Device Type"});
   }
   return c;
 }
@@ -305,8 +316,8 @@ class CsvReader : public Reader {
             Where(line) +
             "header names no task columns; expected op_summary (Op Name, "
             "Task Start Time(us), Task Duration(us)), kernel_details (Name, "
-            "Start Time(us), Duration(us)), task_time, op_statistic or "
-            "memory_record columns, found '" +
+            "Start Time(us), Duration(us)), task_time, op_statistic, "
+            "memory_record or npu_module_mem columns, found '" +
             (record.empty() ? std::string() : record[0].substr(0, 40)) + "'");
       }
       PrepareJoin();
@@ -321,7 +332,10 @@ class CsvReader : public Reader {
           " fields; expected " + std::to_string(header_size_) +
           " as in the header (an unquoted ',' inside a value?)");
     }
-    if (cols_.table == Table::kMemoryRecord) return AddMemoryRow(record);
+    if (cols_.table == Table::kMemoryRecord ||
+        cols_.table == Table::kModuleMemory) {
+      return AddMemoryRow(record, line);
+    }
     if (cols_.table != Table::kTasks && cols_.table != Table::kTaskTime) {
       return Status::Ok();  // statistics: recognised, no tasks
     }
@@ -419,13 +433,39 @@ class CsvReader : public Reader {
   // One allocator sample per row with a time and a Total Allocated (APP
   // rows carry only Total Reserved: kept with allocated unknown). Device
   // "NPU:3" -> 3; the component is kept so each allocator is its own curve.
-  Status AddMemoryRow(const std::vector<std::string>& r) {
-    std::optional<int64_t> time = ParseMicrosToNs(Cell(r, cols_.timestamp));
-    std::optional<int64_t> allocated =
-        ParseSize(Cell(r, cols_.allocated), cols_.allocated_unit);
-    std::optional<int64_t> reserved =
-        ParseSize(Cell(r, cols_.reserved), cols_.reserved_unit);
-    if (!time || (!allocated && !reserved)) return Status::Ok();
+  // A row whose time or size is not a number (an empty size is no value) is
+  // skipped with a diagnostic naming its line and cell.
+  Status AddMemoryRow(const std::vector<std::string>& r, uint64_t line) {
+    std::string_view time_cell = Cell(r, cols_.timestamp);
+    std::optional<int64_t> time = ParseMicrosToNs(time_cell);
+    if (!time) {
+      ctx_.diagnostics->Report(
+          DiagnosticCode::kCsvRowSkipped, {ctx_.path, line, 0},
+          "memory row skipped: Timestamp(us) is not a number; expected "
+          "microseconds such as 1736408883573957.920",
+          std::string(time_cell.substr(0, 80)));
+      return Status::Ok();
+    }
+    std::optional<int64_t> allocated, reserved;
+    for (auto [col, unit, out, what] :
+         {std::tuple(cols_.allocated, cols_.allocated_unit, &allocated,
+                     "Total Allocated"),
+          std::tuple(cols_.reserved, cols_.reserved_unit, &reserved,
+                     "Total Reserved")}) {
+      std::string_view cell = Cell(r, col);
+      if (col < 0 || cell.empty()) continue;
+      *out = ParseSize(cell, unit);
+      if (!*out) {
+        ctx_.diagnostics->Report(
+            DiagnosticCode::kCsvRowSkipped, {ctx_.path, line, 0},
+            std::string("memory row skipped: ") + what +
+                " is not a size; expected a non-negative number of " +
+                (unit == (int64_t{1} << 20) ? "MB" : "KB"),
+            std::string(cell.substr(0, 80)));
+        return Status::Ok();
+      }
+    }
+    if (!allocated && !reserved) return Status::Ok();
     AllocatorSample sample;
     sample.time_ns = *time;
     sample.total_allocated_bytes = allocated.value_or(-1);
@@ -438,6 +478,7 @@ class CsvReader : public Reader {
     }
     sample.component = ctx_.trace->strings().Intern(Cell(r, cols_.component));
     sample.source = source_;
+    sample.per_module = cols_.table == Table::kModuleMemory;
     ctx_.trace->AddAllocatorSample(sample);
     ++memory_rows_;
     return Status::Ok();
@@ -631,7 +672,8 @@ class AscendCsvImporter : public Importer {
         (Contains(first, "Duration(us)") || Contains(first, "task_time"));
     bool stats = Contains(first, "OP Type,Core Type,Count,Total Time(us)");
     bool task_time = Contains(first, "kernel_name,kernel_type,stream_id");
-    bool memory = Contains(first, "Component,Timestamp(us),Total Allocated(");
+    bool memory = Contains(first, "Component,Timestamp(us),Total Allocated(") ||
+                  Contains(first, "Component,Timestamp(us),Total Reserved(");
     if (tasks || stats || task_time || memory) return 90;
     // A file named like a CANN table (op_summary_*.csv, kernel_details.csv,
     // task_time_*.csv, op_statistic*.csv) whose header is not one we know,

@@ -87,6 +87,74 @@ TEST(AscendCsvTest, MemoryRecordRowsBecomeAllocatorSamples) {
       CreateAscendCsvImporter()->Sniff(kMemoryRecord, "memory_record.csv"), 90);
 }
 
+// npu_module_mem.csv (torch_npu, MB; rows as in the msinsight sample):
+// one per-module sample per row (reserved only), which the timeline draws
+// and the memory analysis leaves out.
+TEST(AscendCsvTest, ModuleMemoryRowsBecomePerModuleSamples) {
+  constexpr std::string_view kModuleMem =
+      "Component,Timestamp(us),Total Reserved(MB),Device\r\n"
+      "SLOG,1736408883657086.220\t,0.0,NPU:0\r\n"
+      "APP,1736408883657086.220\t,2109.6015625,NPU:0\r\n"
+      "HCCL,1736408883677036.730\t,44.5,NPU:1\r\n";
+  for (size_t chunk : {size_t{1}, size_t{9}, kModuleMem.size()}) {
+    CsvRun r;
+    r.path = "npu_module_mem.csv";
+    ASSERT_TRUE(r.Import(kModuleMem, chunk).ok()) << chunk;
+    EXPECT_EQ(r.trace.task_count(), 0u);
+    const auto& samples = r.trace.allocator_samples();
+    ASSERT_EQ(samples.size(), 3u) << chunk;
+    for (const AllocatorSample& s : samples) {
+      EXPECT_TRUE(s.per_module);
+      EXPECT_EQ(s.total_allocated_bytes, -1);
+    }
+    EXPECT_EQ(r.strings.Get(samples[0].component), "SLOG");
+    EXPECT_EQ(samples[0].time_ns, 1736408883657086220);
+    EXPECT_EQ(samples[0].total_reserved_bytes, 0);
+    // 2109.6015625 MB = 2109 * 1048576 + 0.6015625 * 1048576 = 2211446784 +
+    // 630784 = 2212077568 bytes.
+    EXPECT_EQ(samples[1].total_reserved_bytes, 2212077568);
+    // 44.5 MB = 46661632 bytes.
+    EXPECT_EQ(samples[2].total_reserved_bytes, 46661632);
+    EXPECT_EQ(samples[2].device, 1);
+    EXPECT_TRUE(r.diagnostics.log().empty());
+  }
+  EXPECT_EQ(CreateAscendCsvImporter()->Sniff(kModuleMem, "npu_module_mem.csv"),
+            90);
+}
+
+// A memory row whose time or size is not a number is skipped with a
+// diagnostic naming the file, its line and the cell; the good rows stay.
+TEST(AscendCsvTest, BadMemoryRowsAreSkippedWithTheirLine) {
+  CsvRun r;
+  r.path = "memory_record.csv";
+  ASSERT_TRUE(r.Import("Component,Timestamp(us),Total Allocated(MB),"
+                       "Total Reserved(MB),Device Type\n"
+                       "PTA,1736408883694624.810,1.0,2.0,NPU:0\n"
+                       "PTA,yesterday,1.0,2.0,NPU:0\n"
+                       "PTA,1736408883694625.000,lots,2.0,NPU:0\n"
+                       "PTA,1736408883694626.000,-3,2.0,NPU:0\n"
+                       "PTA,1736408883694627.000,,2.0,NPU:0\n",
+                       0)
+                  .ok());
+  // Rows 2 and 6 (lines 2, 6) kept: an empty size is no value, not a bad one.
+  ASSERT_EQ(r.trace.allocator_samples().size(), 2u);
+  EXPECT_EQ(r.trace.allocator_samples()[1].total_allocated_bytes, -1);
+  const auto& log = r.diagnostics.log();
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_EQ(log[0].code, DiagnosticCode::kCsvRowSkipped);
+  EXPECT_EQ(log[0].location.file, "memory_record.csv");
+  EXPECT_EQ(log[0].location.line, 3u);
+  EXPECT_NE(log[0].message.find("Timestamp(us) is not a number"),
+            std::string::npos);
+  EXPECT_EQ(log[0].snippet, "yesterday");
+  EXPECT_EQ(log[1].location.line, 4u);
+  EXPECT_NE(log[1].message.find("Total Allocated is not a size"),
+            std::string::npos);
+  EXPECT_EQ(log[1].snippet, "lots");
+  EXPECT_EQ(log[2].location.line, 5u);
+  EXPECT_EQ(log[2].snippet, "-3");
+}
+
 TEST(AscendCsvTest, ErrorsNameTheLine) {
   CsvRun r;
   Status s = r.Import(

@@ -21,7 +21,7 @@ constexpr std::string_view kMsprofOutput = "mindstudio_profiler_output";
 // Per-task tables and allocator totals, read after the timelines.
 bool IsTableFileName(std::string_view n) {
   return n == "kernel_details.csv" || n.starts_with("op_summary_") ||
-         n.starts_with("memory_record");
+         n.starts_with("memory_record") || n.starts_with("npu_module_mem");
 }
 
 // torch_npu's profiler_info_{rank}.json / profiler_metadata.json.
@@ -164,8 +164,8 @@ void ClaimOutputFolders(RunFiles& files) {
       } else {
         files.LeaveOut(i,
                        "a CANN profiler summary nothing reads (only the "
-                       "timeline, kernel_details / op_summary and "
-                       "memory_record are read)");
+                       "timeline, kernel_details / op_summary, "
+                       "memory_record and npu_module_mem are read)");
       }
     } else if (place.under_prof) {
       files.LeaveOut(i,

@@ -103,6 +103,7 @@ function applyUrl(s: AppState, u: UrlState): AppState {
   let next: AppState = {
     ...s, tab: s.tabs.includes(u.tab) ? u.tab : s.tab, panel: u.panel, color: u.color, timelineCompare: u.timelineCompare, align: u.align,
     clock: u.clock, criticalPathOn: u.criticalPath, criticalPath: u.criticalPath ? s.criticalPath : null,
+    timelinePins: u.pins.join(',') === s.timelinePins.join(',') ? s.timelinePins : u.pins,
   };
   // Another run: the folding kept for its levels does not apply.
   if (main.run !== before.run) next.savedFolding = [{}, ...next.savedFolding.slice(1)];
@@ -202,6 +203,8 @@ export function reduce(s: AppState, a: Action): AppState {
       const align = a.align ?? s.align;
       return a.run === s.timelineCompare && align === s.align ? s : { ...s, timelineCompare: a.run, align };
     }
+    case 'setTimelinePins':
+      return a.pins.join(',') === s.timelinePins.join(',') ? s : { ...s, timelinePins: a.pins.slice() };
     case 'select':
       return select(s, a.selection, a.source, a.pane);
     case 'resolved': {

@@ -183,6 +183,8 @@ export interface AppState {
   clock: Clock;
   timelineCompare: number | null;
   align: Align;
+  /** Timeline tracks pinned to the top (the URL's pin=). */
+  timelinePins: number[];
   selection: Selection | null;
   selectionSource: SelectionSource;
   /** Bumped on every selection. */
@@ -210,7 +212,7 @@ export function initialState(url: UrlState, tabs: readonly string[]): AppState {
   return {
     status: 'loading', runs: [], panes, savedFolding: panes.map(() => ({})), comparing: url.compare !== null, active: 0, sync: true,
     color: url.color, lineage: false, tab: url.tab, panel: url.panel, clock: url.clock, timelineCompare: url.timelineCompare,
-    align: url.align, selection: url.selection, selectionSource: 'url', selectionVersion: 0, resolved: emptyResolved(0),
+    align: url.align, timelinePins: url.pins, selection: url.selection, selectionSource: 'url', selectionVersion: 0, resolved: emptyResolved(0),
     details: { content: { kind: 'empty', message: kDetailsHint }, loading: false },
     search: { query: '', mode: 'auto', fromSelection: false, seq: 0, pane: 0, results: null },
     criticalPath: null, criticalPathOn: url.criticalPath, banner: null, graph: { ops: null, heat: null, statusCounts: null, statusLine: '' }, tabs,
@@ -225,6 +227,7 @@ export function urlStateOf(s: AppState): UrlState {
     pane: s.panes[0], selection: sel && sel.kind !== 'node' ? sel : null, tab: s.tab, panel: s.panel, color: s.color,
     compare: s.comparing && p1 ? { run: p1.run, level: p1.level } : null, timelineCompare: s.timelineCompare, align: s.align, clock: s.clock,
     criticalPath: s.criticalPathOn,
+    pins: s.timelinePins,
   };
 }
 
@@ -273,6 +276,7 @@ export type Action =
   | { type: 'setPanel'; panel: PanelMode }
   | { type: 'setClock'; clock: Clock }
   | { type: 'setTimelineCompare'; run: number | null; align?: Align }
+  | { type: 'setTimelinePins'; pins: number[] }
   /**
    * Selects (null clears). `pane`: the graph pane a node was picked in
    * (graph click, search result); without it a node selection goes to the

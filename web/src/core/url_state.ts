@@ -16,6 +16,7 @@
 //   &tcompare=1          timeline compared with run 1, &align=first_run
 //   &clock=calibrated    timeline clock
 //   &cpath=1             the critical path drawn on graph and timeline
+//   &pin=3,7             timeline tracks pinned to the top (main run's track ids)
 // A hash with no fields beyond the main pane's (links written before the
 // others existed) parses to the defaults; a malformed field falls back to its default.
 
@@ -39,6 +40,8 @@ export interface UrlState {
   clock: Clock;
   /** The critical path is drawn ("show" in the summary). */
   criticalPath: boolean;
+  /** Timeline tracks pinned to the top, in pin order. */
+  pins: number[];
 }
 
 /** The bottom views' ids in tab order; the first is the default tab. */
@@ -47,7 +50,7 @@ export const kDefaultTabs: readonly string[] = ['timeline', 'mapping', 'summary'
 export function defaultUrlState(tabs: readonly string[] = kDefaultTabs): UrlState {
   return {
     pane: { ...kDefaultPane }, selection: null, tab: tabs[0], panel: 'split', color: 'op', compare: null,
-    timelineCompare: null, align: 'start', clock: 'raw', criticalPath: false,
+    timelineCompare: null, align: 'start', clock: 'raw', criticalPath: false, pins: [],
   };
 }
 
@@ -83,6 +86,7 @@ export function parseHash(hash: string, tabs: readonly string[] = kDefaultTabs):
     align: p.get('align') === 'first_run' ? 'first_run' : 'start',
     clock: p.get('clock') === 'calibrated' ? 'calibrated' : 'raw',
     criticalPath: p.get('cpath') === '1',
+    pins: [...new Set(ints(p.get('pin')))],
   };
 }
 
@@ -107,5 +111,6 @@ export function formatHash(u: UrlState, tabs: readonly string[] = kDefaultTabs):
   if (u.align !== 'start') p.set('align', u.align);
   if (u.clock !== 'raw') p.set('clock', u.clock);
   if (u.criticalPath) p.set('cpath', '1');
+  if (u.pins.length) p.set('pin', u.pins.join(','));
   return '#' + p.toString().replace(/%2C/g, ',').replace(/%3A/g, ':');
 }

@@ -16,9 +16,26 @@ export interface TimelineTrack {
   task_count: number; rows: number; busy_ns: number; clock_offset_ns: number;
 }
 export interface TimelineRunSpan { index: number; name: string; start_ns: number; end_ns: number }
+/** Where the timeline opens: the steady-state steps (analysis step_breakdown), with the rule that chose it. */
+export interface TimelineDefaultWindow { start_ns: number; end_ns: number; rule: string; setup_ns: number; steady_steps: number }
+/** A counter track: the allocator's totals over time (bytes), points in time order. */
+export interface TimelineCounter {
+  name: string; group: string; figure: 'allocated' | 'reserved' | string; unit: string;
+  source: number; device: number; component: string; t: number[]; v: number[];
+  /** npu_module_mem.csv: what one CANN module reserved (group "module memory · …"), not an allocator's totals. */
+  per_module?: boolean;
+}
 export interface TimelineMeta {
   start_ns: number; end_ns: number; task_count: number; has_calibration: boolean;
   tracks: TimelineTrack[]; runs: TimelineRunSpan[]; op_types: string[];
+  default_window?: TimelineDefaultWindow; counters?: TimelineCounter[];
+}
+/** One step of the step_breakdown analysis (docs/reference/analyses.md). */
+export interface StepTimes { wall_ns: number; compute_ns: number; communication_ns: number; memcpy_ns: number; host_ns: number; idle_ns: number }
+export interface StepRow extends StepTimes { run: number; source: number; name: string; steady: boolean; start_ns: number; end_ns: number; tasks: number }
+export interface StepBreakdown {
+  steps: StepRow[]; steady_steps: number; steady_total: StepTimes;
+  steady_window: { start_ns: number; end_ns: number; setup_ns: number };
 }
 
 export interface TimelineFilter {
@@ -100,5 +117,10 @@ export class TimelineApi {
 
   nodeTasks(run: number, node: number, clock: Clock = 'raw'): Promise<NodeTasks> {
     return this.json(`/api/runs/${run}/tasks?node=${node}&clock=${clock}`);
+  }
+
+  /** The per-step breakdown (the registry's step_breakdown analysis). */
+  steps(run: number): Promise<StepBreakdown> {
+    return this.json(`/api/runs/${run}/analyses/step_breakdown`);
   }
 }

@@ -14,6 +14,7 @@ const kDefaults = {
   pane: { run: 0, level: 'framework', grouping: 'scopes', direction: 'auto', expand: [], collapse: [], node: null },
   selection: null, tab: 'timeline', panel: 'split', color: 'op', compare: null, timelineCompare: null, align: 'start', clock: 'raw',
   criticalPath: false,
+  pins: [],
 };
 
 test('an empty hash is the default state', () => {
@@ -34,11 +35,12 @@ test('a first-slice link (main pane only) means the same and formats to itself',
 
 test('every field parses', () => {
   const h = '#run=1&level=compiled&grouping=fusion&direction=lr&expand=3,17&collapse=5&node=12&sel=task:812,813'
-    + '&tab=summary&panel=bottom&color=share&compare=0:framework&tcompare=2&align=first_run&clock=calibrated&cpath=1';
+    + '&tab=summary&panel=bottom&color=share&compare=0:framework&tcompare=2&align=first_run&clock=calibrated&cpath=1&pin=7,3';
   assert.deepEqual(parseHash(h), {
     pane: { run: 1, level: 'compiled', grouping: 'fusion', direction: 'lr', expand: [3, 17], collapse: [5], node: 12 },
     selection: { kind: 'task', ids: [812, 813] }, tab: 'summary', panel: 'bottom', color: 'share',
     compare: { run: 0, level: 'framework' }, timelineCompare: 2, align: 'first_run', clock: 'calibrated', criticalPath: true,
+    pins: [7, 3],
   });
   assert.equal(formatHash(parseHash(h)), h, 'formats back to the same hash');
 });
@@ -76,6 +78,8 @@ test('each field other than the main pane\'s appears only away from its default'
   assert.equal(one({ clock: 'calibrated' }), '&clock=calibrated');
   assert.equal(one({ criticalPath: false }), '');
   assert.equal(one({ criticalPath: true }), '&cpath=1');
+  assert.equal(one({ pins: [] }), '');
+  assert.equal(one({ pins: [4, 2] }), '&pin=4,2');
   assert.equal(one({ pane: { ...d.pane, direction: 'lr' } }), '&direction=lr');
   // The default is the direction that fits the window; a chosen top to bottom is kept.
   assert.equal(one({ pane: { ...d.pane, direction: 'tb' } }), '&direction=tb');
@@ -85,8 +89,10 @@ test('each field other than the main pane\'s appears only away from its default'
 
 test('malformed values fall back to their defaults', () => {
   const bad = parseHash('#run=-3&level=&grouping=bogus&direction=up&expand=3,x,-1,7&collapse=&node=12a&sel=task:'
-    + '&tab=bogus&panel=left&color=red&compare=1:&tcompare=-1&align=end&clock=wall&cpath=yes');
+    + '&tab=bogus&panel=left&color=red&compare=1:&tcompare=-1&align=end&clock=wall&cpath=yes&pin=x,-1');
   assert.deepEqual(bad, { ...kDefaults, pane: { ...kDefaults.pane, expand: [3, 7] } });
+  // Pins: bad ids dropped, a repeated one kept once.
+  assert.deepEqual(parseHash('#pin=5,x,5,2').pins, [5, 2]);
   assert.equal(parseHash('#run=abc').pane.run, 0);
   assert.equal(parseHash('#node=-1').pane.node, null);
   for (const sel of ['task:1,,2', 'task:x', 'op:', 'finding:x', 'finding:', 'range:200-100', 'range:5-5', 'range:1-2:a', 'bogus:1', 'nocolon']) {

@@ -3,8 +3,9 @@
 // alignment, the resolved selection's tasks, the op-type filter an op-type
 // selection sets, the lineage or critical path overlay, a range opened from
 // a link) and dispatches what the user does in it (a task click, an area
-// selection, the toolbar's clock). Its tools in the bottom bar: compare
-// with another run, alignment, zoom to the selection.
+// selection, the toolbar's clock, a track pinned or unpinned: the URL's
+// pin=). Its tools in the bottom bar: compare with another run (never the
+// run on screen), alignment, zoom to the selection.
 
 import type { Action, AppState } from '../../core/state';
 import { runUsable } from '../../core/state';
@@ -69,7 +70,7 @@ class TimelineTab implements ViewInstance {
   debugHandle(): unknown { return this.view; }
 
   private onState(s: AppState, prev: AppState | null): void {
-    if (!prev || s.runs !== prev.runs) this.fillCompareRuns(s);
+    if (!prev || s.runs !== prev.runs || s.panes[0].run !== prev.panes[0].run) this.fillCompareRuns(s);
     if (!prev || s.timelineCompare !== prev.timelineCompare) this.compareSel.value = s.timelineCompare !== null ? String(s.timelineCompare) : '';
     if (!prev || s.align !== prev.align) this.alignSel.value = s.align;
     if (s.status !== 'ready' || !runUsable(s, s.panes[0].run)) return; // a run that could not be opened: nothing to ask
@@ -84,17 +85,26 @@ class TimelineTab implements ViewInstance {
     const none = el('option', undefined, 'none');
     none.value = '';
     sel.append(none);
+    // Never the run on screen: comparing a run with itself shows nothing new.
+    const current = s.panes[0].run;
+    let offered = 0;
     for (const r of s.runs) {
-      if (!r.has_trace) continue;
+      if (!r.has_trace || r.id === current) continue;
+      offered++;
       const o = el('option', undefined, `${r.id}: ${r.name}`);
       o.value = String(r.id);
       sel.append(o);
     }
-    sel.value = s.timelineCompare !== null ? String(s.timelineCompare) : '';
+    sel.value = s.timelineCompare !== null && s.timelineCompare !== current ? String(s.timelineCompare) : '';
+    sel.disabled = offered === 0;
+    sel.title = offered === 0 ? 'no other run with a trace is open (open two runs to compare their timelines)' : 'draw a second run\'s timeline below';
   }
 
   /** Opens run `run` (a message instead when it has no trace). */
   private async open(s: AppState, run: number): Promise<void> {
+    // Pins name tracks of the run they were made on: another run drops them
+    // (a link's pins apply to the run it opens).
+    if (this.run !== -1 && this.run !== run && s.timelinePins.length) this.dispatch({ type: 'setTimelinePins', pins: [] });
     this.run = run;
     this.opened = false;
     const seq = ++this.openSeq;
@@ -116,12 +126,14 @@ class TimelineTab implements ViewInstance {
           if (this.ctx.store.state.selection?.kind === 'range') this.dispatch({ type: 'select', selection: null, source: 'timeline' });
         },
         clockChanged: (clock) => this.dispatch({ type: 'setClock', clock }),
+        pinsChanged: (pins) => this.dispatch({ type: 'setTimelinePins', pins }),
       }, { forceCanvas2d: this.ctx.options.forceCanvas2d, stats: this.ctx.stats });
     }
     const view = this.view;
     this.applied = { compare: '', tasks: null, path: null, opFilter: null, zoom: null };
     // The clock first, so the first window is already in it.
     if (view.state.clock !== s.clock) view.setClock(s.clock);
+    view.setPins(this.ctx.store.state.timelinePins);
     try {
       await view.open(run);
     } catch (e) {
@@ -140,6 +152,7 @@ class TimelineTab implements ViewInstance {
     if (!view) return;
     const a = this.applied;
     if (view.state.clock !== s.clock) view.setClock(s.clock);
+    view.setPins(s.timelinePins);
     const cmp = s.timelineCompare;
     const valid = cmp !== null && cmp !== this.run && !!s.runs[cmp]?.has_trace;
     const compareKey = valid ? `${cmp}:${s.align}` : '';

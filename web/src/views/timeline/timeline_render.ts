@@ -32,6 +32,10 @@ export interface Lane {
   /** Rows drawn (the track's nesting depth); 0 for a track left out by the stream filter. */
   rows: number;
   group: GroupBand;
+  /** A counter track (memory over time) instead of tasks: drawn as a step line. */
+  counter?: { t: number[]; v: number[]; max: number; unit: string };
+  /** Pinned to the top (drawn with a filled pin mark). */
+  pinned?: boolean;
 }
 export interface GroupBand {
   source: number;
@@ -146,6 +150,21 @@ export const kSyncStripe = '#c0262d';
 const kIdleFill = '#f3f4f6';
 const kGroupFill = '#e7eaf0';
 const kGutterFill = '#fafbfc';
+export const kCounterFill = 'rgba(46, 125, 190, 0.28)';
+export const kCounterLine = 'rgb(46, 125, 190)';
+const kPinColor = '#d2691e';
+/** x of the pin mark in the gutter; clicks left of kPinHitW toggle the pin. */
+export const kPinX = 7;
+export const kPinHitW = 14;
+/** Height of a counter track. */
+export const kCounterH = 40;
+
+/** Bytes for people: "1.5 GiB". */
+export function formatBytes(b: number): string {
+  const u: [number, string][] = [[2 ** 30, 'GiB'], [2 ** 20, 'MiB'], [2 ** 10, 'KiB']];
+  for (const [f, n] of u) if (Math.abs(b) >= f) return `${trimZeros((b / f).toFixed(2))} ${n}`;
+  return `${b} B`;
+}
 const kGridColor = 'rgba(0,0,0,0.07)';
 const kTextColor = '#1d2330';
 const kMutedText = '#6b7385';
@@ -269,6 +288,35 @@ export class TimelineRenderer {
         ctx.fillStyle = kGridColor;
         ctx.fillRect(0, ly + l.h - 1, f.width, 1);
       }
+    }
+
+    // Counter tracks: a step line (the value holds until the next point),
+    // filled below, scaled to the series' own maximum.
+    for (const l of f.lanes) {
+      const c = l.counter;
+      if (!c || l.group.collapsed || !c.t.length) continue;
+      const ly = Y(l.y);
+      if (ly > plotBottom || ly + l.h < plotTop) continue;
+      const top = ly + kLanePad + 2, bottom = ly + l.h - kLanePad - 1;
+      const yOf = (v: number): number => bottom - (c.max > 0 ? (v / c.max) * (bottom - top) : 0);
+      const off = f.sources[l.source]?.offsetNs ?? 0;
+      ctx.beginPath();
+      ctx.moveTo(Math.max(plotX, X(c.t[0] + off)), bottom);
+      let lastY = bottom;
+      for (let i = 0; i < c.t.length; ++i) {
+        const x = Math.min(plotX + plotW, Math.max(plotX, X(c.t[i] + off)));
+        ctx.lineTo(x, lastY);
+        lastY = yOf(c.v[i]);
+        ctx.lineTo(x, lastY);
+      }
+      ctx.lineTo(plotX + plotW, lastY);
+      ctx.lineTo(plotX + plotW, bottom);
+      ctx.closePath();
+      ctx.fillStyle = kCounterFill;
+      ctx.fill();
+      ctx.strokeStyle = kCounterLine;
+      ctx.lineWidth = 1;
+      ctx.stroke();
     }
 
     // Grid lines under the items.
@@ -498,9 +546,24 @@ export class TimelineRenderer {
           ctx.fillRect(0, ly + l.h - 1, kGutterW, 1);
           continue;
         }
+        // The pin mark: click it to pin the track to the top (filled: pinned).
+        if (!l.counter) {
+          ctx.beginPath();
+          ctx.arc(kPinX, ly + kLanePad + (kRowH - 2) / 2, 3.5, 0, 2 * Math.PI);
+          ctx.fillStyle = l.pinned ? kPinColor : kGutterFill;
+          ctx.fill();
+          ctx.strokeStyle = l.pinned ? kPinColor : kMutedText;
+          ctx.lineWidth = 1;
+          ctx.stroke();
+        }
         ctx.fillStyle = kTextColor;
         ctx.fillText(fit(l.track.name, kGutterW - 62), 16, ly + kLanePad + (kRowH - 2) / 2);
-        if (f.traceSpanNs > 0) {
+        if (l.counter) {
+          ctx.fillStyle = kMutedText;
+          ctx.textAlign = 'right';
+          ctx.fillText(`peak ${formatBytes(l.counter.max)}`, kGutterW - 8, ly + l.h - kLanePad - 7);
+          ctx.textAlign = 'left';
+        } else if (f.traceSpanNs > 0) {
           ctx.fillStyle = kMutedText;
           ctx.textAlign = 'right';
           ctx.fillText(`${Math.round((100 * l.track.busy_ns) / f.traceSpanNs)}%`, kGutterW - 8, ly + kLanePad + (kRowH - 2) / 2);

@@ -22,11 +22,11 @@ import { kSelectColor, kMatchColor, kLineageColor, opColor, rgbCss } from '../..
 import { Stats } from '../../base/stats';
 import { ApiError } from '../../rpc/api';
 import {
-  TimelineApi, windowQuery, type Clock, type TaskDetails, type TimelineFilter, type TimelineMeta, type TimelineTrack,
+  TimelineApi, windowQuery, type Clock, type StepBreakdown, type TaskDetails, type TimelineFilter, type TimelineMeta, type TimelineTrack,
 } from '../../rpc/timeline_api';
 import { firstVisible, kFlagAggregate, kFlagLinked, kTaskKindNames, rowKey, type TimelineWindow } from '../../rpc/timeline_binary';
 import {
-  formatDuration, kAxisH, kFilteredLaneH, kCopyFill, kCopyStripe, kGroupH, kGutterW, kLanePad, kRowH, kSyncFill, kSyncStripe,
+  formatBytes, formatDuration, kAxisH, kCounterH, kCounterLine, kFilteredLaneH, kPinHitW, kCopyFill, kCopyStripe, kGroupH, kGutterW, kLanePad, kRowH, kSyncFill, kSyncStripe,
   rowBox, TimelineRenderer, type FlowArrow, type GroupBand, type Lane, type OverlayTask, type TimelineFrame,
 } from './timeline_render';
 
@@ -37,6 +37,8 @@ export interface TimelineHost {
   rangeCleared(): void;
   /** The toolbar switched the clock. */
   clockChanged?(clock: Clock): void;
+  /** A track was pinned or unpinned (the main run's track ids, in pin order). */
+  pinsChanged?(pins: number[]): void;
 }
 
 /** What the view shows: run, visible range, clock, filter, and the tasks of its overlays. */
@@ -55,8 +57,14 @@ export interface TimelineState {
   area: { startNs: number; endNs: number } | null;
   /** The message over the plot (loading, an error from the server, an empty run), or null. */
   message: string | null;
+  /** Tracks pinned to the top (main run). */
+  pins: number[];
+  /** Where the view opened and why (the default window's rule), or null before a run is open. */
+  opened: { startNs: number; endNs: number; rule: string } | null;
 }
 
+/** The group of tracks pinned to the top. */
+const kPinnedGroup = 'pinned';
 /** Pixels of change below which a drag is a click. */
 const kClickSlop = 3;
 /** Debounce of window requests while the view moves (ms). */
@@ -102,6 +110,17 @@ function injectStyle(): void {
 .mi-tl-tip { position: absolute; pointer-events: none; background: rgba(24,28,38,0.94); color: #fff; padding: 5px 8px;
   border-radius: 4px; font-size: 11.5px; line-height: 1.45; max-width: 440px; white-space: pre-line; z-index: 5; display: none; }
 .mi-tl-tip b { font-weight: 600; }
+.mi-tl-steps { position: absolute; right: 6px; top: 30px; z-index: 4; max-height: calc(100% - 40px); overflow: auto;
+  max-width: calc(100% - 202px); box-sizing: border-box;
+  background: #fff; border: 1px solid #c9ced8; border-radius: 4px; box-shadow: 0 2px 8px rgba(0,0,0,0.15); padding: 6px 8px; font-size: 11.5px; }
+.mi-tl-steps table { border-collapse: collapse; }
+.mi-tl-steps th, .mi-tl-steps td { padding: 2px 4px; text-align: right; white-space: nowrap; }
+.mi-tl-steps th:first-child, .mi-tl-steps td:first-child { text-align: left; }
+.mi-tl-steps tr.setup td { color: #8a91a0; font-style: italic; }
+.mi-tl-steps tbody tr { cursor: pointer; }
+.mi-tl-steps tbody tr:hover { background: #eef3fb; }
+.mi-tl-stepbar { display: inline-flex; width: 90px; height: 9px; vertical-align: middle; background: #f3f4f6; }
+.mi-tl-stepbar span { display: block; height: 100%; }
 `;
   document.head.appendChild(s);
 }
@@ -123,6 +142,7 @@ export class TimelineView {
   private controls: {
     clock: HTMLSelectElement; op: HTMLInputElement; name: HTMLInputElement; kinds: HTMLInputElement[];
     ops: HTMLDataListElement; compare: HTMLSpanElement; allTracks: HTMLButtonElement;
+    steady: HTMLButtonElement; setup: HTMLButtonElement; steps: HTMLButtonElement; opened: HTMLSpanElement;
   } | null = null;
 
   private sources: RunSource[] = [];
@@ -140,6 +160,12 @@ export class TimelineView {
   private lanes: Lane[] = [];
   private contentH = 0;
   private readonly collapsed = new Set<string>();
+  /** Tracks of the main run pinned to the top, in pin order. */
+  private pins: number[] = [];
+  /** The window the run opened on, and why. */
+  private opened: { startNs: number; endNs: number; rule: string } | null = null;
+  private stepsPanel: HTMLDivElement | null = null;
+  private stepsSeq = 0;
 
   private selected: OverlayTask[] = [];
   private selectedDetails: TaskDetails | null = null;
@@ -217,6 +243,7 @@ export class TimelineView {
       highlightIds: this.highlightIds.slice(), highlighted: this.highlighted.map((t) => ({ ...t })),
       pathIds: this.pathIds.slice(), path: this.path.map((t) => ({ ...t })), filter: { ...this.filter },
       selectedTask: this.selectedDetails, flows: this.flows.length, area: this.areaSelection, message: this.message,
+      pins: this.pins.slice(), opened: this.opened ? { ...this.opened } : null,
     };
   }
 
@@ -240,6 +267,8 @@ export class TimelineView {
       throw e;
     }
     this.sources = [this.newSource(run, meta)];
+    // What each CANN module reserved (npu_module_mem: dozens of modules) opens folded.
+    for (const c of meta.counters ?? []) if (c.per_module) this.collapsed.add(`0:${c.group}`);
     this.message = meta.task_count ? null : 'this run has no trace tasks';
     if (this.controls) {
       this.controls.clock.disabled = !meta.has_calibration;
@@ -250,8 +279,92 @@ export class TimelineView {
       await this.loadCompare().catch((e) => { this.message = `compare run ${this.compareRun}: ${e instanceof Error ? e.message : String(e)}`; });
     }
     this.relayout();
-    this.fitAll(false);
+    this.openDefaultWindow(meta);
+    if (this.stepsPanel) void this.showSteps(true);
     await this.fetchNow();
+  }
+
+  /**
+   * Opens on the steady-state steps (the server's default_window: the steps
+   * after the setup before the first ProfilerStep / model_run), else the
+   * whole trace. A link's explicit window (zoomTo) applies after this.
+   */
+  private openDefaultWindow(meta: TimelineMeta): void {
+    const dw = meta.default_window;
+    if (dw && dw.end_ns > dw.start_ns && (dw.start_ns > meta.start_ns || dw.end_ns < meta.end_ns)) {
+      const pad = (dw.end_ns - dw.start_ns) * 0.01;
+      this.viewStart = dw.start_ns - pad;
+      this.viewEnd = dw.end_ns + pad;
+      this.opened = { startNs: dw.start_ns, endNs: dw.end_ns, rule: dw.rule };
+      this.requestRender();
+    } else {
+      this.fitAll(false);
+      this.opened = { startNs: meta.start_ns, endNs: meta.end_ns, rule: dw?.rule ?? 'whole trace' };
+    }
+    if (this.controls) {
+      const setup = dw?.setup_ns ?? 0;
+      this.controls.setup.disabled = !(setup > 0);
+      this.controls.setup.title = setup > 0
+        ? `show the setup before the first step (${formatDuration(setup)}: model loading, session setup)`
+        : 'no setup before the first step in this run';
+      this.controls.steady.disabled = !dw || !(dw.steady_steps > 0);
+      this.controls.opened.textContent = setup > 0 ? `steady state · ${dw!.steady_steps} step${dw!.steady_steps === 1 ? '' : 's'} (setup ${formatDuration(setup)} skipped)` : '';
+      this.controls.opened.title = dw?.rule ?? '';
+    }
+  }
+
+  /** Zooms to the steady-state steps (the default window). */
+  showSteady(): void {
+    const dw = this.sources[0]?.meta.default_window;
+    if (dw && dw.end_ns > dw.start_ns) this.zoomTo(dw.start_ns - (dw.end_ns - dw.start_ns) * 0.01, dw.end_ns + (dw.end_ns - dw.start_ns) * 0.01);
+  }
+
+  /** Zooms to the setup before the first step (model loading, session setup). */
+  showSetup(): void {
+    const m = this.sources[0]?.meta;
+    const dw = m?.default_window;
+    if (!m || !dw || !(dw.setup_ns > 0)) return;
+    const a = m.start_ns, b = dw.start_ns;
+    this.zoomTo(a - (b - a) * 0.01, b + (b - a) * 0.01);
+  }
+
+  /** Pins (or unpins) tracks of the main run to the top, in this order. */
+  setPins(pins: number[]): void {
+    const next = [...new Set(pins)];
+    if (next.join(',') === this.pins.join(',')) return;
+    this.pins = next;
+    this.relayout();
+  }
+
+  private togglePin(track: number): void {
+    const next = this.pins.includes(track) ? this.pins.filter((t) => t !== track) : [...this.pins, track];
+    this.setPins(next);
+    this.host.pinsChanged?.(this.pins.slice());
+  }
+
+  /** Opens (or closes) the per-step breakdown table over the plot. */
+  async showSteps(open: boolean): Promise<void> {
+    const seq = ++this.stepsSeq;
+    if (!open) { this.stepsPanel?.remove(); this.stepsPanel = null; return; }
+    const s = this.sources[0];
+    if (!s) return;
+    if (!this.stepsPanel) {
+      this.stepsPanel = document.createElement('div');
+      this.stepsPanel.className = 'mi-tl-steps';
+      this.stepsPanel.id = 'mi-tl-steps';
+      this.plot.appendChild(this.stepsPanel);
+    }
+    const panel = this.stepsPanel;
+    panel.textContent = 'loading steps…';
+    let b: StepBreakdown;
+    try {
+      b = await this.api.steps(s.run);
+    } catch (e) {
+      if (seq === this.stepsSeq) panel.textContent = `steps: ${e instanceof Error ? e.message : String(e)}`;
+      return;
+    }
+    if (seq !== this.stepsSeq || this.stepsPanel !== panel) return;
+    panel.replaceChildren(renderSteps(b, (a, z) => this.zoomTo(a - (z - a) * 0.01, z + (z - a) * 0.01)));
   }
 
   setClock(mode: Clock): void {
@@ -374,8 +487,20 @@ export class TimelineView {
   /** The window on hand for `source` (0 = main run, 1 = compare run). */
   windowOf(source = 0): TimelineWindow | null { return this.sources[source]?.win ?? null; }
   /** Each lane: its source run, track, and canvas-relative top and height. */
-  laneBoxes(): { source: number; track: number; name: string; y: number; h: number; collapsed: boolean }[] {
-    return this.lanes.map((l) => ({ source: l.source, track: l.track.id, name: l.track.name, y: kAxisH + l.y - this.scrollY, h: l.h, collapsed: l.group.collapsed }));
+  laneBoxes(): { source: number; track: number; name: string; group: string; y: number; h: number; collapsed: boolean; pinned: boolean; counter: boolean }[] {
+    return this.lanes.map((l) => ({
+      source: l.source, track: l.track.id, name: l.track.name, group: l.group.name, y: kAxisH + l.y - this.scrollY, h: l.h,
+      collapsed: l.group.collapsed, pinned: !!l.pinned, counter: !!l.counter,
+    }));
+  }
+  /** The counter value drawn at time t (ns) on counter lane `track` (-1 - index), or null before its first point. */
+  counterValueAt(track: number, t: number): number | null {
+    const l = this.lanes.find((ln) => ln.counter && ln.track.id === track);
+    if (!l?.counter) return null;
+    const c = l.counter;
+    let v: number | null = null;
+    for (let i = 0; i < c.t.length && c.t[i] <= t; ++i) v = c.v[i];
+    return v;
   }
   /** Canvas-relative position of time t (ns) and of a row of a track. */
   xOf(t: number): number { return kGutterW + ((t - this.viewStart) * (this.width - kGutterW)) / (this.viewEnd - this.viewStart); }
@@ -418,9 +543,17 @@ export class TimelineView {
     const lanes: Lane[] = [];
     let y = 0;
     const onlyTracks = this.filter.tracks && this.filter.tracks.length ? new Set(this.filter.tracks) : null;
+    const pinned = new Set(this.pins);
     this.sources.forEach((s, si) => {
       const byGroup = new Map<string, TimelineTrack[]>();
+      // Pinned tracks (main run) first, in pin order, in a group of their own.
+      if (si === 0 && pinned.size) {
+        const byId = new Map(s.meta.tracks.map((t) => [t.id, t]));
+        const list = this.pins.map((id) => byId.get(id)).filter((t): t is TimelineTrack => !!t);
+        if (list.length) byGroup.set(kPinnedGroup, list);
+      }
       for (const t of s.meta.tracks) {
+        if (si === 0 && pinned.has(t.id)) continue;
         const g = t.group || (t.kind === 'device_stream' ? 'device' : 'host');
         let list = byGroup.get(g);
         if (!list) byGroup.set(g, (list = []));
@@ -437,7 +570,7 @@ export class TimelineView {
           const filteredOut = si === 0 && onlyTracks !== null && !onlyTracks.has(t.id);
           const rows = filteredOut ? 0 : Math.max(1, Math.min(255, t.rows || 1));
           const h = g.collapsed ? 0 : filteredOut ? kFilteredLaneH : rows * kRowH + 2 * kLanePad;
-          const lane: Lane = { source: si, track: t, y, h, rows, group: g };
+          const lane: Lane = { source: si, track: t, y, h, rows, group: g, pinned: si === 0 && pinned.has(t.id) };
           g.lanes.push(lane);
           g.taskCount += t.task_count;
           lanes.push(lane);
@@ -445,6 +578,28 @@ export class TimelineView {
         }
         groups.push(g);
       }
+      // Counter tracks (memory over time), below the run's task tracks.
+      const counters = s.meta.counters ?? [];
+      const cgroups = new Map<string, GroupBand>();
+      counters.forEach((c, k) => {
+        const name = c.group || 'memory';
+        let g = cgroups.get(name);
+        if (!g) {
+          const label = this.sources.length > 1 ? `${si === 0 ? 'A' : 'B'} · run ${s.run} · ${name}` : name;
+          g = { source: si, name: label, y, collapsed: this.collapsed.has(`${si}:${name}`), lanes: [], taskCount: 0 };
+          cgroups.set(name, g);
+          groups.push(g);
+          y += kGroupH;
+        }
+        let max = 0;
+        for (const v of c.v) max = Math.max(max, v);
+        const track: TimelineTrack = { id: -1 - k, kind: 'other', name: c.name.replace(/^.*?memory /, ''), group: name, task_count: 0, rows: 1, busy_ns: 0, clock_offset_ns: 0 };
+        const h = g.collapsed ? 0 : kCounterH;
+        const lane: Lane = { source: si, track, y, h, rows: 1, group: g, counter: { t: c.t, v: c.v, max, unit: c.unit } };
+        g.lanes.push(lane);
+        lanes.push(lane);
+        y += h;
+      });
     });
     this.groups = groups;
     this.lanes = lanes;
@@ -737,7 +892,7 @@ export class TimelineView {
     if (sx < kGutterW || sy < kAxisH) return null;
     const cy = sy - kAxisH + this.scrollY;
     const lane = this.lanes.find((l) => !l.group.collapsed && cy >= l.y && cy < l.y + l.h);
-    if (!lane) return null;
+    if (!lane || lane.counter) return null;
     const w = this.sources[lane.source]?.win;
     if (!w) return null;
     const row = Math.floor((cy - lane.y - kLanePad) / kRowH);
@@ -813,7 +968,7 @@ export class TimelineView {
     const a = Math.min(y0, y1), b = Math.max(y0, y1);
     const out: number[] = [];
     for (const l of this.lanes) {
-      if (l.source !== 0 || l.rows === 0) continue;
+      if (l.source !== 0 || l.rows === 0 || l.counter) continue;
       const top = l.group.collapsed ? l.group.y : l.y;
       const bottom = l.group.collapsed ? l.group.y + kGroupH : l.y + l.h;
       if (bottom > a && top < b) out.push(l.track.id);
@@ -926,7 +1081,10 @@ export class TimelineView {
     if (x < kGutterW) {
       const cy = y - kAxisH + this.scrollY;
       const lane = this.lanes.find((l) => l.source === 0 && !l.group.collapsed && cy >= l.y && cy < l.y + l.h);
-      if (lane) this.toggleTrackFilter(lane.track.id);
+      if (!lane || lane.counter) return;
+      // The pin mark pins the track to the top; the rest of the label filters by it.
+      if (x < kPinHitW && lane.rows > 0) this.togglePin(lane.track.id);
+      else this.toggleTrackFilter(lane.track.id);
       return;
     }
     const h = this.hit(x, y);
@@ -952,6 +1110,18 @@ export class TimelineView {
       if (r) this.showTip(`<b>${esc(r.name || `run ${r.index}`)}</b>\n${formatDuration(r.end_ns - r.start_ns)}`, e.clientX, e.clientY);
       else this.hideTip();
       return;
+    }
+    // Over a counter track: its value at the pointer.
+    if (x >= kGutterW && y >= kAxisH) {
+      const cy = y - kAxisH + this.scrollY;
+      const cl = this.lanes.find((l) => l.counter && !l.group.collapsed && cy >= l.y && cy < l.y + l.h);
+      if (cl) {
+        const t = this.timeAt(x) - this.offsetOf(cl.source);
+        const v = this.counterValueAt(cl.track.id, t);
+        const origin = this.sources[0]?.meta.start_ns ?? 0;
+        this.showTip(`<b>${esc(cl.track.name)}</b>\n${v === null ? 'no sample yet' : formatBytes(v)} at ${formatDuration(t - origin)}`, e.clientX, e.clientY);
+        return;
+      }
     }
     const h = this.hit(x, y);
     const prev = this.hover;
@@ -1012,8 +1182,21 @@ export class TimelineView {
   private buildToolbar(bar: HTMLDivElement): void {
     const mk = <K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}): HTMLElementTagNameMap[K] =>
       Object.assign(document.createElement(tag), props);
-    const fit = mk('button', { textContent: 'fit', title: 'whole trace (0)' });
+    const fit = mk('button', { textContent: 'whole trace', title: 'whole trace, setup included (0)' });
     fit.addEventListener('click', () => this.fitAll());
+    const steady = mk('button', { textContent: 'steps', title: 'the steady-state steps the timeline opens on' });
+    steady.addEventListener('click', () => this.showSteady());
+    const setup = mk('button', { textContent: 'setup', title: 'the setup before the first step (model loading, session setup)' });
+    setup.addEventListener('click', () => this.showSetup());
+    const steps = mk('button', { textContent: 'step breakdown', title: 'per step: wall time and time in compute, communication, memcpy, host, idle' });
+    steps.addEventListener('click', () => {
+      const open = !this.stepsPanel;
+      steps.classList.toggle('active', open);
+      void this.showSteps(open);
+    });
+    const opened = mk('span', { className: 'mi-tl-status' });
+    opened.style.marginLeft = '0';
+    fit.id = 'mi-tl-fit'; steady.id = 'mi-tl-steady'; setup.id = 'mi-tl-setup'; steps.id = 'mi-tl-steps-btn'; opened.id = 'mi-tl-opened';
     const allTracks = mk('button', { textContent: 'all tracks', title: 'clear the stream filter (click a track label to filter by it)', hidden: true });
     allTracks.addEventListener('click', () => this.setFilter({ ...this.filter, tracks: undefined }));
     const clock = mk('select', { title: 'task start times: raw, or calibrated by the per-track clock offsets' });
@@ -1073,11 +1256,60 @@ export class TimelineView {
     );
     const compare = mk('span', { className: 'mi-tl-status' });
     compare.style.marginLeft = '0';
-    bar.append(fit, allTracks, clock, op, ops, name, kindsBox, legend, compare);
-    this.controls = { clock, op, name, kinds, ops, compare, allTracks };
+    legend.append(sw(kCounterLine, 'memory', 'counter tracks: the allocator\'s totals over time (Kineto [memory] events, Ascend memory_record.csv)'));
+    bar.append(steady, setup, fit, steps, opened, allTracks, clock, op, ops, name, kindsBox, legend, compare);
+    this.controls = { clock, op, name, kinds, ops, compare, allTracks, steady, setup, steps, opened };
   }
 }
 
 function esc(s: string): string {
   return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+}
+
+/** The categories of a step in their order of precedence, with their colours. */
+const kStepCats: [keyof import('../../rpc/timeline_api').StepTimes, string, string][] = [
+  ['compute_ns', 'compute', '#3b7dd8'], ['communication_ns', 'comm', '#c75dba'], ['memcpy_ns', 'memcpy', '#e0a030'],
+  ['host_ns', 'host', '#6bb36b'], ['idle_ns', 'idle', '#c9ced8'],
+];
+
+/** The per-step table: wall time, each category's time and a stacked bar; a row click zooms to the step. */
+function renderSteps(b: StepBreakdown, zoom: (startNs: number, endNs: number) => void): HTMLElement {
+  const box = document.createElement('div');
+  const table = document.createElement('table');
+  const head = table.createTHead().insertRow();
+  for (const h of ['step', 'wall', ...kStepCats.map((c) => c[1]), '']) {
+    const th = document.createElement('th');
+    th.textContent = h;
+    head.appendChild(th);
+  }
+  const body = table.createTBody();
+  const rows = [...b.steps.map((s) => ({ ...s, label: s.name })),
+    ...(b.steady_steps > 1 ? [{ ...b.steady_total, label: `steady total (${b.steady_steps} steps)`, steady: true, start_ns: b.steady_window.start_ns, end_ns: b.steady_window.end_ns }] : [])];
+  for (const s of rows) {
+    const tr = body.insertRow();
+    if (!s.steady) tr.className = 'setup';
+    tr.dataset.start = String(s.start_ns);
+    tr.dataset.end = String(s.end_ns);
+    const cell = (text: string): HTMLTableCellElement => { const td = tr.insertCell(); td.textContent = text; return td; };
+    cell(s.steady ? s.label : `${s.label} (setup)`);
+    cell(formatDuration(s.wall_ns));
+    for (const [k] of kStepCats) cell(formatDuration(s[k]));
+    const bar = document.createElement('span');
+    bar.className = 'mi-tl-stepbar';
+    for (const [k, name, color] of kStepCats) {
+      const part = document.createElement('span');
+      part.style.width = `${s.wall_ns > 0 ? (100 * s[k]) / s.wall_ns : 0}%`;
+      part.style.background = color;
+      part.title = `${name} ${formatDuration(s[k])}`;
+      bar.appendChild(part);
+    }
+    tr.insertCell().appendChild(bar);
+    tr.addEventListener('click', () => { if (s.end_ns > s.start_ns) zoom(s.start_ns, s.end_ns); });
+  }
+  const note = document.createElement('div');
+  note.style.color = '#6b7385';
+  note.style.marginTop = '4px';
+  note.textContent = 'each ns to the first that applies: compute, comm (collectives), memcpy, host (devices idle), idle';
+  box.append(table, note);
+  return box;
 }
