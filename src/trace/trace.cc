@@ -187,6 +187,19 @@ std::string_view TaskClassOf(const Trace& trace, TaskId t,
   return trace.str(trace.task_class(t));
 }
 
+bool IsCommunicationTask(const Trace& trace, TaskId t) {
+  if (trace.str(trace.task_class(t)) == kTaskClassCommunication) return true;
+  std::string_view category = trace.str(trace.task_category(t));
+  if (EqualsIgnoringCase(category, "communication") ||
+      EqualsIgnoringCase(category, "hccl")) {
+    return true;
+  }
+  std::string_view name = trace.str(trace.task_name(t));
+  return ContainsIgnoringCase(name, "nccl") ||
+         ContainsIgnoringCase(name, "hccl") ||
+         StartsWithIgnoringCase(name, "hcom_");
+}
+
 namespace {
 
 constexpr std::string_view kNameSeparator = " · ";

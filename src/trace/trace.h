@@ -346,6 +346,13 @@ std::string_view TaskDialect(const Trace& trace, TaskId t);
 std::string_view TaskClassOf(const Trace& trace, TaskId t,
                              std::string_view op_type);
 
+// A collective communication task: one its importer classed as
+// communication (CANN's HCCL tasks), one whose category says so
+// ("communication", "hccl"), or by name an NCCL / HCCL kernel or an Ascend
+// hcom_* op (Kineto gives NCCL kernels no class). The one rule every
+// analysis uses (diagnosis, load balance, step breakdown).
+bool IsCommunicationTask(const Trace& trace, TaskId t);
+
 // Names for people, shared by every report and view (summary stream rows,
 // the timeline's tracks and groups, task details, dumps, the timing
 // analyses' clock domains, devices and messages). With tracks of one source

@@ -122,7 +122,7 @@ try {
       check(line && line.px >= 9, `${tag}: "${name}" drawn legibly (${line ? line.px.toFixed(1) + ' px' : 'absent'})`);
     }
     const summaries = lines.filter((x) => /^\d+ nodes · /.test(x.text));
-    check(summaries.length >= 4 && summaries.every((x) => x.px >= 9), `${tag}: the layers say their node count and time (${summaries.map((x) => x.text).join(' | ')})`);
+    check(summaries.length >= 4 && summaries.every((x) => x.px >= 9), `${tag}: the layers say their node count and time (${summaries.map((x) => `${x.text} @${x.px.toFixed(1)}px`).join(' | ')})`);
     const mixes = lines.filter((x) => /(Conv|Relu|Add) ×\d/.test(x.text) || /^same as layer/.test(x.text));
     check(mixes.length >= 1, `${tag}: op mix shown (${mixes.map((x) => x.text).join(' | ')})`);
     const cov = await coverage(page);

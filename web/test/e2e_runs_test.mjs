@@ -123,16 +123,18 @@ async function checkNoGraphLayout(page, run, name, viewport) {
   const tl = await box(page, '#timeline canvas');
   check(tl && tl.y < work.y + work.h * 0.5 && tl.y + tl.h >= work.y + work.h - 2,
     `${name}: the timeline canvas takes the work area from its upper half down (${JSON.stringify(tl)} in ${JSON.stringify(work)})`);
-  // Pixels: its first rows of tasks are drawn (not an empty pane): along
-  // the rows under the time axis, several colours.
+  // Pixels: its rows of tasks are drawn (not an empty pane): along the rows
+  // under the time axis, down to the canvas's bottom, several colours (the
+  // steady-state window of a sparse trace leaves its first rows thin).
   const png = await page.screenshot();
   const pts = [];
-  for (let y = tl.y + 40; y < tl.y + 200; y += 8) for (let f = 0.35; f < 1; f += 0.05) pts.push([tl.x + tl.w * f, y]);
+  for (let y = tl.y + 40; y < tl.y + tl.h - 8; y += 8) for (let f = 0.35; f < 1; f += 0.05) pts.push([tl.x + tl.w * f, y]);
   const px = await pixelsAt(page, png, pts);
   const colours = new Set(px.map((c) => c.join(',')));
   const background = px[0];
   const inked = px.filter((c) => colorDistance(c, background) > 40).length;
-  check(colours.size >= 4 && inked >= pts.length / 20,
+  // An empty pane inks none; a sparse trace's window only a few per cent.
+  check(colours.size >= 4 && inked >= 10,
     `${name}: the timeline's rows are drawn (${colours.size} colours, ${inked} of ${pts.length} points inked)`);
   return png;
 }

@@ -18,7 +18,7 @@ RuleContext MakeRuleContext(const Model& model, const Trace& trace,
     TaskId t(i);
     TaskKind kind = trace.task_kind(t);
     if (kind != TaskKind::kCompute && kind != TaskKind::kDataMovement) continue;
-    if (IsCommunication(trace, t)) continue;
+    if (IsCommunicationTask(trace, t)) continue;
     ctx.basis_ns += trace.task_duration_ns(t);
     if (kind == TaskKind::kCompute) ctx.compute_ns += trace.task_duration_ns(t);
   }
@@ -32,11 +32,6 @@ RuleContext MakeRuleContext(const Model& model, const Trace& trace,
     }
   }
   return ctx;
-}
-
-bool IsCommunication(const Trace& trace, TaskId t) {
-  if (trace.str(trace.task_class(t)) == kTaskClassCommunication) return true;
-  return trace.str(trace.task_name(t)).starts_with("nccl");
 }
 
 std::string_view TaskOpType(const RuleContext& ctx, TaskId t) {

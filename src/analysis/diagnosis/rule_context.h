@@ -63,11 +63,6 @@ void DynamicInputShape(const RuleContext&, const RuleSpec&,
 
 // ---- helpers ----
 
-// Collective communication: tasks their importer classed as communication
-// (trace/trace.h task_class: CANN's HCCL tasks) and NCCL kernels (by name:
-// Kineto gives them no class).
-bool IsCommunication(const Trace& trace, TaskId t);
-
 // The op type a task ran: the source's op type, else its node's, else the
 // task name.
 std::string_view TaskOpType(const RuleContext& ctx, TaskId t);

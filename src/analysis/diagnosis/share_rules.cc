@@ -76,8 +76,8 @@ void ShareRule(const RuleContext& ctx, const RuleSpec& rule,
   int64_t total = 0;
   for (uint32_t i = 0; i < ctx.trace.task_count(); ++i) {
     TaskId t(i);
-    if (!IsBasisKind(ctx.trace.task_kind(t)) || IsCommunication(ctx.trace, t) ||
-        !select(t)) {
+    if (!IsBasisKind(ctx.trace.task_kind(t)) ||
+        IsCommunicationTask(ctx.trace, t) || !select(t)) {
       continue;
     }
     int64_t d = ctx.trace.task_duration_ns(t);

@@ -14,20 +14,6 @@
 namespace mi::analysis {
 namespace {
 
-// A collective: NCCL / HCCL kernels, Ascend hcom_* ops, or what an importer
-// filed under communication.
-bool IsCommunication(const Trace& trace, TaskId t) {
-  std::string_view category = trace.str(trace.task_category(t));
-  if (EqualsIgnoringCase(category, "communication") ||
-      EqualsIgnoringCase(category, "hccl")) {
-    return true;
-  }
-  std::string_view name = trace.str(trace.task_name(t));
-  return ContainsIgnoringCase(name, "nccl") ||
-         ContainsIgnoringCase(name, "hccl") ||
-         StartsWithIgnoringCase(name, "hcom_");
-}
-
 using Intervals = std::vector<std::pair<int64_t, int64_t>>;
 
 // Length of the union of the intervals.
@@ -65,7 +51,7 @@ struct Accumulator {
     first = std::min(first, start);
     last = std::max(last, end);
     busy.emplace_back(start, end);
-    if (IsCommunication(trace, t)) {
+    if (IsCommunicationTask(trace, t)) {
       communication.emplace_back(start, end);
     } else if (trace.task_kind(t) == TaskKind::kCompute) {
       compute.emplace_back(start, end);

@@ -13,21 +13,6 @@ namespace {
 
 using Intervals = std::vector<std::pair<int64_t, int64_t>>;
 
-// A collective: NCCL / HCCL kernels, Ascend hcom_* ops, or what an importer
-// filed under communication (the load_balance analysis reads them alike).
-bool IsCommunication(const Trace& trace, TaskId t) {
-  if (trace.str(trace.task_class(t)) == kTaskClassCommunication) return true;
-  std::string_view category = trace.str(trace.task_category(t));
-  if (EqualsIgnoringCase(category, "communication") ||
-      EqualsIgnoringCase(category, "hccl")) {
-    return true;
-  }
-  std::string_view name = trace.str(trace.task_name(t));
-  return ContainsIgnoringCase(name, "nccl") ||
-         ContainsIgnoringCase(name, "hccl") ||
-         StartsWithIgnoringCase(name, "hcom_");
-}
-
 // Sorted, disjoint, touching intervals joined.
 Intervals Merge(Intervals v) {
   std::sort(v.begin(), v.end());
@@ -100,7 +85,7 @@ StepBreakdownResult ComputeStepBreakdown(const Trace& trace) {
     SourceId s = trace.task_source(t);
     SourceCover& c = cover[s.valid() && s.value() < sources ? s.value() : 0];
     if (kind == TaskKind::kCompute || kind == TaskKind::kDataMovement) {
-      if (IsCommunication(trace, t)) {
+      if (IsCommunicationTask(trace, t)) {
         c.communication.emplace_back(start, end);
       } else if (kind == TaskKind::kCompute) {
         c.compute.emplace_back(start, end);

@@ -133,7 +133,9 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
       if (detailed) {
         sink.text(cx, y + 14, 11, true, 1, w - 8, l.str(l.itemTitle[i]), 0.1);
         const t = scene.itemTime[i];
-        sink.text(cx, y + 27, 9, false, 1, w - 8, `${l.groupNodeCount[g]} nodes${t > 0 ? ` · ${fmtUs(t)}` : ''}`, 0.2);
+        // Never under 9 screen px: just above the overview's zoom the box is
+        // still small on screen and its summary must stay readable.
+        sink.text(cx, y + 27, Math.max(9, 9 / scale), false, 1, w - 8, `${l.groupNodeCount[g]} nodes${t > 0 ? ` · ${fmtUs(t)}` : ''}`, 0.2);
         if (h >= 44) sink.text(cx, y + 38, 8, false, 1, w - 8, topOpsText(l, g), 0.33);
       } else if (w * scale > 12) {
         // Overview: the label on the box, then "N nodes · time" and the op
