@@ -16,17 +16,9 @@ import os
 import pathlib
 import sys
 
-
-def cpp_bytes(data):
-    # Hex arrays: exact bytes (NULs included), 24 per line.
-    lines = []
-    for i in range(0, len(data), 24):
-        lines.append("    " + ",".join(f"0x{b:02x}" for b in data[i:i + 24]) + ",")
-    return "\n".join(lines)
-
-
-def cpp_string(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+# The C++ literal writers the UI assets use (tools/embed_assets.py).
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from embed_assets import cpp_bytes, cpp_string  # noqa: E402
 
 
 def main():

@@ -25,23 +25,7 @@ void WriteValueRef(JsonWriter& w, const Model& m, ValueId v) {
   w.Field("name", m.str(m.value_name(v)));
   w.Field("dtype", DataTypeName(m.value_dtype(v)));
   w.Key("shape");
-  if (m.value_has_shape(v)) {
-    w.BeginArray();
-    const auto& dims = m.value_dims(v);
-    const auto& names = m.value_dim_names(v);
-    for (size_t i = 0; i < dims.size(); ++i) {
-      if (dims[i] >= 0) {
-        w.Int(dims[i]);
-      } else if (names[i] != StringPool::kEmpty) {
-        w.String(m.str(names[i]));
-      } else {
-        w.Null();
-      }
-    }
-    w.EndArray();
-  } else {
-    w.Null();
-  }
+  WriteValueShape(w, m, v);
   WriteValueLayoutFields(w, m, v);
   w.EndObject();
 }
@@ -254,6 +238,26 @@ std::string EncodeTraceJson(const Session::Impl& run) {
   w.EndObject();
   out.push_back('\n');
   return out;
+}
+
+void WriteValueShape(JsonWriter& w, const Model& m, ValueId v) {
+  if (!m.value_has_shape(v)) {
+    w.Null();
+    return;
+  }
+  w.BeginArray();
+  const auto& dims = m.value_dims(v);
+  const auto& names = m.value_dim_names(v);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] >= 0) {
+      w.Int(dims[i]);
+    } else if (names[i] != StringPool::kEmpty) {
+      w.String(m.str(names[i]));
+    } else {
+      w.Null();
+    }
+  }
+  w.EndArray();
 }
 
 void WriteValueLayoutFields(JsonWriter& w, const Model& m, ValueId v) {

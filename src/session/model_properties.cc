@@ -32,32 +32,12 @@ std::string_view FormatOf(const Session::Impl& run, std::string_view path) {
   return {};
 }
 
-void WriteDims(JsonWriter& w, const Model& m, ValueId v) {
-  if (!m.value_has_shape(v)) {
-    w.Null();
-    return;
-  }
-  w.BeginArray();
-  auto dims = m.value_dims(v);
-  auto names = m.value_dim_names(v);
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] >= 0) {
-      w.Int(dims[i]);
-    } else if (names[i] != StringPool::kEmpty) {
-      w.String(m.str(names[i]));
-    } else {
-      w.Null();
-    }
-  }
-  w.EndArray();
-}
-
 void WriteValue(JsonWriter& w, const Model& m, ValueId v) {
   w.BeginObject();
   w.Field("name", m.str(m.value_name(v)));
   w.Field("dtype", DataTypeName(m.value_dtype(v)));
   w.Key("shape");
-  WriteDims(w, m, v);
+  WriteValueShape(w, m, v);
   w.Field("type", m.FormatValueType(v));
   WriteValueLayoutFields(w, m, v);
   w.EndObject();
@@ -122,7 +102,7 @@ StatusOr<std::string> Session::ModelPropertiesJson(
     w.Field("name", m.str(m.value_name(v)));
     w.Field("dtype", DataTypeName(m.value_dtype(v)));
     w.Key("shape");
-    WriteDims(w, m, v);
+    WriteValueShape(w, m, v);
     w.Field("type", m.FormatValueType(v));
     w.Key("bytes").UInt(m.value_data_bytes(v));
     if (m.value_flags(v) & kValueExternalData) {

@@ -59,6 +59,10 @@ void AddWholeTraceAnalyses(const Session& session, const Session::Impl& run,
 // those the format gave) into the open JSON object; graph.json and node
 // details share it.
 void WriteValueLayoutFields(JsonWriter& w, const Model& m, ValueId v);
+// Writes a tensor's shape as a JSON array (a number per known dimension,
+// the symbolic name or null for the others), or null when it has none;
+// graph.json and the model-properties route share it.
+void WriteValueShape(JsonWriter& w, const Model& m, ValueId v);
 std::string EncodeGraphJson(const Session::Impl& run);
 std::string EncodeTraceJson(const Session::Impl& run);
 

@@ -120,9 +120,10 @@ TEST(IdleOverlapTest, IdleBreakdownGapsOverlapAndSync) {
   EXPECT_EQ(r.sync_waits[0].device_after, t.k7);
 
   std::string json = encoders::EncodeJson(ToIdleOverlapResult(t.trace, r));
-  EXPECT_NE(json.find("\"idle_by_reason_ns\":{\"host\":570,\"other_stream\":120,"
-                      "\"other\":50}"),
-            std::string::npos)
+  EXPECT_NE(
+      json.find("\"idle_by_reason_ns\":{\"host\":570,\"other_stream\":120,"
+                "\"other\":50}"),
+      std::string::npos)
       << json;
 }
 
