@@ -4,6 +4,7 @@
 #include "importers/ascend_timeline/ascend_timeline_importer.h"
 #include "importers/chrome_trace/chrome_trace_importer.h"
 #include "importers/ge/ge_importer.h"
+#include "importers/om/om_importer.h"
 #include "importers/onnx/onnx_importer.h"
 
 namespace mi::importers {
@@ -19,6 +20,7 @@ std::vector<std::unique_ptr<Importer>> CreateBuiltinImporters() {
   list.push_back(CreateAscendCsvImporter());
   list.push_back(CreateGeProtoTextImporter());
   list.push_back(CreateAtcJsonImporter());
+  list.push_back(CreateOmImporter());
   return list;
 }
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -253,8 +254,12 @@ bool SplitInput(std::string_view input, std::string_view* op, int64_t* index) {
 class Converter {
  public:
   Converter(const ge_ir::ModelDef& model, std::string_view stage,
-            ImportContext& ctx)
-      : def_(model), stage_(stage), ctx_(ctx), model_(*ctx.model) {
+            ImportContext& ctx, const GeModelExtras* extras = nullptr)
+      : def_(model),
+        stage_(stage),
+        ctx_(ctx),
+        model_(*ctx.model),
+        extras_(extras) {
     for (int g = 0; g < def_.graph_size(); ++g) {
       graph_index_.emplace(def_.graph(g).name(), g);
     }
@@ -320,8 +325,17 @@ class Converter {
     GraphInfo& info = model_.mutable_graph(root);
     std::string producer = "GE";
     if (!stage_.empty()) producer += " " + std::string(stage_);
+    if (extras_ != nullptr && !extras_->producer.empty()) {
+      producer = extras_->producer;
+    }
     info.producer = model_.strings().Intern(producer);
     AddMetadata(&info);
+    if (extras_ != nullptr) {
+      for (const auto& [key, value] : extras_->metadata) {
+        info.metadata.emplace_back(model_.strings().Intern(key),
+                                   model_.strings().Intern(value));
+      }
+    }
     used_.assign(static_cast<size_t>(def_.graph_size()), false);
     used_[0] = true;
     MI_RETURN_IF_ERROR(ConvertGraph(def_.graph(0), root, 0));
@@ -453,6 +467,7 @@ class Converter {
         a.text = model_.strings().Intern(std::to_string(it->second));
         model_.AddNodeAttribute(node, a);
       }
+      if (extras_ != nullptr) AddOmExtras(op, node);
       if (op.stream_id() != 0) {
         Attribute a;
         a.name = model_.strings().Intern("stream_id");
@@ -508,6 +523,51 @@ class Converter {
     return Status::Ok();
   }
 
+  // An .om's tasks and kernel binary for the op, and a Const's weight size.
+  void AddOmExtras(const ge_ir::OpDef& op, NodeId node) {
+    auto add = [&](std::string_view name, std::string_view text) {
+      Attribute a;
+      a.name = model_.strings().Intern(name);
+      a.kind = AttributeKind::kString;
+      a.text = model_.strings().Intern(text);
+      model_.AddNodeAttribute(node, a);
+    };
+    if (auto it = extras_->op_tasks.find(op.name());
+        it != extras_->op_tasks.end()) {
+      // The model attr task_index_op_name counted them already when the
+      // model has one.
+      if (task_count_.find(op.name()) == task_count_.end()) {
+        Attribute a;
+        a.name = model_.strings().Intern("om_task_count");
+        a.kind = AttributeKind::kInt;
+        a.int_value = static_cast<int64_t>(it->second.size());
+        a.text = model_.strings().Intern(std::to_string(it->second.size()));
+        model_.AddNodeAttribute(node, a);
+      }
+      for (size_t i = 0; i < it->second.size(); ++i) {
+        add(fmt::format("om_task_{}", i), it->second[i]);
+      }
+    }
+    if (auto it = extras_->op_kernels.find(op.name());
+        it != extras_->op_kernels.end()) {
+      add("om_kernel_binary", it->second);
+    }
+    if (extras_->const_weight_sizes &&
+        (op.type() == "Const" || op.type() == "Constant")) {
+      auto value = op.attr().find("value");
+      std::span<const ValueId> outputs = model_.node_outputs(node);
+      if (value != op.attr().end() &&
+          value->second.value_case() == ge_ir::AttrDef::kT &&
+          !outputs.empty() && outputs[0].valid()) {
+        const ge_ir::TensorDef& t = value->second.t();
+        uint64_t bytes = t.desc().weight_size() > 0
+                             ? static_cast<uint64_t>(t.desc().weight_size())
+                             : t.data().size();
+        model_.SetValueData(outputs[0], bytes, StringPool::kEmpty);
+      }
+    }
+  }
+
   void DescribeTensor(ValueId v, const ge_ir::TensorDescriptor& desc) {
     model_.SetValueType(v, OnnxDataType(desc.dtype()));
     if (desc.has_shape()) {
@@ -530,6 +590,7 @@ class Converter {
   std::string_view stage_;
   ImportContext& ctx_;
   Model& model_;
+  const GeModelExtras* extras_;
   LayerLevel level_ = LayerLevel::kFramework;
   std::unordered_map<std::string_view, int> graph_index_;
   std::unordered_map<std::string, int64_t> task_count_;
@@ -548,6 +609,14 @@ Status ConvertGeModel(const ge_ir::ModelDef& model, std::string_view stage,
     return InternalError("ConvertGeModel: ImportContext has no model");
   }
   return Converter(model, stage, ctx).Run();
+}
+
+Status ConvertGeModel(const ge_ir::ModelDef& model, std::string_view stage,
+                      ImportContext& ctx, const GeModelExtras& extras) {
+  if (ctx.model == nullptr) {
+    return InternalError("ConvertGeModel: ImportContext has no model");
+  }
+  return Converter(model, stage, ctx, &extras).Run();
 }
 
 }  // namespace mi::importers::ge
