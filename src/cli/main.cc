@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
       "and what the device ran, linked."};
   app.set_version_flag("--version",
                        "model-inspector " + std::string(mi::Version()));
-  app.require_subcommand(1);
+  // No subcommand: `--model FILE` opens it in the web UI (open_command.h).
+  app.require_subcommand(0, 1);
   int exit_code = 0;
   mi::cli::RegisterSummaryCommand(app, &exit_code);
   mi::cli::RegisterExportCommand(app, &exit_code);
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   mi::cli::RegisterPathCommand(app, &exit_code);
   mi::cli::RegisterCheckCommand(app, &exit_code);
   mi::cli::RegisterAnalyzeCommand(app, &exit_code);
+  mi::cli::RegisterSeedOptions(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

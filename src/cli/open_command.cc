@@ -20,6 +20,9 @@
 
 #include "cli/common.h"
 #include "cli/demo_run.h"
+#include "importers/builtin_importers.h"
+#include "importers/common/registry.h"
+#include "io/chunk_reader.h"
 #include "model_inspector/session.h"
 #include "server/assets.h"
 #include "server/server.h"
@@ -281,7 +284,93 @@ int Run(const OpenFlags& flags) {
   return 0;
 }
 
+struct SeedFlags {
+  std::string model;
+  std::string compare;
+  std::string log_level = "warning";
+};
+
+// The format a file is read as ("om", "onnx", ...), by content as the
+// session decides it; empty when unknown or unreadable (the session then
+// reports it).
+std::string FormatOf(const std::string& path) {
+  auto head = io::ReadDecompressedHead(path, importers::kSniffLookahead);
+  if (!head.ok()) return {};
+  static const importers::ImporterRegistry* const kRegistry =
+      new importers::ImporterRegistry(importers::CreateBuiltinImporters());
+  const importers::Importer* importer = kRegistry->Detect(*head, path);
+  return importer != nullptr ? std::string(importer->descriptor().name)
+                             : std::string();
+}
+
+int RunSeed(const SeedFlags& seed, OpenFlags flags) {
+  // Two files of one format (two versions of a model) are two runs, side by
+  // side in the run picker; a model and another form of it (an ONNX model
+  // and its .om) are one run, the framework and the compiled graph linked.
+  if (seed.compare.empty()) {
+    flags.paths = {seed.model};
+  } else {
+    std::string a = FormatOf(seed.model), b = FormatOf(seed.compare);
+    if (!a.empty() && a == b) {
+      flags.paths = {seed.model, seed.compare};
+    } else {
+      flags.groups = {{seed.model, seed.compare}};
+    }
+  }
+  flags.verbose = seed.log_level == "debug" || seed.log_level == "info";
+  flags.quiet = seed.log_level == "error";
+  return Run(flags);
+}
+
 }  // namespace
+
+void RegisterSeedOptions(CLI::App& app, int* exit_code) {
+  auto seed = std::make_shared<SeedFlags>();
+  auto flags = std::make_shared<OpenFlags>();
+  CLI::Option* model = app.add_option(
+      "--model", seed->model,
+      "without a subcommand: open this model (or run directory) in the web "
+      "UI, as `open MODEL` does");
+  app.add_option("--compare", seed->compare,
+                 "with --model: a second model; of the same format it is a "
+                 "second run beside the first, another form of the same "
+                 "model (ONNX and its .om) is linked to it in one run")
+      ->needs(model);
+  app.add_option("--host", flags->host,
+                 "with --model: address to listen on (default 127.0.0.1); "
+                 "an address other than loopback needs --token")
+      ->needs(model);
+  app.add_option("--port", flags->port,
+                 "with --model: port (default 0: a free one)")
+      ->check(CLI::Range(0, 65535))
+      ->needs(model);
+  app.add_option("--token", flags->token,
+                 "with --model: access token every request must carry; "
+                 "'auto' for a random one")
+      ->needs(model);
+  app.add_option("--log-level", seed->log_level,
+                 "with --model: debug or info (also info diagnostics), "
+                 "warning (default), error (no progress output)")
+      ->check(CLI::IsMember({"debug", "info", "warning", "error"}))
+      ->needs(model);
+  app.callback([&app, seed, flags, exit_code]() {
+    if (!app.get_subcommands().empty()) {
+      if (!seed->model.empty()) {
+        std::fprintf(stderr,
+                     "model-inspector: error: --model before a subcommand; "
+                     "give it after the subcommand, or no subcommand to "
+                     "open the model in the web UI\n");
+        *exit_code = 2;
+      }
+      return;
+    }
+    if (seed->model.empty()) {
+      throw CLI::RequiredError(
+          "a subcommand, or --model FILE to open a model in the web UI");
+    }
+    *exit_code = RunSeed(*seed, *flags);
+  });
+}
 
 void RegisterOpenCommand(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<OpenFlags>();

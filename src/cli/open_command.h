@@ -9,4 +9,10 @@ namespace mi::cli {
 // runs until SIGINT/SIGTERM. No PATH: the bundled demo run.
 void RegisterOpenCommand(CLI::App& app, int* exit_code);
 
+// The command line without a subcommand: `model-inspector --model M
+// [--compare C] [--port N] [--host H] [--token T] [--log-level L]` is `open`
+// (same loopback and token rules for --host). With --compare, two models of
+// one format are two runs, an ONNX model and its .om one run, linked.
+void RegisterSeedOptions(CLI::App& app, int* exit_code);
+
 }  // namespace mi::cli

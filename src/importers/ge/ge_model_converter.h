@@ -40,7 +40,7 @@ struct GeModelExtras {
   std::vector<std::pair<std::string, std::string>> metadata;
   // A Const's output tensor gets its weight's size (TensorDescriptor
   // weight_size: its bytes in WEIGHTS_DATA, which stays unread) as its
-  // byte size.
+  // byte size, also shown as the node's attribute om_weight_bytes.
   bool const_weight_sizes = false;
   // The graph's producer ("ATC offline model") instead of "GE".
   std::string producer;
