@@ -159,8 +159,10 @@ def decode_compressed_key(key, names):
     return names[index].encode()
 
 
-def model_def(buf):
-    """Graphs of a ModelDef: [{name, ops: [{name, type, id, ...}]}]."""
+def model_def(buf, root_names=None):
+    """Graphs of a ModelDef: [{name, ops: [{name, type, id, ...}]}].
+    root_names: the root model's attr_name_enum, for a submodel whose
+    dictionary holds names that are themselves encoded."""
     model_attrs = map_entries(buf, 11)
 
     def list_s(attr):
@@ -176,12 +178,17 @@ def model_def(buf):
             for k, v in map_entries(op, 10).items():
                 if k[:1] == b"\0":
                     k = decode_compressed_key(k, enum_names)
+                    if k[:1] == b"\0" and root_names:
+                        k = decode_compressed_key(k, root_names)
                 attrs[k.decode()] = v
             record = {
                 "name": first(op, 1, b"").decode(),
                 "type": first(op, 2, b"").decode(),
                 "id": first(op, 21, 0),
                 "attrs": attrs,
+                # TensorDescriptor field 4: the layout of each output.
+                "output_layouts": [first(d, 4, b"").decode()
+                                   for d in every(op, 34)],
             }
             value = attrs.get("value")
             if value is not None and first(value, 12) is not None:
@@ -218,11 +225,14 @@ def read(data):
     """The whole file: header, groups, and per group its models."""
     h, gs = groups(data)
     models = []
+    root_names = None
     for parts in gs:
         m = {"partitions": sorted(parts)}
         if MODEL_DEF in parts:
             off, size = parts[MODEL_DEF]
-            m["model"] = model_def(data[off:off + size])
+            m["model"] = model_def(data[off:off + size], root_names)
+            if root_names is None:
+                root_names = m["model"]["attr_name_enum"]
         if TASK_INFO in parts:
             off, size = parts[TASK_INFO]
             m["tasks"] = task_info(data[off:off + size])
@@ -235,3 +245,95 @@ def read(data):
                 m["kernels"] += kernel_names(data[off:off + size])
         models.append(m)
     return h, models
+
+
+# ---------------------------------------------------------------- writing
+# A minimal protobuf and .om writer for hand-built test files.
+
+def enc_varint(value):
+    out = bytearray()
+    while True:
+        b = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def enc_bytes(number, payload):
+    if isinstance(payload, str):
+        payload = payload.encode()
+    return enc_varint(number << 3 | 2) + enc_varint(len(payload)) + payload
+
+
+def enc_int(number, value):
+    return enc_varint(number << 3) + enc_varint(value)
+
+
+def attr_s(value):
+    return enc_bytes(2, value)
+
+
+def attr_list_s(values):
+    return enc_bytes(1, b"".join(enc_bytes(2, v) for v in values))
+
+
+def map_entry(number, key, value):
+    return enc_bytes(number, enc_bytes(1, key) + enc_bytes(2, value))
+
+
+def op_def(name, type_, op_id, inputs=(), attrs=None, layout="NC1HWC0"):
+    out = enc_bytes(1, name) + enc_bytes(2, type_)
+    for i in inputs:
+        out += enc_bytes(5, i)
+    for k, v in (attrs or {}).items():
+        out += map_entry(10, k, v)
+    if op_id:
+        out += enc_int(21, op_id)
+    # One output desc: float16 (dtype 2), the given layout.
+    out += enc_bytes(34, enc_int(2, 2) + enc_bytes(4, layout))
+    return out
+
+
+def model_def_bytes(name, graphs, attrs=None):
+    """graphs: [(graph name, [op_def bytes])]."""
+    out = enc_bytes(1, name)
+    for gname, ops in graphs:
+        out += enc_bytes(7, enc_bytes(1, gname) +
+                         b"".join(enc_bytes(6, o) for o in ops))
+    for k, v in (attrs or {}).items():
+        out += map_entry(11, k, v)
+    return out
+
+
+def kernel_task(op_index, kernel_name, stream=0, block_dim=1):
+    kernel = (enc_bytes(1, enc_int(4, op_index)) + enc_int(11, block_dim) +
+              enc_bytes(17, kernel_name))
+    return enc_bytes(10, enc_int(10, stream) + enc_bytes(20, kernel))
+
+
+def om_file(parts, version=0x20000000, wide=False, encrypt=0):
+    """One group; parts: [(type, bytes)]. wide sets model_length."""
+    table = struct.pack("<I", len(parts)) + (b"\0" * 4 if wide else b"")
+    data = b""
+    for t, payload in parts:
+        if wide:
+            table += struct.pack("<IIQQ", t, 0, len(data), len(payload))
+        else:
+            table += struct.pack("<III", t, len(data), len(payload))
+        data += payload
+    body = table + data
+    h = bytearray(HEADER)
+    h[0:4] = MAGIC
+    struct.pack_into("<II", h, 4, HEADER, version)
+    h[80] = encrypt
+    h[84:88] = b"test"
+    if wide:
+        struct.pack_into("<Q", h, 184, len(body))
+    else:
+        struct.pack_into("<I", h, 76, len(body))
+    if version >= 0x20000000:
+        struct.pack_into("<I", h, 156, 1)
+    return bytes(h) + body
