@@ -29,6 +29,11 @@ namespace mi {
 
 std::string_view Version();
 
+// The format a file would be read as ("onnx", "om", "atc_json", ...),
+// detected by content as Session::Open detects it; empty when the file
+// cannot be read or no format recognises it.
+std::string DetectInputFormat(const std::string& path);
+
 struct OpenOptions {
   // Files or run directories. In a directory, files are detected by
   // content; a manifest.json (written by `start`) names their roles.

@@ -20,9 +20,6 @@
 
 #include "cli/common.h"
 #include "cli/demo_run.h"
-#include "importers/builtin_importers.h"
-#include "importers/common/registry.h"
-#include "io/chunk_reader.h"
 #include "model_inspector/session.h"
 #include "server/assets.h"
 #include "server/server.h"
@@ -290,19 +287,6 @@ struct SeedFlags {
   std::string log_level = "warning";
 };
 
-// The format a file is read as ("om", "onnx", ...), by content as the
-// session decides it; empty when unknown or unreadable (the session then
-// reports it).
-std::string FormatOf(const std::string& path) {
-  auto head = io::ReadDecompressedHead(path, importers::kSniffLookahead);
-  if (!head.ok()) return {};
-  static const importers::ImporterRegistry* const kRegistry =
-      new importers::ImporterRegistry(importers::CreateBuiltinImporters());
-  const importers::Importer* importer = kRegistry->Detect(*head, path);
-  return importer != nullptr ? std::string(importer->descriptor().name)
-                             : std::string();
-}
-
 int RunSeed(const SeedFlags& seed, OpenFlags flags) {
   // Two files of one format (two versions of a model) are two runs, side by
   // side in the run picker; a model and another form of it (an ONNX model
@@ -310,7 +294,8 @@ int RunSeed(const SeedFlags& seed, OpenFlags flags) {
   if (seed.compare.empty()) {
     flags.paths = {seed.model};
   } else {
-    std::string a = FormatOf(seed.model), b = FormatOf(seed.compare);
+    std::string a = DetectInputFormat(seed.model);
+    std::string b = DetectInputFormat(seed.compare);
     if (!a.empty() && a == b) {
       flags.paths = {seed.model, seed.compare};
     } else {

@@ -420,6 +420,15 @@ std::string FormatLocation(const SourceLocation& loc) {
 
 std::string_view Version() { return "0.1.0"; }
 
+std::string DetectInputFormat(const std::string& path) {
+  auto head = io::ReadDecompressedHead(path, importers::kSniffLookahead);
+  if (!head.ok()) return {};
+  importers::ImporterRegistry registry(importers::CreateBuiltinImporters());
+  const importers::Importer* importer = registry.Detect(*head, path);
+  return importer != nullptr ? std::string(importer->descriptor().name)
+                             : std::string();
+}
+
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 

@@ -314,12 +314,14 @@ def kernel_task(op_index, kernel_name, stream=0, block_dim=1):
     return enc_bytes(10, enc_int(10, stream) + enc_bytes(20, kernel))
 
 
-def om_file(parts, version=0x20000000, wide=False, encrypt=0):
-    """One group; parts: [(type, bytes)]. wide sets model_length."""
-    table = struct.pack("<I", len(parts)) + (b"\0" * 4 if wide else b"")
+def om_file(parts, version=0x20000000, wide=False, encrypt=0, model_type=0):
+    """One group; parts: [(type, bytes)]. wide sets model_length; a flow
+    model (model_type 3) has wide entries without it."""
+    entries_wide = wide or model_type == 3
+    table = struct.pack("<I", len(parts)) + (b"\0" * 4 if entries_wide else b"")
     data = b""
     for t, payload in parts:
-        if wide:
+        if entries_wide:
             table += struct.pack("<IIQQ", t, 0, len(data), len(payload))
         else:
             table += struct.pack("<III", t, len(data), len(payload))
@@ -329,6 +331,7 @@ def om_file(parts, version=0x20000000, wide=False, encrypt=0):
     h[0:4] = MAGIC
     struct.pack_into("<II", h, 4, HEADER, version)
     h[80] = encrypt
+    h[82] = model_type
     h[84:88] = b"test"
     if wide:
         struct.pack_into("<Q", h, 184, len(body))

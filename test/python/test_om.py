@@ -308,3 +308,24 @@ def test_seed_needs_a_model_or_a_subcommand():
     assert proc.returncode == 2
     proc = run("--compare", AUTOENCODER, check=False)
     assert proc.returncode == 2
+
+
+# ------------------------------------------------------------ a profile
+
+OP_SUMMARY_HEADER = ("Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,"
+                     "Task Start Time(us),Task Duration(us),Task Wait Time(us),Block Num\n")
+
+
+def test_profile_tasks_link_to_the_om_ops(tmp_path):
+    """msprof's op_summary names the ops the .om's task list launches: its
+    device tasks link to those nodes (two rows written by hand, with the
+    op names and types of the sample's first kernels)."""
+    csv = tmp_path / "op_summary_20250101120000.csv"
+    csv.write_text(OP_SUMMARY_HEADER +
+                   "0,1,2,0,trans_Cast_0,Cast,static,AI_CORE,1000.0,5.0,0,2\n"
+                   "0,1,3,0,trans_TransData_1,TransData,static,AI_CORE,1010.0,7.0,0,2\n")
+    graph = export(tmp_path, committed(AUTOENCODER), csv)
+    nodes = {n["name"]: n for n in graph["nodes"]}
+    for name in ("trans_Cast_0", "trans_TransData_1"):
+        assert len(nodes[name]["mapped_task_ids"]) == 1, nodes[name]
+        assert nodes[name]["attributes"]["om_task_count"] >= 1

@@ -18,8 +18,8 @@
 #include "base/strings.h"
 #include "importers/common/protobuf_text.h"
 #include "importers/common/run_files.h"
-#include "importers/ge/ge_ir_subset.pb.h"
-#include "importers/ge/ge_model_converter.h"
+#include "importers/common/ge_model/ge_ir_subset.pb.h"
+#include "importers/common/ge_model/ge_model_converter.h"
 #include "io/chunk_reader.h"
 
 namespace mi::importers {

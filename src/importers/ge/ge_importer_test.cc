@@ -10,7 +10,7 @@
 
 #include "base/string_pool.h"
 #include "diag/diagnostics.h"
-#include "importers/ge/ge_model_converter.h"
+#include "importers/common/ge_model/ge_model_converter.h"
 #include "model/model.h"
 
 namespace mi::importers {

@@ -17,8 +17,8 @@
 #include <fmt/format.h>
 
 #include "base/mapped_file.h"
-#include "importers/ge/ge_ir_subset.pb.h"
-#include "importers/ge/ge_model_converter.h"
+#include "importers/common/ge_model/ge_ir_subset.pb.h"
+#include "importers/common/ge_model/ge_model_converter.h"
 #include "importers/om/om_container.h"
 #include "importers/om/om_subset.pb.h"
 #include "io/chunk_reader.h"

@@ -14,7 +14,7 @@
 
 #include "base/string_pool.h"
 #include "diag/diagnostics.h"
-#include "importers/ge/ge_ir_subset.pb.h"
+#include "importers/common/ge_model/ge_ir_subset.pb.h"
 #include "importers/om/om_subset.pb.h"
 #include "model/model.h"
 

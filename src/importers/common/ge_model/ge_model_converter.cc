@@ -1,4 +1,4 @@
-#include "importers/ge/ge_model_converter.h"
+#include "importers/common/ge_model/ge_model_converter.h"
 
 #include <algorithm>
 #include <cctype>
@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "base/strings.h"
-#include "importers/ge/ge_ir_subset.pb.h"
+#include "importers/common/ge_model/ge_ir_subset.pb.h"
 #include "model/model.h"
 
 namespace mi::importers::ge {
