@@ -6,6 +6,7 @@
 
 #include "importers/om/om_importer.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -530,9 +531,9 @@ class OmReader {
       switch (p.type) {
         case om::kModelDef:
           if (out->has_def) break;
-          if (!out->def.ParseFromArray(bytes.data(),
-                                       static_cast<int>(bytes.size())) ||
-              bytes.size() > INT32_MAX) {
+          if (bytes.size() > INT32_MAX ||
+              !out->def.ParseFromArray(bytes.data(),
+                                       static_cast<int>(bytes.size()))) {
             return MalformedInputError(fmt::format(
                 "{}: byte {}: the MODEL_DEF partition ({} bytes) is not a "
                 "valid ge.proto.ModelDef",
@@ -542,9 +543,9 @@ class OmReader {
           break;
         case om::kTaskInfo:
           if (out->has_tasks) break;
-          if (!out->tasks.ParseFromArray(bytes.data(),
-                                         static_cast<int>(bytes.size())) ||
-              bytes.size() > INT32_MAX) {
+          if (bytes.size() > INT32_MAX ||
+              !out->tasks.ParseFromArray(bytes.data(),
+                                         static_cast<int>(bytes.size()))) {
             return MalformedInputError(fmt::format(
                 "{}: byte {}: the TASK_INFO partition ({} bytes) is not a "
                 "valid domi.ModelTaskDef",

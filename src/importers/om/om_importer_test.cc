@@ -255,8 +255,7 @@ TEST(OmSampleTest, AutoencoderOpsTasksKernelsAndLayouts) {
   NodeId w = Find(*r, "dynamic_const_5478_34");
   ASSERT_TRUE(w.valid());
   EXPECT_EQ(r->model.value_data_bytes(r->model.node_outputs(w)[0]), 12800u);
-  EXPECT_EQ(Attr(*r, w, "om_weight_bytes"),
-            "12800 (WEIGHTS_DATA offset 512)");
+  EXPECT_EQ(Attr(*r, w, "om_weight_bytes"), "12800 (WEIGHTS_DATA offset 512)");
   // Device layouts with origin formats.
   bool fractal_or_5hd = false;
   for (size_t v = 0; v < r->model.value_count(); ++v) {

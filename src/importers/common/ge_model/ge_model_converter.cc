@@ -564,11 +564,10 @@ class Converter {
                              ? static_cast<uint64_t>(t.desc().weight_size())
                              : t.data().size();
         model_.SetValueData(outputs[0], bytes, StringPool::kEmpty);
-        add("om_weight_bytes",
-            t.desc().weight_size() > 0
-                ? fmt::format("{} (WEIGHTS_DATA offset {})", bytes,
-                              t.desc().data_offset())
-                : fmt::format("{} (inline)", bytes));
+        add("om_weight_bytes", t.desc().weight_size() > 0
+                                   ? fmt::format("{} (WEIGHTS_DATA offset {})",
+                                                 bytes, t.desc().data_offset())
+                                   : fmt::format("{} (inline)", bytes));
       }
     }
   }
