@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Writes the seed corpus of the .om fuzz target (test/fuzz/om/): small
 hand-built .om files, good and bad, with the standard-library writer of
-om_reference.py. Run from anywhere: /usr/bin/python3 test/python/make_om_corpus.py
+om_reference.py; and the bad ones, with a few more, into the bad-input
+corpus (test/bad_inputs/om/, whose manifest.json says what each must
+print). Run from anywhere: /usr/bin/python3 test/python/make_om_corpus.py
 The committed corpus also holds a copy of a real sample (see
 test/fixtures/om/README.md)."""
 import pathlib
@@ -10,6 +12,7 @@ import struct
 import om_reference as ref
 
 OUT = pathlib.Path(__file__).resolve().parents[1] / "fuzz" / "om"
+BAD = pathlib.Path(__file__).resolve().parents[1] / "bad_inputs" / "om"
 
 
 def model(name="m", graph="g"):
@@ -58,6 +61,14 @@ def main():
         model_type=3)
     for name, data in files.items():
         (OUT / name).write_bytes(data)
+    bad = {name: files[name] for name in
+           ("truncated.om", "pico.om", "encrypted.om", "beyond_eof.om", "overlap.om")}
+    bad["empty.om"] = b""
+    bad["om2_zip.om"] = b"PK\x03\x04" + tiny[4:]
+    bad["size_mismatch.om"] = tiny + b"xx"
+    BAD.mkdir(parents=True, exist_ok=True)
+    for name, data in bad.items():
+        (BAD / name).write_bytes(data)
 
 
 if __name__ == "__main__":
