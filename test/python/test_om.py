@@ -233,15 +233,18 @@ class Seed:
         parts = urllib.parse.urlsplit(line)
         self.host, self.port = parts.hostname, parts.port
 
-    def runs(self):
+    def get(self, path):
         conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
         try:
-            conn.request("GET", "/api/runs")
+            conn.request("GET", path)
             resp = conn.getresponse()
-            assert resp.status == 200
-            return json.loads(resp.read())["runs"]
+            assert resp.status == 200, (path, resp.status)
+            return json.loads(resp.read())
         finally:
             conn.close()
+
+    def runs(self):
+        return self.get("/api/runs")["runs"]
 
     def close(self):
         if self.proc.poll() is None:
@@ -272,6 +275,14 @@ def test_seed_command_line_serves_the_model():
         assert len(runs) == 1
         assert runs[0]["inputs"][0]["format"] == "om"
         assert runs[0]["levels"] == ["compiled"]
+        # The node details the UI's panel shows: op 1 (atomic_addr_clean)
+        # launches the task list's first two tasks, FUSION_START and its
+        # kernel (om_reference decode: task 1 is a kernel task, op_index 1).
+        node = seed.get("/api/runs/0/levels/compiled/nodes/1")
+        attrs = {a["name"]: a["value"] for a in node["attributes"]}
+        assert node["name"] == "atomic_addr_clean-1_0"
+        assert attrs["om_task_0"] == "FUSION_START, stream 0"
+        assert attrs["om_task_1"].startswith("KERNEL te_atomicaddrclean_")
     finally:
         assert seed.close() == 0
 
