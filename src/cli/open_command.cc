@@ -296,7 +296,8 @@ int RunSeed(const SeedFlags& seed, OpenFlags flags) {
   } else {
     std::string a = DetectInputFormat(seed.model);
     std::string b = DetectInputFormat(seed.compare);
-    if (!a.empty() && a == b) {
+    // Two run directories (no format of their own) are two runs too.
+    if (a == b) {
       flags.paths = {seed.model, seed.compare};
     } else {
       flags.groups = {{seed.model, seed.compare}};
