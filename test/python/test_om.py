@@ -122,6 +122,14 @@ def test_reference_decode_gives_the_format_notes_numbers():
     assert sum(o["type"] == "Const" for o in ops) == 17
     assert len(models[0]["tasks"]) == 30
     assert len(models[0]["kernels"]) == 26
+    # The two ways to name a task's op agree (om.md section 5): a kernel
+    # task's context.op_index is the OpDef.id of task_index_op_name[i].
+    by_id = {o["id"]: o["name"] for o in ops}
+    names = models[0]["model"]["task_index_op_name"]
+    kernel_tasks = [(i, t) for i, t in enumerate(models[0]["tasks"]) if "op_index" in t]
+    assert kernel_tasks
+    for i, task in kernel_tasks:
+        assert by_id[task["op_index"]] == names[i]
     header, models = ref.read(committed(DYNAMIC).read_bytes())
     assert header["model_num"] == 3 and header["is_unknow_model"] == 1
     assert [(g["name"], len(g["ops"])) for g in models[0]["model"]["graphs"]] == \
