@@ -50,6 +50,11 @@ struct Accumulator {
     tracks.insert(trace.task_track(t).value());
     first = std::min(first, start);
     last = std::max(last, end);
+    if (IsSyncTask(trace, t)) {
+      // Waiting is not work: apart from busy time.
+      sync.emplace_back(start, end);
+      return;
+    }
     busy.emplace_back(start, end);
     if (IsCommunicationTask(trace, t)) {
       communication.emplace_back(start, end);
