@@ -212,9 +212,11 @@ void AddTables(const SummaryReport& r, const SummaryOptions& options,
       {}};
   ops.numeric = {false, true, true, true, true, true};
   for (const OpTypeRow& row : r.op_types) {
+    // Syncs and waits are not part of the total the shares are of.
     ops.rows.push_back({row.op_type, std::to_string(row.nodes),
                         std::to_string(row.calls), Us(row.total_us),
-                        Us(row.average_us), Pct(row.share)});
+                        Us(row.average_us),
+                        row.kind == "sync" ? "wait" : Pct(row.share)});
   }
   tables->push_back(std::move(ops));
   Table streams{"Streams",

@@ -151,10 +151,11 @@ uint32_t AlignHostOpsToGraph(const Model& model, Trace* trace,
   }
   if (aligned_ops.empty()) return 0;
   // Work inside an aligned op (nested aten ops) and work it launched
-  // (kernels, via the launching host op) belongs to the same node.
+  // (kernels, via the launching host op) belongs to the same node; a sync
+  // or wait it issued is no node's work (trace.h IsSyncTask).
   for (uint32_t i = 0; i < trace->task_count(); ++i) {
     TaskId t(i);
-    if (trace->task_node(t).valid()) continue;
+    if (trace->task_node(t).valid() || IsSyncTask(*trace, t)) continue;
     TaskId parent = trace->task_parent(t);
     if (parent.valid() && trace->task_node(parent).valid()) {
       NodeId node = trace->task_node(parent);

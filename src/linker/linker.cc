@@ -78,7 +78,10 @@ void LinkLaunches(Trace* trace) {
     auto op = host_op_by_external_id[source].find(external_id);
     if (op == host_op_by_external_id[source].end()) continue;
     trace->SetTaskParent(t, op->second);
-    if (trace->task_op_type(t) == StringPool::kEmpty) {
+    // A sync or wait keeps its own kind: the op that issued it is its
+    // parent, never its op type (an Event Sync is not aten::mm's work).
+    if (trace->task_op_type(t) == StringPool::kEmpty &&
+        !IsSyncTask(*trace, t)) {
       trace->SetTaskOpType(t, trace->task_name(op->second));
     }
     trace->SetTaskRun(t, trace->task_run(op->second));

@@ -200,6 +200,18 @@ bool IsCommunicationTask(const Trace& trace, TaskId t) {
          StartsWithIgnoringCase(name, "hcom_");
 }
 
+bool IsSyncTask(const Trace& trace, TaskId t) {
+  if (trace.task_kind(t) != TaskKind::kSync &&
+      trace.str(trace.task_class(t)) != kTaskClassSync) {
+    return false;
+  }
+  return !IsCommunicationTask(trace, t);
+}
+
+bool IsExecutionWork(const Trace& trace, TaskId t) {
+  return IsExecutionKind(trace.task_kind(t)) && !IsSyncTask(trace, t);
+}
+
 namespace {
 
 constexpr std::string_view kNameSeparator = " · ";

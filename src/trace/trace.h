@@ -86,6 +86,7 @@ inline constexpr std::string_view kTaskClassLayoutConversion =
     "layout_conversion";
 inline constexpr std::string_view kTaskClassCommunication = "communication";
 inline constexpr std::string_view kTaskClassDataMovement = "data_movement";
+inline constexpr std::string_view kTaskClassSync = "sync";
 
 struct TrackInfo {
   TrackKind kind = TrackKind::kOther;
@@ -352,6 +353,18 @@ std::string_view TaskClassOf(const Trace& trace, TaskId t,
 // hcom_* op (Kineto gives NCCL kernels no class). The one rule every
 // analysis uses (diagnosis, load balance, step breakdown).
 bool IsCommunicationTask(const Trace& trace, TaskId t);
+
+// A synchronisation or wait on a device stream: Kineto's cuda_sync records
+// ("Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync"), CANN's
+// EVENT_RECORD / EVENT_WAIT / Notify Wait / STREAM_WAIT tasks (kind sync or
+// class sync), never a communication task. Time a stream spends waiting is
+// not work: every analysis keeps it apart from compute and data movement
+// (the summary's [sync] row, busy time, shares, critical path, step
+// breakdown, load balance, diagnosis), whatever op launched the wait.
+bool IsSyncTask(const Trace& trace, TaskId t);
+// Work on a device or EP: an execution task (IsExecutionKind) that is not a
+// sync (kernels, communication, copies, memsets).
+bool IsExecutionWork(const Trace& trace, TaskId t);
 
 // Names for people, shared by every report and view (summary stream rows,
 // the timeline's tracks and groups, task details, dumps, the timing

@@ -217,5 +217,34 @@ TEST(TraceSourcesTest, DialectsAreListedOncePerKind) {
   EXPECT_EQ(TraceDialects(f.trace), "pytorch,onnxruntime");
 }
 
+// Kineto's cuda_sync records (kind sync) and CANN's EVENT_WAIT (class sync)
+// are syncs; a communication task never is, whatever its kind; a kernel or
+// a copy is work, a sync is not.
+TEST(TraceTaskRulesTest, SyncTasksAreNotWork) {
+  Fixture f;
+  TrackId s = f.Stream(f.Source("a.json", 0, "pytorch"));
+  auto add = [&](TaskKind kind, std::string_view name, std::string_view cls) {
+    TaskRow row;
+    row.kind = kind;
+    row.name = f.strings.Intern(name);
+    row.task_class = f.strings.Intern(cls);
+    row.track = s;
+    return f.trace.AddTask(row);
+  };
+  TaskId event_sync = add(TaskKind::kSync, "Event Sync", "");
+  TaskId event_wait = add(TaskKind::kOther, "EVENT_WAIT", "sync");
+  TaskId notify = add(TaskKind::kSync, "Notify_Wait", "communication");
+  TaskId kernel = add(TaskKind::kCompute, "sgemm", "");
+  TaskId copy = add(TaskKind::kDataMovement, "Memcpy HtoD", "");
+  EXPECT_TRUE(IsSyncTask(f.trace, event_sync));
+  EXPECT_TRUE(IsSyncTask(f.trace, event_wait));
+  EXPECT_FALSE(IsSyncTask(f.trace, notify));
+  EXPECT_FALSE(IsSyncTask(f.trace, kernel));
+  EXPECT_FALSE(IsExecutionWork(f.trace, event_sync));
+  EXPECT_TRUE(IsExecutionWork(f.trace, notify));
+  EXPECT_TRUE(IsExecutionWork(f.trace, kernel));
+  EXPECT_TRUE(IsExecutionWork(f.trace, copy));
+}
+
 }  // namespace
 }  // namespace mi

@@ -180,6 +180,18 @@ for (const viewport of [{ width: 1024, height: 700 }, { width: 1920, height: 108
   await pickRun(page, 2);
   const npu = await checkNoGraphLayout(page, 2, `torch_npu ${vp}`, viewport);
   writeFileSync(join(art, `runs_torch_npu_${vp}.png`), npu);
+  // Its waits (Notify Wait, Write Value, EVENT_RECORD / EVENT_WAIT SQEs)
+  // are rows of kind sync: not work, so no share and no bar.
+  await page.click('#tabs button[data-tab="summary"]');
+  await poll(page, () => document.querySelectorAll('#summary tr.op-row').length > 0, null, 60000, 'torch_npu summary rows');
+  const opRows = await page.$$eval('#summary tr.op-row', (r) => r.map((x) => ({ op: x.dataset.op, kind: x.children[1].textContent,
+    share: x.children[6].textContent, marked: x.classList.contains('sync-row') })));
+  const waits = opRows.filter((r) => r.kind === 'sync');
+  check(waits.length > 0 && waits.every((r) => r.share === 'wait' && r.marked),
+    `torch_npu ${vp}: sync rows say "wait" for their share (${JSON.stringify(waits)})`);
+  const barOps = await page.$$eval('#summary svg.op-chart g.bar', (g) => g.map((x) => x.dataset.op));
+  check(barOps.length > 0 && !barOps.some((op) => waits.some((w) => w.op === op)), `torch_npu ${vp}: no bar for a sync row (${barOps})`);
+  await page.click('#tabs button[data-tab="timeline"]');
 
   // The bad run: its error, nothing asked of it.
   const before = page.failed.length;

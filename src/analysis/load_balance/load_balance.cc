@@ -50,6 +50,11 @@ struct Accumulator {
     tracks.insert(trace.task_track(t).value());
     first = std::min(first, start);
     last = std::max(last, end);
+    if (IsSyncTask(trace, t)) {
+      // Waiting is not work: apart from busy time.
+      sync.emplace_back(start, end);
+      return;
+    }
     busy.emplace_back(start, end);
     if (IsCommunicationTask(trace, t)) {
       communication.emplace_back(start, end);
@@ -242,12 +247,15 @@ const AnalysisDescriptor& LoadBalanceAnalysis() {
                 {"sources[].rank", "distributed rank; null when not said"},
                 {"sources[].devices", "devices (or processes) it ran on"},
                 {"sources[].tasks", "execution tasks"},
-                {"sources[].busy_ns", "time some execution task ran"},
+                {"sources[].busy_ns",
+                 "time some work task ran (compute, communication, copies; "
+                 "not syncs)"},
                 {"sources[].compute_ns",
                  "time some non-collective compute ran"},
                 {"sources[].communication_ns", "time some collective ran"},
                 {"sources[].data_movement_ns", "time some copy ran"},
-                {"sources[].sync_ns", "time some wait ran"},
+                {"sources[].sync_ns",
+                 "time some sync or wait ran (not part of busy)"},
                 {"sources[].span_ns", "first task start to last task end"},
                 {"sources[].idle_ns", "span - busy"},
                 {"sources[].busy_over_mean", "busy / the mean busy time"},

@@ -10,11 +10,14 @@
 // kernels (name contains "nccl" or "hccl"), Ascend hcom_* ops, or category
 // "communication" / "HCCL" (the Ascend importer's collectives). Every
 // figure is a union of intervals, so concurrent streams count once:
-//   busy          time some execution task of the source ran;
+//   busy          time some work task (compute, communication, data
+//                 movement: IsExecutionWork) of the source ran;
 //   compute       ... some compute task that is not communication;
 //   communication ... some collective; data_movement ... some copy;
-//   sync          ... some wait;
-//   span          first start to last end; idle = span - busy.
+//   sync          ... some sync or wait (IsSyncTask), which is not work
+//                 and not part of busy;
+//   span          first start to last end of all of them; idle = span -
+//                 busy (time in waits is idle).
 // A fast rank waits inside the collective for the slow one, so its
 // communication time grows and its busy time evens out: the imbalance is
 // therefore given on compute as well as on busy time, each with its

@@ -229,11 +229,35 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
   };
   std::map<uint64_t, NodeAcc> by_node;
   int64_t total_ns = 0;
+  // Syncs and waits are not work: they have rows of their own (kind sync)
+  // and count in no op type's, node's, stream's or run's time, nor in the
+  // total the shares are of.
+  std::vector<bool> sync(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    sync[i] = IsSyncTask(trace, tasks[i]);
+  }
   for (size_t i = 0; i < tasks.size(); ++i) {
     TaskId t = tasks[i];
     TaskKind kind = trace.task_kind(t);
     NodeId node = trace.task_node(t);
     std::string op_type;
+    if (sync[i]) {
+      // A wait is its own kind, never the op whose launch it followed
+      // (Kineto links an Event Sync to the aten::mm that issued it): one
+      // [sync] row, or the task's own type (EVENT_WAIT) where its importer
+      // classed it.
+      const bool classed = trace.task_class(t) != StringPool::kEmpty;
+      op_type = !classed ? std::string("[sync]")
+                : trace.task_op_type(t) != StringPool::kEmpty
+                    ? std::string(trace.str(trace.task_op_type(t)))
+                    : std::string(trace.str(trace.task_name(t)));
+      Acc& acc = by_op[op_type];
+      acc.kind = std::string(kTaskClassSync);
+      ++acc.calls;
+      acc.total_ns += time[i];
+      acc.nodes.insert((2ull << 32) | trace.task_name(t).value());
+      continue;
+    }
     if (kind == TaskKind::kHostOp) {
       // A host op is its own kind (aten::conv2d), linked or not.
       op_type = std::string(trace.str(trace.task_name(t)));
@@ -300,7 +324,10 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
     row.calls = acc.calls;
     row.total_us = acc.total_ns / kNsPerUs;
     row.average_us = acc.calls ? row.total_us / acc.calls : 0;
-    row.share = total_ns > 0 ? static_cast<double>(acc.total_ns) / total_ns : 0;
+    // A wait is not part of the work total: its row has no share.
+    row.share = total_ns > 0 && acc.kind != kTaskClassSync
+                    ? static_cast<double>(acc.total_ns) / total_ns
+                    : 0;
     report.op_types.push_back(std::move(row));
   }
   std::stable_sort(report.op_types.begin(), report.op_types.end(),
@@ -348,12 +375,17 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
     int64_t last = INT64_MIN;
     int64_t sum = 0;
     for (size_t i : indices) {
-      sum += time[i];
+      if (!sync[i]) sum += time[i];
       first = std::min(first, begin_ns[i]);
       last = std::max(last, end_ns[i]);
     }
     row.total_us = sum / kNsPerUs;
-    row.busy_us = UnionOfIntervals(begin_ns, end_ns, indices) / kNsPerUs;
+    std::vector<size_t> work;
+    for (size_t i : indices) {
+      if (!sync[i]) work.push_back(i);
+    }
+    row.busy_us =
+        UnionOfIntervals(begin_ns, end_ns, std::move(work)) / kNsPerUs;
     row.span_us = (last - first) / kNsPerUs;
     row.utilisation = row.span_us > 0 ? row.busy_us / row.span_us : 0;
     report.streams.push_back(std::move(row));
@@ -366,7 +398,7 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
     uint32_t r = trace.task_run(tasks[i]);
     if (r < run_tasks.size()) {
       ++run_tasks[r];
-      run_time[r] += time[i];
+      if (!sync[i]) run_time[r] += time[i];
     }
   }
   for (uint32_t r = 0; r < trace.runs().size(); ++r) {

@@ -98,6 +98,44 @@ TEST(SummaryTest, TaskClassesAreTheRowKinds) {
                        {"[data movement]", "data_movement"}}));
 }
 
+// A sync task that the linker reached from aten::mm (its op type) is not
+// aten::mm's work: kernels 0..30 and 40..70 (aten::mm), a wait 70..100 with
+// op type aten::mm, a CANN-style classed wait 100..110 (EVENT_WAIT) and a
+// copy 110..120. Work: 30 + 30 + 10 = 70; waits 30 in [sync] and 10 in
+// EVENT_WAIT, share 0; stream busy 70, span 0..120.
+TEST(SummaryTest, SyncTasksAreRowsOfTheirOwnAndNotWork) {
+  Fixture f;
+  f.Add(TaskKind::kCompute, "sgemm", "aten::mm", 0, 30, f.stream);
+  f.Add(TaskKind::kCompute, "sgemm", "aten::mm", 40, 30, f.stream);
+  f.Add(TaskKind::kSync, "Event Sync", "aten::mm", 70, 30, f.stream);
+  TaskId wait =
+      f.Add(TaskKind::kSync, "EVENT_WAIT", "EVENT_WAIT", 100, 10, f.stream);
+  f.trace.SetTaskClass(wait, f.pool.Intern("sync"));
+  f.Add(TaskKind::kDataMovement, "Memcpy HtoD", "", 110, 10, f.stream);
+  SummaryReport r = Summarize(f.model, f.trace, f.links, {});
+  EXPECT_EQ(r.tasks, 5u);
+  EXPECT_DOUBLE_EQ(r.total_us, 70);
+  std::map<std::string, const OpTypeRow*> rows;
+  for (const OpTypeRow& row : r.op_types) rows[row.op_type] = &row;
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows["aten::mm"]->calls, 2u);
+  EXPECT_DOUBLE_EQ(rows["aten::mm"]->total_us, 60);
+  EXPECT_DOUBLE_EQ(rows["aten::mm"]->share, 60.0 / 70);
+  EXPECT_EQ(rows["[sync]"]->kind, "sync");
+  EXPECT_DOUBLE_EQ(rows["[sync]"]->total_us, 30);
+  EXPECT_DOUBLE_EQ(rows["[sync]"]->share, 0);
+  EXPECT_EQ(rows["EVENT_WAIT"]->kind, "sync");
+  EXPECT_DOUBLE_EQ(rows["EVENT_WAIT"]->total_us, 10);
+  EXPECT_DOUBLE_EQ(rows["[data movement]"]->share, 10.0 / 70);
+  ASSERT_EQ(r.top_nodes.size(), 2u);  // sgemm, Memcpy HtoD: no waits
+  ASSERT_EQ(r.streams.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.streams[0].busy_us, 70);
+  EXPECT_DOUBLE_EQ(r.streams[0].total_us, 70);
+  EXPECT_DOUBLE_EQ(r.streams[0].span_us, 120);
+  ASSERT_EQ(r.runs.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.runs[0].task_time_us, 70);
+}
+
 TEST(SummaryTest, OverlappingTasksOnOneStreamAreKeptAndCountedOnceInBusy) {
   Fixture f;
   f.Add(TaskKind::kCompute, "k1", "MatMul", 0, 100, f.stream);

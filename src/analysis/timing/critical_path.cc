@@ -111,8 +111,11 @@ CriticalPathReport CriticalPathOfGraph(const Model& model, const Trace& trace,
     int64_t ran =
         std::max<int64_t>(0, clock.end(t) - std::max(clock.start(t), cursor));
     cursor = std::max(cursor, clock.end(t));
-    report.busy_ns += ran;
-    if (ran > 0) {
+    if (IsSyncTask(trace, t)) {
+      // A wait on the path (CANN's EVENT_WAIT) is waiting, not work.
+      if (ran > 0) waits[std::string(kTaskClassSync)] += ran;
+    } else if (ran > 0) {
+      report.busy_ns += ran;
       by_track[trace.task_track(t).value()] += ran;
       by_op_type[std::string(TaskOpLabel(model, trace, t))] += ran;
     }

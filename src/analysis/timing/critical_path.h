@@ -40,11 +40,13 @@ struct CriticalPathReport {
   int64_t length_ns = 0;  // end - start
   int64_t wall_ns = 0;    // extent of all tasks in scope
   double share = 0;       // length / wall
-  int64_t busy_ns = 0;    // part of the length some path task ran
+  int64_t busy_ns = 0;    // part of the length some path work task ran
   // Path time per track and per op type (each instant counted once, for
   // the first path task that covers it), and the path's waits by the kind
   // of dependency they waited on ("launch": the device waited for the
-  // host to launch; "track_order": queue overhead between tasks, ...).
+  // host to launch; "track_order": queue overhead between tasks, ...;
+  // "sync": time a path task that is a sync or wait (IsSyncTask: CANN's
+  // EVENT_WAIT) ran, which is neither busy time nor any op type's).
   struct TrackTime {
     TrackId track;
     int64_t ns = 0;

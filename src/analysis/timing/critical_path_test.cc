@@ -35,6 +35,42 @@ TaskSpec Kernel(std::string_view name, int64_t start, int64_t end,
   return k;
 }
 
+// A device-timed wait on the path (CANN's EVENT_WAIT: kind sync on a
+// device stream) is waiting, not work. One stream: launch [0,10), kernel k1
+// [20,120), EVENT_WAIT [120,200), kernel k2 [200,260), chained by stream
+// order. Path: launch, k1, wait, k2 = 0..260; busy = 10 + 100 + 60 = 170;
+// the launch wait 10 (k1 started at 20), the sync 80; no op type and no
+// track gets the 80.
+TEST(CriticalPathTest, SyncTasksOnThePathAreWaits) {
+  TimingFixture t;
+  TrackId host = t.HostThread(1);
+  TrackId s = t.Stream(0, 2);
+  TaskId l1 = t.Launch(host, 0, 10);
+  TaskSpec k1 = Kernel("k1", 20, 120, l1);
+  k1.op_type = "MatMul";
+  t.Add(s, k1);
+  TaskSpec wait = Kernel("EVENT_WAIT", 120, 200);
+  wait.kind = TaskKind::kSync;
+  wait.op_type = "EVENT_WAIT";
+  t.Add(s, wait);
+  TaskSpec k2 = Kernel("k2", 200, 260);
+  k2.op_type = "Add";
+  t.Add(s, k2);
+  t.Finish();
+
+  CriticalPathReport r =
+      ComputeCriticalPath(t.model, t.trace, t.links, TimingScope{});
+  ASSERT_EQ(r.tasks.size(), 4u);
+  EXPECT_EQ(r.length_ns, 260);
+  EXPECT_EQ(r.busy_ns, 170);
+  EXPECT_EQ(Wait(r, "sync"), 80);
+  EXPECT_EQ(Wait(r, "launch"), 10);
+  for (const auto& o : r.by_op_type) EXPECT_NE(o.label, "EVENT_WAIT");
+  ASSERT_EQ(r.by_track.size(), 2u);
+  EXPECT_EQ(r.by_track[0].track, s);
+  EXPECT_EQ(r.by_track[0].ns, 160);
+}
+
 TEST(CriticalPathTest, FollowsCrossStreamEventDependency) {
   TimingFixture t;
   TrackId host = t.HostThread(1);

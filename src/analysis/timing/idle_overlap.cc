@@ -77,7 +77,12 @@ IdleOverlapReport ComputeIdleOverlap(const Model& model, const Trace& trace,
     s.start_ns = clock.start(tasks.front());
     TaskId last = tasks.front();
     int64_t cursor = clock.end(last);
-    s.busy_ns = clock.duration(last);
+    // A stream inside a sync task (CANN's EVENT_WAIT, Notify Wait) waits on
+    // an event of another stream: idle, not busy.
+    auto add_ran = [&](TaskId t, int64_t ran) {
+      (IsSyncTask(trace, t) ? s.idle_other_stream_ns : s.busy_ns) += ran;
+    };
+    add_ran(last, clock.duration(last));
     for (size_t i = 1; i < tasks.size(); ++i) {
       TaskId t = tasks[i];
       int64_t start = clock.start(t);
@@ -105,7 +110,7 @@ IdleOverlapReport ComputeIdleOverlap(const Model& model, const Trace& trace,
         if (len >= options.gap_threshold_ns) gaps.push_back(gap);
       }
       int64_t end = clock.end(t);
-      s.busy_ns += std::max<int64_t>(0, end - std::max(start, cursor));
+      add_ran(t, std::max<int64_t>(0, end - std::max(start, cursor)));
       if (end >= cursor) {
         cursor = end;
         last = t;

@@ -2,8 +2,10 @@
 
 // Idle and overlap figures of a run:
 //  - per stream (every track running compute / copy / sync tasks): busy
-//    time (union of its tasks), idle gaps between them, and idle time
-//    broken down as HTA does by what the next task waited for:
+//    time (union of its work tasks: a sync task, CANN's EVENT_WAIT, is
+//    time the stream waited on another stream's event and counts as idle,
+//    other_stream), idle gaps between tasks, and idle time broken down as
+//    HTA does by what the next task waited for:
 //      host: its launch reached the device after the stream went idle
 //            (the host did not enqueue work fast enough);
 //      other_stream: it waited on an event or data from a task on another

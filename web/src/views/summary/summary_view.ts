@@ -1,6 +1,7 @@
 // Summary view: the op-type table of `summary` (count, total, average,
 // share; the data movement and layout conversion rows as the summary gives
-// them), a bar chart of time per op type (SVG), per-stream busy / idle, the
+// them; sync rows are waits, shown without a share and without a bar), a
+// bar chart of time per op type (SVG), per-stream busy / idle, the
 // whole-trace analyses summary.json carries (idle time by cause per device
 // stream, copy / compute overlap per device, host synchronize waits, the
 // memory estimate, the critical path with its top op types), and — when the
@@ -290,17 +291,22 @@ export class SummaryView {
       const chip = el('span', 'chip');
       chip.style.background = rgbCss(opColor(o.op_type));
       name.append(chip, ` ${o.op_type}`);
+      // Syncs and waits are not work: apart from the total the shares are of.
+      const wait = o.kind === 'sync';
+      if (wait) tr.classList.add('sync-row');
+      const share = el('td', 'num', wait ? 'wait' : pct(o.share));
+      if (wait) share.title = 'time streams spent waiting: not in the total';
       tr.append(name, el('td', 'muted', o.kind.replace(/_/g, ' ')), el('td', 'num', String(o.nodes)), el('td', 'num', String(o.calls)),
-        el('td', 'num', usNs(o.total_us)), el('td', 'num', usNs(o.average_us)), el('td', 'num', pct(o.share)));
+        el('td', 'num', usNs(o.total_us)), el('td', 'num', usNs(o.average_us)), share);
       tr.addEventListener('click', () => this.host.selectOpType(o.op_type));
       t.append(tr);
     }
     return t;
   }
 
-  /** Horizontal bars, one per op type (the 16 largest), length = total time. */
+  /** Horizontal bars, one per op type (the 16 largest), length = total time; waits (kind sync) are no op's time and have no bar. */
   private chart(ops: SummaryOpType[]): SVGSVGElement {
-    const top = [...ops].sort((a, b) => b.total_us - a.total_us).slice(0, 16);
+    const top = ops.filter((o) => o.kind !== 'sync').sort((a, b) => b.total_us - a.total_us).slice(0, 16);
     const rowH = 16, labelW = 150, barW = 220, valueW = 140;
     const svg = document.createElementNS(kSvg, 'svg');
     svg.setAttribute('class', 'op-chart');
