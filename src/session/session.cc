@@ -445,7 +445,7 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
   std::vector<LoadedRoot> roots;
   std::vector<uint32_t> ranks_read;  // sources whose folder was looked at
   for (const PendingFile& file : files) {
-    auto head = io::ReadDecompressedHead(file.path, importers::kSniffLookahead);
+    auto head = importers::ReadSniffHead(file.path);
     if (!head.ok()) {
       if (!file.explicit_path) {
         impl->diagnostics.Report(DiagnosticCode::kFileSkipped, {file.path},
