@@ -44,6 +44,11 @@ struct OpenOptions {
   // Error-severity diagnostics (dangling inputs, cycles) normally fail
   // Open(); with keep_going they are reported and loading continues.
   bool keep_going = false;
+  // Faults of a graph itself (a node input or graph output nothing
+  // provides, a cycle) do not fail Open(): a viewer (`open`, `render`) shows
+  // the graph with the fault marked, while `summary` / `export` keep the
+  // strict default. Other errors still need keep_going.
+  bool allow_graph_faults = false;
   // Clock calibration (src/analysis/timing/calibration.h): after
   // linking, each device's clock offset is estimated from ordering anchors
   // and set on its tracks (calibrated time = raw + offset). Off: offsets

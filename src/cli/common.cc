@@ -43,6 +43,7 @@ std::unique_ptr<Session> OpenOrReport(const InputFlags& flags, int* exit_code,
   options.framework_model = flags.framework_model;
   options.compiled_model = flags.compiled_model;
   options.keep_going = flags.keep_going;
+  options.allow_graph_faults = flags.allow_graph_faults;
   options.calibrate_clocks = !flags.no_calibrate;
   // Progress only for people: on a terminal, never in pipes or CI.
   bool show_progress = !flags.quiet && ::isatty(STDERR_FILENO) == 1;

@@ -17,6 +17,8 @@ struct InputFlags {
   std::string framework_model;
   std::string compiled_model;
   bool keep_going = false;
+  // Set by the viewers (open, render): see OpenOptions::allow_graph_faults.
+  bool allow_graph_faults = false;
   bool no_calibrate = false;
   bool verbose = false;
   bool quiet = false;

@@ -203,6 +203,8 @@ int Run(const OpenFlags& flags) {
     InputFlags input;
     input.paths = paths;
     input.keep_going = flags.keep_going;
+    // A viewer: a graph with a fault opens, the fault marked on it.
+    input.allow_graph_faults = true;
     input.no_calibrate = flags.no_calibrate;
     input.verbose = flags.verbose;
     input.quiet = flags.quiet;

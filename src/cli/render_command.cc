@@ -122,7 +122,10 @@ void RegisterRenderCommand(CLI::App& app, int* exit_code) {
     if (flags->input.empty()) {
       throw CLI::ValidationError("render", "give at least one PATH");
     }
-    std::unique_ptr<Session> session = OpenOrReport(flags->input, exit_code);
+    // A viewer: a graph with a fault is drawn, the fault marked.
+    InputFlags input = flags->input;
+    input.allow_graph_faults = true;
+    std::unique_ptr<Session> session = OpenOrReport(input, exit_code);
     if (!session) return;
     auto data = Render(*session, *flags);
     if (!data.ok()) {

@@ -83,7 +83,9 @@ Resolved Resolve(const HierarchicalResult& r, const LayoutLabels& labels) {
     out.item_kind.push_back(static_cast<uint8_t>(
         kind == LayoutItemKind::kNode         ? EncodedItemKind::kNode
         : kind == LayoutItemKind::kGraphInput ? EncodedItemKind::kGraphInput
-                                              : EncodedItemKind::kGraphOutput));
+        : kind == LayoutItemKind::kMissingInput
+            ? EncodedItemKind::kMissingInput
+            : EncodedItemKind::kGraphOutput));
     out.item_ref.push_back(static_cast<uint32_t>(item.node));
     out.item_model_id.push_back(At(labels.node_model_id, v, kNone));
     out.item_title.push_back(out.Intern(At(labels.node_title, v, kEmpty)));
@@ -379,7 +381,11 @@ LayoutLabels LabelsFromModel(const Model& model, GraphId graph,
       if (!v.valid()) continue;
       labels.node_model_id[i] = v.value();
       labels.node_title[i] = std::string(model.str(model.value_name(v)));
-      labels.node_tooltip[i] = labels.node_title[i];
+      labels.node_tooltip[i] =
+          labels.node_kind[i] == LayoutItemKind::kMissingInput
+              ? labels.node_title[i] +
+                    ": produced by no node, graph input or initializer"
+              : labels.node_title[i];
     }
   }
   labels.edges = input.edges;
@@ -526,8 +532,8 @@ std::string EncodeLayoutJson(const HierarchicalResult& r,
       j.UInt(v);
     }
   };
-  static constexpr const char* kItemKinds[] = {"node", "graph_input",
-                                               "graph_output", "group"};
+  static constexpr const char* kItemKinds[] = {
+      "node", "graph_input", "graph_output", "group", "missing_input"};
   j.BeginObject();
   j.Field("format", "model-inspector-layout");
   j.FieldInt("version", kLayoutBinaryVersion);
@@ -884,6 +890,21 @@ std::string RenderHierarchicalSvg(const HierarchicalResult& r,
                      "fill=\"#333\">",
                      cx, cy + 12);
       AppendXmlEscaped(out, res.strings[res.item_subtitle[i]]);
+      out += "</text></g>\n";
+    } else if (kind == EncodedItemKind::kMissingInput) {
+      // The graph's fault: red, dashed, with the reason on hover.
+      out += "<g class=\"missing-input\"><title>";
+      AppendXmlEscaped(out, At(labels.node_tooltip,
+                               static_cast<size_t>(r.items[i].node), kEmpty));
+      out += "</title>";
+      fmt::format_to(it,
+                     "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
+                     "height=\"{:.1f}\" rx=\"{:.1f}\" fill=\"#fde8e8\" "
+                     "stroke=\"#c62828\" stroke-width=\"2\" "
+                     "stroke-dasharray=\"4,2\"/><text x=\"{:.1f}\" "
+                     "y=\"{:.1f}\" fill=\"#c62828\">",
+                     b.x, b.y, b.w, b.h, b.h / 2, cx, cy + 4);
+      AppendXmlEscaped(out, title);
       out += "</text></g>\n";
     } else {
       fmt::format_to(it,

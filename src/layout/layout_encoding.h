@@ -77,6 +77,7 @@ enum class EncodedItemKind : uint8_t {
   kGraphInput = 1,
   kGraphOutput = 2,
   kGroup = 3,
+  kMissingInput = 4,  // a tensor nothing provides (LayoutItemKind)
 };
 
 // Node status codes in the encodings (section `node_status`, JSON

@@ -144,11 +144,31 @@ LayoutInput BuildLayoutInput(const Model& model, GraphId graph) {
     auto it = index_of_input.find(v.value());
     return it == index_of_input.end() ? kNone : it->second;
   };
+  // A tensor of this graph with no producer that is neither a graph input
+  // nor an initializer (an outer-scope value belongs to its own graph): the
+  // fault is drawn as one input item per tensor, added on first read.
+  auto missing_source = [&](ValueId v) -> uint32_t {
+    if (model.value_graph(v) != graph || model.value_producer(v).valid() ||
+        (model.value_flags(v) & (kValueGraphInput | kValueInitializer))) {
+      return kNone;
+    }
+    auto [it, added] = index_of_input.try_emplace(
+        v.value(), static_cast<uint32_t>(in.nodes.size()));
+    if (added) {
+      in.nodes.push_back(
+          {TextWidth(model.str(model.value_name(v))), kTerminalHeight});
+      in.kinds.push_back(LayoutItemKind::kMissingInput);
+      in.model_nodes.push_back(NodeId::Invalid());
+      in.values.push_back(v);
+    }
+    return it->second;
+  };
   for (NodeId node : model.graph_nodes(graph)) {
     uint32_t to = index_of_node[node.value()];
     for (ValueId v : model.node_inputs(node)) {
       if (!v.valid()) continue;  // omitted optional input
       uint32_t from = source_of(v);
+      if (from == kNone) from = missing_source(v);
       if (from == kNone) continue;  // weight or outer-scope value
       in.edges.push_back({from, to});
       in.edge_values.push_back(v);
@@ -259,6 +279,18 @@ std::string RenderSvg(const Model& model, GraphId graph,
                      "fill=\"#333\">",
                      result.x[i], result.y[i] + 12);
       AppendXmlEscaped(out, NodeShortName(model.str(model.node_name(node))));
+      out += "</text></g>\n";
+    } else if (input.kinds[i] == LayoutItemKind::kMissingInput) {
+      // The graph's fault: red, dashed, titled for a hover.
+      fmt::format_to(it,
+                     "<g class=\"missing-input\"><title>produced by no node, "
+                     "graph input or initializer</title><rect x=\"{:.1f}\" "
+                     "y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+                     "rx=\"{:.1f}\" fill=\"#fde8e8\" stroke=\"#c62828\" "
+                     "stroke-width=\"2\" stroke-dasharray=\"4,2\"/><text "
+                     "x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#c62828\">",
+                     x, y, w, h, h / 2, result.x[i], result.y[i] + 4);
+      AppendXmlEscaped(out, model.str(model.value_name(input.values[i])));
       out += "</text></g>\n";
     } else {
       fmt::format_to(it,

@@ -19,13 +19,23 @@ class Model;
 
 namespace mi::layout {
 
-enum class LayoutItemKind : uint8_t { kNode, kGraphInput, kGraphOutput };
+// kMissingInput: a tensor a node of the graph reads that nothing provides
+// (no node, graph input or initializer: the graph's fault, which `check`
+// reports as dangling_input); drawn as an input marked faulty, so a graph
+// with the fault still shows what reads it.
+enum class LayoutItemKind : uint8_t {
+  kNode,
+  kGraphInput,
+  kGraphOutput,
+  kMissingInput
+};
 
 struct LayoutInput {
   std::vector<LayoutNode> nodes;
   std::vector<LayoutEdge> edges;
   // Per layout node: what it shows. kNode: `node` is the model node;
-  // kGraphInput / kGraphOutput: `value` is the graph input or output.
+  // kGraphInput / kGraphOutput / kMissingInput: `value` is the graph input,
+  // output or the tensor nothing provides.
   std::vector<LayoutItemKind> kinds;
   std::vector<NodeId> model_nodes;
   std::vector<ValueId> values;
@@ -35,6 +45,7 @@ struct LayoutInput {
 
 // Layout nodes are the graph's nodes in file order, then one small node per
 // graph input (initializers excluded: weights are not drawn), then one per
+// tensor read in `graph` that nothing provides (kMissingInput), then one per
 // graph output. Edges run from each value's producer (or graph input) to
 // each consumer within `graph`, and from producers to graph outputs; a node
 // reading a value twice gets two edges. Does not need Model::BuildIndexes.

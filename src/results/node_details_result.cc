@@ -49,6 +49,7 @@ void WriteValue(ResultWriter& w, const NodeValueInfo& v) {
   w.FieldBool("graph_input", v.graph_input);
   w.FieldBool("graph_output", v.graph_output);
   w.FieldBool("initializer", v.initializer);
+  if (v.missing) w.FieldBool("missing", true);
   if (v.consumers) {
     w.Key("consumers").BeginArray();
     for (uint32_t c : *v.consumers) w.UInt(c);

@@ -186,6 +186,7 @@ NodeValueInfo ValueInfo(const Model& m, ValueId v, bool consumers) {
   out.graph_input = (flags & kValueGraphInput) != 0;
   out.graph_output = (flags & kValueGraphOutput) != 0;
   out.initializer = (flags & kValueInitializer) != 0;
+  out.missing = !producer.valid() && !out.graph_input && !out.initializer;
   if (consumers) {
     auto list = m.value_consumers(v);
     out.consumers.emplace();

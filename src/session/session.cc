@@ -454,7 +454,7 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
   std::vector<LoadedRoot> roots;
   std::vector<uint32_t> ranks_read;  // sources whose folder was looked at
   for (const PendingFile& file : files) {
-    auto head = io::ReadDecompressedHead(file.path, importers::kSniffLookahead);
+    auto head = importers::ReadSniffHead(file.path);
     if (!head.ok()) {
       if (!file.explicit_path) {
         impl->diagnostics.Report(DiagnosticCode::kFileSkipped, {file.path},
@@ -549,18 +549,32 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
     analysis::ApplyCalibration(impl->calibration, &impl->trace);
   }
 
-  if (!options.keep_going &&
-      impl->diagnostics.CountWithSeverity(Severity::kError) > 0) {
+  // Faults of the graph itself, which a viewer can show on the graph.
+  auto allowed = [&options](DiagnosticCode code) {
+    return options.allow_graph_faults &&
+           (code == DiagnosticCode::kDanglingInput ||
+            code == DiagnosticCode::kGraphCycle);
+  };
+  uint64_t blocking = 0;
+  for (const Diagnostic& d : impl->diagnostics.log()) {
+    if (DiagnosticSeverity(d.code) == Severity::kError && !allowed(d.code)) {
+      ++blocking;
+    }
+  }
+  if (!options.keep_going && blocking > 0) {
     std::string message;
     int shown = 0;
     for (const Diagnostic& d : impl->diagnostics.log()) {
-      if (DiagnosticSeverity(d.code) != Severity::kError) continue;
+      if (DiagnosticSeverity(d.code) != Severity::kError || allowed(d.code)) {
+        continue;
+      }
       if (shown++ == 5) break;
       if (!message.empty()) message += "\n  ";
       message += FormatLocation(d.location) + d.message;
     }
-    uint64_t total = impl->diagnostics.CountWithSeverity(Severity::kError);
-    if (total > 5) message += fmt::format("\n  ... and {} more", total - 5);
+    if (blocking > 5) {
+      message += fmt::format("\n  ... and {} more", blocking - 5);
+    }
     return MalformedInputError(message +
                                "\n(use --keep-going to load the input anyway)");
   }

@@ -43,6 +43,9 @@ struct NodeValueInfo {
   bool graph_input = false;
   bool graph_output = false;
   bool initializer = false;
+  // Inputs only: no node, graph input or initializer provides the tensor
+  // (the graph's fault, `check`'s dangling_input); written only when true.
+  bool missing = false;
   // Outputs only: the consuming nodes (at most 100).
   std::optional<std::vector<uint32_t>> consumers;
 };

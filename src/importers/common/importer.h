@@ -99,4 +99,11 @@ SourceId EnsureSource(ImportContext& ctx);
 // Path without a trailing ".gz".
 std::string_view StripGzSuffix(std::string_view path);
 
+// What Sniff() sees of a file: its first kSniffLookahead decompressed bytes.
+// When those are all "//" comment lines (onnx-mlir's lit tests open with RUN
+// lines and notes, however many), the comment block is passed over, however
+// long, and the head is the kSniffLookahead bytes after it; a file with
+// anything else in its first kSniffLookahead bytes gets exactly those.
+StatusOr<std::string> ReadSniffHead(const std::string& path);
+
 }  // namespace mi::importers

@@ -32,7 +32,8 @@ TEST(OnnxBadInputsTest, EveryManifestEntryFailsAsDocumented) {
     EXPECT_EQ(entry.at("exit_code").get<int>(),
               ExitCodeFor(StatusCode::kMalformedInput));
     std::string path = kDir + "/" + file;
-    bool text = file.ends_with(".onnxtxt");
+    bool text = file.ends_with(".onnxtxt") || file.ends_with(".prototxt") ||
+                file.ends_with(".onnx.json");
     auto head = ReadFileHead(path, kSniffLookahead);
     ASSERT_TRUE(head.ok());
     if (!head->empty()) {

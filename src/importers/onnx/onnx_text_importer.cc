@@ -1,5 +1,9 @@
-// The ONNX textual syntax importer (onnx/defs/parser.h): parses to a
-// ModelProto and shares the conversion with the binary importer.
+// ONNX models in text: the textual syntax of onnx/defs/parser.h, protobuf's
+// text format of ModelProto (Glow's .onnxtxt, OpenVINO's .prototxt) and
+// protobuf's JSON mapping of ModelProto (.onnx.json). The form is decided by
+// the content; whole-line "//" comments (onnx-mlir's lit tests put RUN and
+// CHECK lines around the model) are blanked first in all three. Each form
+// parses to a ModelProto and shares the conversion with the binary importer.
 
 #include <cctype>
 #include <exception>
@@ -7,7 +11,11 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <google/protobuf/util/json_util.h>
+#include <nlohmann/json.hpp>
 
+#include "base/strings.h"
+#include "importers/common/protobuf_text.h"
 #include "importers/onnx/onnx_importer.h"
 #include "importers/onnx/onnx_model_converter.h"
 #include "importers/onnx/onnx_skeleton.h"
@@ -25,12 +33,13 @@ constexpr int kMaxBracketDepth = onnx_import::kMaxSubgraphDepth * 3;
 // Model form without an opset: the IR version of libonnx 1.12.
 constexpr int64_t kDefaultIrVersion = 8;
 
-// Skips whitespace and '#' comments (the syntax's only comment form).
+// Skips whitespace, '#' comments (the syntax's and protobuf text's comment
+// form) and "//" comments (onnx-mlir's lit-test lines).
 size_t SkipSpaceAndComments(std::string_view s, size_t pos) {
   while (pos < s.size()) {
     if (std::isspace(static_cast<unsigned char>(s[pos]))) {
       ++pos;
-    } else if (s[pos] == '#') {
+    } else if (s[pos] == '#' || s.substr(pos, 2) == "//") {
       while (pos < s.size() && s[pos] != '\n') ++pos;
     } else {
       break;
@@ -39,29 +48,87 @@ size_t SkipSpaceAndComments(std::string_view s, size_t pos) {
   return pos;
 }
 
+// Replaces each line whose first non-blank characters are "//" by spaces up
+// to its end, so line and column numbers of the rest stay those of the file.
+// (No string literal of the three forms spans lines, so such a line is never
+// inside one.)
+void BlankSlashCommentLines(std::string& s) {
+  size_t pos = 0;
+  while (pos < s.size()) {
+    size_t i = pos;
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) ++i;
+    size_t end = s.find('\n', i);
+    if (end == std::string::npos) end = s.size();
+    if (s.compare(i, 2, "//") == 0) {
+      std::fill(s.begin() + static_cast<std::ptrdiff_t>(i),
+                s.begin() + static_cast<std::ptrdiff_t>(end), ' ');
+    }
+    pos = end + 1;
+  }
+}
+
+// The three text forms of an ONNX model.
+enum class TextForm : uint8_t { kNone, kSyntax, kProtobufText, kJson };
+
+// ModelProto's field names: a protobuf text model starts with one of them.
+bool IsModelProtoField(std::string_view name) {
+  static constexpr std::string_view kFields[] = {
+      "ir_version",     "opset_import",  "producer_name", "producer_version",
+      "domain",         "model_version", "doc_string",    "graph",
+      "metadata_props", "training_info", "functions"};
+  for (std::string_view f : kFields) {
+    if (name == f) return true;
+  }
+  return false;
+}
+
 bool IsIdentifierChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
 
-// Max nesting of (, [, { outside string literals and comments, with the
-// offset where the limit was passed.
-int MaxBracketDepth(std::string_view s, size_t* deepest_at) {
+// The form a text starts with (after comments), from its first token:
+// '{' JSON, '<' a syntax model, "name (" a syntax graph, "field:" or
+// "field {" protobuf text.
+TextForm FormAt(std::string_view s, size_t pos, std::string_view* first_word) {
+  if (pos >= s.size()) return TextForm::kNone;
+  if (s[pos] == '{') return TextForm::kJson;
+  if (s[pos] == '<') return TextForm::kSyntax;
+  size_t end = pos;
+  while (end < s.size() && IsIdentifierChar(s[end])) ++end;
+  if (end == pos || std::isdigit(static_cast<unsigned char>(s[pos]))) {
+    return TextForm::kNone;
+  }
+  *first_word = s.substr(pos, end - pos);
+  size_t next = SkipSpaceAndComments(s, end);
+  if (next >= s.size()) return TextForm::kNone;
+  if (s[next] == '(') return TextForm::kSyntax;
+  if (s[next] == ':' || s[next] == '{' || s[next] == '<') {
+    return TextForm::kProtobufText;
+  }
+  return TextForm::kNone;
+}
+
+// Max nesting of (, [, { (and <, > when `angles`: protobuf text's other
+// message delimiters) outside string literals and comments, with the offset
+// where the limit was passed.
+int MaxBracketDepth(std::string_view s, size_t* deepest_at,
+                    bool angles = false) {
   int depth = 0;
   int max_depth = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
     if (c == '#') {
       while (i < s.size() && s[i] != '\n') ++i;
-    } else if (c == '"') {
-      for (++i; i < s.size() && s[i] != '"'; ++i) {
+    } else if (c == '"' || (angles && c == '\'')) {
+      for (++i; i < s.size() && s[i] != c; ++i) {
         if (s[i] == '\\') ++i;
       }
-    } else if (c == '(' || c == '[' || c == '{') {
+    } else if (c == '(' || c == '[' || c == '{' || (angles && c == '<')) {
       if (++depth > max_depth) {
         max_depth = depth;
         *deepest_at = i;
       }
-    } else if (c == ')' || c == ']' || c == '}') {
+    } else if (c == ')' || c == ']' || c == '}' || (angles && c == '>')) {
       if (depth > 0) --depth;
     }
   }
@@ -126,15 +193,121 @@ int64_t LatestDefaultOpset() {
   return it == map.end() ? 17 : it->second.second;
 }
 
+// The textual syntax: a model ('<' first) or a bare graph.
+Status ParseOnnxSyntax(const std::string& source, size_t first,
+                       const std::string& path, ::onnx::ModelProto* model) {
+  std::string parse_error;
+  try {
+    if (source[first] == '<') {
+      auto status = ::onnx::OnnxParser::Parse(*model, source.c_str());
+      if (!status.IsOK()) parse_error = status.ErrorMessage();
+    } else {
+      auto status =
+          ::onnx::OnnxParser::Parse(*model->mutable_graph(), source.c_str());
+      if (!status.IsOK()) parse_error = status.ErrorMessage();
+      model->set_ir_version(kDefaultIrVersion);
+      auto* opset = model->add_opset_import();
+      opset->set_domain("");
+      opset->set_version(LatestDefaultOpset());
+    }
+  } catch (const std::exception& e) {
+    parse_error = e.what();
+    if (parse_error.empty()) parse_error = "syntax error";
+  } catch (...) {
+    parse_error = "syntax error";
+  }
+  if (!parse_error.empty()) return ParseErrorStatus(path, parse_error);
+  return Status::Ok();
+}
+
+// Records where JSON syntax first fails; builds nothing.
+class JsonSyntaxCheck : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string& last_token,
+                   const nlohmann::detail::exception& e) override {
+    failed = true;
+    token = last_token;
+    // `position` is just past the offending token: point at its start.
+    at = position >= last_token.size() ? position - last_token.size() : 0;
+    // "...: syntax error while parsing object - unexpected X; expected Y".
+    std::string_view what = e.what();
+    size_t dash = what.rfind(" - ");
+    if (dash != std::string_view::npos) detail = what.substr(dash + 3);
+    return false;
+  }
+  bool failed = false;
+  std::size_t at = 0;  // 0-based byte offset of the offending token
+  std::string token;
+  std::string detail;  // "unexpected X; expected Y"
+};
+
+// Protobuf's JSON mapping of ModelProto (camelCase or proto field names,
+// int64 as strings, bytes in base64). Syntax errors are placed by line and
+// column; schema errors name the field protobuf's parser stopped at.
+Status ParseOnnxJson(const std::string& source, const std::string& path,
+                     ::onnx::ModelProto* model) {
+  JsonSyntaxCheck check;
+  nlohmann::json::sax_parse(source, &check,
+                            nlohmann::json::input_format_t::json,
+                            /*strict=*/true, /*ignore_comments=*/false);
+  if (check.failed) {
+    uint64_t line = 0;
+    uint64_t column = 0;
+    LineAndColumn(source, check.at, &line, &column);
+    std::string token = check.token.substr(0, 40);
+    std::string detail = check.detail.empty() ? "" : " (" + check.detail + ")";
+    return MalformedInputError(fmt::format(
+        "{}:{}:{}: JSON syntax error at '{}'{}; expected JSON of an ONNX "
+        "ModelProto",
+        path, line, column, token, detail));
+  }
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;  // fields of newer ONNX versions
+  auto status =
+      google::protobuf::util::JsonStringToMessage(source, model, options);
+  if (!status.ok()) {
+    std::string what(status.message());
+    while (!what.empty() && (what.back() == '\n' || what.back() == '.')) {
+      what.pop_back();
+    }
+    // Protobuf names the field as "(graph.node): ...": say "at graph.node".
+    if (!what.empty() && what[0] == '(') {
+      size_t close = what.find("): ");
+      if (close != std::string::npos) {
+        what =
+            "at " + what.substr(1, close - 1) + ": " + what.substr(close + 3);
+      }
+    }
+    return MalformedInputError(fmt::format(
+        "{}: {}; expected protobuf's JSON mapping of an ONNX ModelProto "
+        "(camelCase field names, int64 as strings)",
+        path, what));
+  }
+  return Status::Ok();
+}
+
 class OnnxTextImporter : public Importer {
  public:
   const ImporterDescriptor& descriptor() const override {
-    static const ImporterDescriptor* const kDescriptor =
-        new ImporterDescriptor{"onnx_text",
-                               {".onnxtxt", ".onnx.txt"},
-                               5,
-                               ContentKind::kGraph,
-                               "an ONNX model in text form"};
+    static const ImporterDescriptor* const kDescriptor = new ImporterDescriptor{
+        "onnx_text",
+        {".onnxtxt", ".onnx.txt", ".onnxtext", ".prototxt", ".onnx.json"},
+        5,
+        ContentKind::kGraph,
+        "an ONNX model in text form (textual syntax, "
+        "protobuf text or JSON)"};
     return *kDescriptor;
   }
 
@@ -159,22 +332,49 @@ int SniffOnnxText(std::string_view head, std::string_view path) {
   }
   size_t pos = SkipSpaceAndComments(head, 0);
   if (pos >= head.size()) return 0;
-  bool named_ext = path.ends_with(".onnxtxt") || path.ends_with(".onnx.txt");
+  std::string_view plain = StripGzSuffix(path);
+  bool named_ext = plain.ends_with(".onnxtxt") ||
+                   plain.ends_with(".onnx.txt") || plain.ends_with(".onnxtext");
+  auto has = [&](std::string_view key) {
+    return head.find(key) != std::string_view::npos;
+  };
+  std::string_view first_word;
+  switch (FormAt(head, pos, &first_word)) {
+    case TextForm::kJson: {
+      // ONNX keys in either spelling JsonStringToMessage accepts; an ATC
+      // JSON or a trace has none of them.
+      bool model_keys = has("\"irVersion\"") || has("\"opsetImport\"") ||
+                        has("\"ir_version\"") || has("\"opset_import\"");
+      bool graph_keys = has("\"opType\"") || has("\"op_type\"");
+      if (!model_keys && !(graph_keys && has("\"graph\""))) return 0;
+      return plain.ends_with(".onnx.json") ? 95 : 85;
+    }
+    case TextForm::kProtobufText: {
+      // GE's ge_onnx dumps are the same text with GE op types: theirs.
+      if (has("op_type: \"ge:") || FileNameOf(path).starts_with("ge_onnx_")) {
+        return 0;
+      }
+      if (!IsModelProtoField(first_word)) return 0;
+      bool model_keys = has("ir_version") || has("opset_import");
+      bool graph_keys = has("node {") && has("op_type:");
+      if (!model_keys && !graph_keys) return 0;
+      return named_ext || plain.ends_with(".prototxt") ||
+                     plain.ends_with(".pbtxt")
+                 ? 90
+                 : 80;
+    }
+    case TextForm::kSyntax:
+      break;
+    case TextForm::kNone:
+      return 0;
+  }
   if (head[pos] == '<') {
-    bool has_key = head.find("ir_version") != std::string_view::npos ||
-                   head.find("opset_import") != std::string_view::npos;
+    bool has_key = has("ir_version") || has("opset_import");
     if (!has_key) return 0;
     return named_ext ? 95 : 80;
   }
   // A bare graph: "name (inputs) => (outputs) { ... }".
-  size_t end = pos;
-  while (end < head.size() && IsIdentifierChar(head[end])) ++end;
-  if (end == pos || std::isdigit(static_cast<unsigned char>(head[pos]))) {
-    return 0;
-  }
-  size_t paren = SkipSpaceAndComments(head, end);
-  if (paren >= head.size() || head[paren] != '(') return 0;
-  if (head.find("=>", paren) == std::string_view::npos) return 0;
+  if (!has("=>")) return 0;
   return named_ext ? 90 : 60;
 }
 
@@ -185,16 +385,21 @@ Status ImportOnnxTextFromBuffer(std::string_view text, ImportContext& ctx) {
   }
   // The parser reads a NUL-terminated string.
   std::string source(text.substr(0, text.find('\0')));
+  BlankSlashCommentLines(source);
   size_t first = SkipSpaceAndComments(source, 0);
   if (first >= source.size()) {
-    return MalformedInputError(
-        fmt::format("{}:1:1: empty file; expected ONNX text syntax (a model "
-                    "'<ir_version: ...> graph ...' or a graph 'name (...) => "
-                    "(...) {{...}}')",
-                    ctx.path));
+    return MalformedInputError(fmt::format(
+        "{}:1:1: empty file; expected an ONNX model in text: the textual "
+        "syntax (a model '<ir_version: ...> graph ...' or a graph 'name (...) "
+        "=> (...) {{...}}'), protobuf text ('ir_version: ... graph {{...}}') "
+        "or JSON ('{{\"irVersion\": ...}}')",
+        ctx.path));
   }
+  std::string_view first_word;
+  TextForm form = FormAt(source, first, &first_word);
   size_t deepest_at = 0;
-  if (MaxBracketDepth(source, &deepest_at) > kMaxBracketDepth) {
+  if (MaxBracketDepth(source, &deepest_at, form == TextForm::kProtobufText) >
+      kMaxBracketDepth) {
     uint64_t line = 0;
     uint64_t column = 0;
     LineAndColumn(source, deepest_at, &line, &column);
@@ -205,27 +410,19 @@ Status ImportOnnxTextFromBuffer(std::string_view text, ImportContext& ctx) {
   }
 
   ::onnx::ModelProto model;
-  std::string parse_error;
-  try {
-    if (source[first] == '<') {
-      auto status = ::onnx::OnnxParser::Parse(model, source.c_str());
-      if (!status.IsOK()) parse_error = status.ErrorMessage();
-    } else {
-      auto status =
-          ::onnx::OnnxParser::Parse(*model.mutable_graph(), source.c_str());
-      if (!status.IsOK()) parse_error = status.ErrorMessage();
-      model.set_ir_version(kDefaultIrVersion);
-      auto* opset = model.add_opset_import();
-      opset->set_domain("");
-      opset->set_version(LatestDefaultOpset());
-    }
-  } catch (const std::exception& e) {
-    parse_error = e.what();
-    if (parse_error.empty()) parse_error = "syntax error";
-  } catch (...) {
-    parse_error = "syntax error";
+  if (form == TextForm::kProtobufText) {
+    MI_RETURN_IF_ERROR(ParseProtobufText(
+        source, ctx.path, "protobuf text of an ONNX ModelProto", &model));
+  } else if (form == TextForm::kJson) {
+    MI_RETURN_IF_ERROR(ParseOnnxJson(source, ctx.path, &model));
+  } else {
+    MI_RETURN_IF_ERROR(ParseOnnxSyntax(source, first, ctx.path, &model));
   }
-  if (!parse_error.empty()) return ParseErrorStatus(ctx.path, parse_error);
+  if (form != TextForm::kSyntax && !model.has_graph()) {
+    return MalformedInputError(fmt::format(
+        "{}: the model has no graph; expected a ModelProto with a graph",
+        ctx.path));
+  }
 
   onnx_import::OnnxConvertOptions options;
   if (!ctx.path.empty()) {

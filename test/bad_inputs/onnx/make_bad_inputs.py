@@ -67,3 +67,25 @@ with open(os.path.join(HERE, "syntax_error.onnxtxt"), "w") as f:
             'agraph (float[4] x) => (float[4] y) {\n'
             '  y = Relu(x\n'
             '}\n')
+
+# Protobuf text of ModelProto with an op type not quoted (line 4, column 14).
+with open(os.path.join(HERE, "syntax_error.prototxt"), "w") as f:
+    f.write('ir_version: 3\n'
+            'graph {\n'
+            '  node {\n'
+            '    op_type: Relu\n'
+            '  }\n'
+            '}\n'
+            'opset_import {\n'
+            '  version: 13\n'
+            '}\n')
+
+# ONNX JSON after onnx-mlir style "//" lines, a comma missing before "graph"
+# (line 4, column 3).
+with open(os.path.join(HERE, "syntax_error.onnx.json"), "w") as f:
+    f.write('// RUN: onnx-mlir %s\n'
+            '{\n'
+            '  "irVersion": "8"\n'
+            '  "graph": {"node": [{"opType": "Relu"}]},\n'
+            '  "opsetImport": [{"version": "13"}]\n'
+            '}\n')

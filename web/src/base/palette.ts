@@ -80,6 +80,9 @@ export const kGroupStyles: GroupStyle[] = [
 
 export const kIoFill: Rgb = hexToRgb('#eeeeee');
 export const kIoStroke: Rgb = hexToRgb('#888888');
+// A missing input (a tensor nothing provides): the graph's fault, in red.
+export const kFaultFill: Rgb = hexToRgb('#fde8e8');
+export const kFaultStroke: Rgb = hexToRgb('#c62828');
 export const kEdgeColor: Rgb = hexToRgb('#666666');
 export const kSelectColor: Rgb = hexToRgb('#ff6a00');
 export const kMatchColor: Rgb = hexToRgb('#ffd400');

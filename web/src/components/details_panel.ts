@@ -178,6 +178,12 @@ export class DetailsPanel {
         const nm = el('td', 'nm');
         const box = el('div', 'nm-box');
         box.append(midName(v.name));
+        if (v.missing) {
+          // The graph's fault: no node, graph input or initializer provides it.
+          const mark = el('span', 'missing-input', 'missing');
+          mark.title = 'produced by no node, graph input or initializer';
+          box.append(mark);
+        }
         nm.append(box);
         tr.append(nm, el('td', 'nw', v.dtype || ''), el('td', 'nw', fmtShape(v.shape)));
         if (withLayout) tr.append(el('td', 'nw', layoutOf(v)));

@@ -28,6 +28,8 @@ export interface ValueInfo {
   name: string; dtype: string; shape: string | number[] | null; producer?: unknown;
   /** A weight (read on demand by GET .../values). */
   initializer?: boolean;
+  /** An input nothing provides (no node, graph input or initializer): the graph's fault. */
+  missing?: boolean;
   /** Memory layout where the format gives it (Ascend NC1HWC0, FRACTAL_Z) and the framework's format and shape. */
   layout?: string; origin_layout?: string; origin_shape?: string;
 }

@@ -14,6 +14,8 @@ export enum ItemKind {
   GraphInput = 1,
   GraphOutput = 2,
   Group = 3,
+  /** A tensor a node reads that nothing provides (the graph's fault). */
+  MissingInput = 4,
 }
 
 export enum GroupKind {
@@ -264,7 +266,7 @@ export function graphNodeCount(l: Layout): number {
   let n = l.nodeCount;
   for (let i = 0; i < l.itemCount; ++i) {
     const k = l.itemKind[i];
-    if ((k === ItemKind.GraphInput || k === ItemKind.GraphOutput) && l.itemRef[i] < n) n = l.itemRef[i];
+    if ((k === ItemKind.GraphInput || k === ItemKind.GraphOutput || k === ItemKind.MissingInput) && l.itemRef[i] < n) n = l.itemRef[i];
   }
   return n;
 }

@@ -297,7 +297,8 @@ export class Pane {
       const kind = l.itemKind[i];
       if (kind === ItemKind.Node) { this.host.clicked(this, { node: l.itemModelId[i] }); return; }
       if (kind === ItemKind.Group) { this.host.clicked(this, { group: l.itemRef[i], expanded: false }); return; }
-      this.host.clicked(this, { io: `${kind === ItemKind.GraphInput ? 'graph input' : 'graph output'} ${l.str(l.itemTitle[i])}` });
+      const what = kind === ItemKind.GraphInput ? 'graph input' : kind === ItemKind.MissingInput ? 'missing input (produced by no node, graph input or initializer)' : 'graph output';
+      this.host.clicked(this, { io: `${what} ${l.str(l.itemTitle[i])}` });
       return;
     }
     const g = s.frameAt(wx, wy);

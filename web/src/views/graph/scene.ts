@@ -8,7 +8,7 @@ import {
   GroupKind, ItemKind, kEdgeReversed, kGroupVisible, kNone, kProfileBands, NodeStatus, opName, type Layout,
 } from '../../rpc/layout_binary';
 import {
-  darker, heatColor, kFusedMark, kGroupStyles, kInsertedStroke, kIoFill, kIoStroke, kNoDataFill, kNoDataStroke, mix, opColor, type Rgb,
+  darker, heatColor, kFaultFill, kFaultStroke, kFusedMark, kGroupStyles, kInsertedStroke, kIoFill, kIoStroke, kNoDataFill, kNoDataStroke, mix, opColor, type Rgb,
 } from '../../base/palette';
 import type { ColorMode } from '../../core/state';
 
@@ -436,6 +436,10 @@ export class Scene {
             cx += ww;
           }
         }
+      } else if (kind === ItemKind.MissingInput) {
+        // The graph's fault: a red, dashed input.
+        c = kFaultFill;
+        pushRect(rb, x, y, w, h, kFaultFill, 1, kFaultStroke, 2, h / 2, kRectDashed, lod);
       } else {
         c = kIoFill;
         pushRect(rb, x, y, w, h, kIoFill, 1, kIoStroke, 1, h / 2, 0, lod);
