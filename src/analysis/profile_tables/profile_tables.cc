@@ -130,37 +130,33 @@ CacheRatesResult ComputeCacheRates(const Model* model, const Trace& trace) {
   return out;
 }
 
-int64_t StaticMemoryPeak(const std::vector<StaticOpMemoryRow>& rows) {
-  // Per (source, graph id): +size at start, -size after end.
-  std::map<std::pair<uint32_t, int64_t>, std::vector<const StaticOpMemoryRow*>>
-      graphs;
-  for (const StaticOpMemoryRow& r : rows) {
-    graphs[{r.source.valid() ? r.source.value() : 0, r.graph_id}].push_back(&r);
+bool IsStaticTotalRow(const Trace& trace, const StaticOpMemoryRow& row) {
+  return trace.str(row.op_name) == "TOTAL";
+}
+
+int64_t StaticMemoryPeak(const std::vector<const StaticOpMemoryRow*>& rows) {
+  int64_t last = 0;
+  for (const StaticOpMemoryRow* r : rows) {
+    last = std::max(last, std::max<int64_t>(r->node_index_start, 0));
+    if (r->node_index_end != kToGraphEnd) {
+      last = std::max(last, r->node_index_end);
+    }
   }
-  int64_t peak = 0;
-  for (const auto& [key, list] : graphs) {
-    int64_t last = 0;
-    for (const StaticOpMemoryRow* r : list) {
-      last = std::max(last, std::max<int64_t>(r->node_index_start, 0));
-      if (r->node_index_end != kToGraphEnd) {
-        last = std::max(last, r->node_index_end);
-      }
-    }
-    std::map<int64_t, int64_t> delta;
-    for (const StaticOpMemoryRow* r : list) {
-      int64_t start = std::max<int64_t>(r->node_index_start, 0);
-      int64_t end = r->node_index_end == kToGraphEnd || r->node_index_end < 0
-                        ? last
-                        : r->node_index_end;
-      if (end < start) end = start;
-      delta[start] += r->size_bytes;
-      delta[end + 1] -= r->size_bytes;
-    }
-    int64_t live = 0;
-    for (const auto& [index, d] : delta) {
-      live += d;
-      peak = std::max(peak, live);
-    }
+  // +size at start, -size after end.
+  std::map<int64_t, int64_t> delta;
+  for (const StaticOpMemoryRow* r : rows) {
+    int64_t start = std::max<int64_t>(r->node_index_start, 0);
+    int64_t end = r->node_index_end == kToGraphEnd || r->node_index_end < 0
+                      ? last
+                      : r->node_index_end;
+    if (end < start) end = start;
+    delta[start] += r->size_bytes;
+    delta[end + 1] -= r->size_bytes;
+  }
+  int64_t live = 0, peak = 0;
+  for (const auto& [index, d] : delta) {
+    live += d;
+    peak = std::max(peak, live);
   }
   return peak;
 }
@@ -243,15 +239,38 @@ ProfiledMemoryResult ComputeProfiledMemory(const Model* model,
                      return a.peak_reserved_bytes > b.peak_reserved_bytes;
                    });
 
+  std::map<std::tuple<uint32_t, std::string, int64_t>,
+           std::vector<const StaticOpMemoryRow*>>
+      graphs;
+  std::map<std::tuple<uint32_t, std::string, int64_t>, int64_t> totals;
   for (const StaticOpMemoryRow& r : tables.static_op_memory) {
-    out.static_op_memory.push_back({std::string(trace.str(r.op_name)),
-                                    std::string(trace.str(r.model_name)),
-                                    r.graph_id, r.node_index_start,
-                                    r.node_index_end, r.size_bytes});
+    std::tuple key{r.source.valid() ? r.source.value() : 0,
+                   std::string(trace.str(r.model_name)), r.graph_id};
+    if (IsStaticTotalRow(trace, r)) {
+      totals[key] = r.size_bytes;
+      graphs[key];
+      continue;
+    }
+    graphs[key].push_back(&r);
+    out.static_op_memory.push_back(
+        {std::string(trace.str(r.op_name)), std::get<1>(key), r.graph_id,
+         r.node_index_start, r.node_index_end, r.size_bytes});
     ++out.static_ops;
     out.static_total_bytes += r.size_bytes;
   }
-  out.static_peak_bytes = StaticMemoryPeak(tables.static_op_memory);
+  for (const auto& [key, rows] : graphs) {
+    ProfiledMemoryResult::StaticGraph g;
+    g.source = std::get<0>(key);
+    g.model_name = std::get<1>(key);
+    g.graph_id = std::get<2>(key);
+    g.ops = rows.size();
+    for (const StaticOpMemoryRow* r : rows) g.op_bytes += r->size_bytes;
+    g.peak_bytes = StaticMemoryPeak(rows);
+    auto total = totals.find(key);
+    if (total != totals.end()) g.total_bytes = total->second;
+    out.static_peak_bytes = std::max(out.static_peak_bytes, g.peak_bytes);
+    out.static_graphs.push_back(std::move(g));
+  }
   std::stable_sort(
       out.static_op_memory.begin(), out.static_op_memory.end(),
       [](const auto& a, const auto& b) { return a.size_bytes > b.size_bytes; });
@@ -359,6 +378,17 @@ void ProfiledMemoryResult::Write(ResultWriter& w) const {
     w.Field("module", m.module).FieldUInt("samples", m.samples);
     FieldKnownInt(w, "peak_reserved_bytes", m.peak_reserved_bytes);
     FieldKnownInt(w, "last_reserved_bytes", m.last_reserved_bytes);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("static_graphs").BeginArray();
+  for (const StaticGraph& g : static_graphs) {
+    w.BeginObject();
+    w.FieldUInt("source", g.source).Field("model_name", g.model_name);
+    FieldKnownInt(w, "graph_id", g.graph_id);
+    w.FieldUInt("ops", g.ops).FieldInt("op_bytes", g.op_bytes);
+    w.FieldInt("peak_bytes", g.peak_bytes);
+    FieldKnownInt(w, "total_bytes", g.total_bytes);
     w.EndObject();
   }
   w.EndArray();
@@ -490,11 +520,22 @@ const AnalysisDescriptor& ProfiledMemoryAnalysis() {
               {"operator_blocks", "rows of operator_memory.csv"},
               {"operator_total_bytes", "Size over them"},
               {"module_samples", "rows of npu_module_mem.csv"},
-              {"static_ops", "rows of static_op_mem.csv"},
+              {"static_ops", "rows of static_op_mem.csv other than TOTAL"},
               {"static_total_bytes", "Size(KB) over them"},
               {"static_peak_bytes",
                "largest sum of the sizes alive at one node index of one "
                "graph (end 4294967295: to the graph's last index)"},
+              {"static_graphs", "per source, model and graph"},
+              {"static_graphs[].source", "source index"},
+              {"static_graphs[].model_name", "Model Name"},
+              {"static_graphs[].graph_id", "Graph ID"},
+              {"static_graphs[].ops", "rows other than TOTAL"},
+              {"static_graphs[].op_bytes", "their sizes summed"},
+              {"static_graphs[].peak_bytes",
+               "most of them alive at one node index"},
+              {"static_graphs[].total_bytes",
+               "the TOTAL row: the static memory GE planned for the graph "
+               "(memory reuse included); null when absent"},
               {"operators", "per operator name, largest total first"},
               {"operators[].name", "Name (\"aten::empty_strided\")"},
               {"operators[].blocks", "rows"},

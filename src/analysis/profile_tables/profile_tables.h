@@ -119,12 +119,23 @@ struct ProfiledMemoryResult : AnalysisResult {
   std::vector<Operator> operators;  // largest total first
   uint64_t module_samples = 0;
   std::vector<Module> modules;
-  uint64_t static_ops = 0;
-  int64_t static_total_bytes = 0;
-  // The largest sum of static sizes alive at one node index, per graph id
-  // (the largest over graphs).
+  // static_op_mem.csv per (model, graph): the profiler's TOTAL row (the
+  // static memory GE planned for the graph, reuse included) and the ops'.
+  struct StaticGraph {
+    uint32_t source = 0;
+    std::string model_name;
+    int64_t graph_id = -1;
+    uint64_t ops = 0;          // rows other than TOTAL
+    int64_t op_bytes = 0;      // their sizes summed
+    int64_t peak_bytes = 0;    // most alive at one node index
+    int64_t total_bytes = -1;  // the TOTAL row; -1 when absent
+  };
+  uint64_t static_ops = 0;         // rows other than TOTAL
+  int64_t static_total_bytes = 0;  // their sizes summed
+  // The largest, over graphs, of the sizes alive at one node index.
   int64_t static_peak_bytes = 0;
-  std::vector<StaticOp> static_op_memory;  // largest first
+  std::vector<StaticGraph> static_graphs;
+  std::vector<StaticOp> static_op_memory;  // largest first, no TOTAL
 
   std::string_view analysis_id() const override { return "profiled_memory"; }
   void Write(ResultWriter& w) const override;
@@ -135,10 +146,14 @@ CacheRatesResult ComputeCacheRates(const Model* model, const Trace& trace);
 ProfiledMemoryResult ComputeProfiledMemory(const Model* model,
                                            const Trace& trace);
 
-// Peak of static_op_mem sizes alive at one node index, per (source, graph
-// id), the largest; rows live over [start, end], end 0xFFFFFFFF meaning the
-// last index any row names.
-int64_t StaticMemoryPeak(const std::vector<StaticOpMemoryRow>& rows);
+// Peak of the static_op_mem sizes of one graph alive at one node index;
+// rows live over [start, end], end 0xFFFFFFFF meaning the last index any
+// row names.
+int64_t StaticMemoryPeak(const std::vector<const StaticOpMemoryRow*>& rows);
+
+// static_op_mem.csv writes one row per graph named TOTAL: the graph's
+// planned static memory, not an op.
+bool IsStaticTotalRow(const Trace& trace, const StaticOpMemoryRow& row);
 
 // The host op (a kHostOp task of the block's source, named like it) whose
 // interval holds the block's allocation time; Invalid when none.

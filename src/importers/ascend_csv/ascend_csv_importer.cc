@@ -85,6 +85,7 @@ struct NamedTable {
   std::string_view prefix;
   std::string_view what;
   std::string_view header;
+  std::string_view note = {};  // after the header, for people
 };
 constexpr NamedTable kNamedTables[] = {
     {"op_summary", "msprof op summary",
@@ -100,7 +101,9 @@ constexpr NamedTable kNamedTables[] = {
      "Time(us),Max Time(us),Ratio(%)"},
     {"api_statistic", "CANN API statistics",
      "[Device_id,]Level,API Name,Time(us),Count,Avg(us),Min(us),Max(us),"
-     "Variance (msprof writes Device_id first, torch_npu leaves it out)"},
+     "Variance",
+     " (msprof api_statistic_*.csv starts with Device_id; torch_npu's "
+     "api_statistic.csv has none)"},
     {"l2_cache", "CANN L2 cache",
      "[Device_id,]Stream Id,Task Id,Hit Rate,Victim Rate,Op Name"},
     {"memory_record", "CANN memory record",
@@ -359,8 +362,8 @@ class CsvReader : public Reader {
       if (const NamedTable* named = NamedTableOf(ctx_.path)) {
         return MalformedInputError(ctx_.path + ":1: empty file; expected the " +
                                    std::string(named->what) + " header '" +
-                                   std::string(named->header) +
-                                   "' and its rows");
+                                   std::string(named->header) + "'" +
+                                   std::string(named->note) + " and its rows");
       }
       return MalformedInputError(ctx_.path +
                                  ":1: empty file; expected a CANN profiler "
@@ -429,8 +432,8 @@ class CsvReader : public Reader {
         return MalformedInputError(
             Where(line) + "no " + std::string(named->what) +
             " header; expected the " + std::string(named->what) + " header '" +
-            std::string(named->header) + "' as the first line, found '" +
-            found.substr(0, 60) + "'");
+            std::string(named->header) + "'" + std::string(named->note) +
+            " as the first line, found '" + found.substr(0, 60) + "'");
       }
       if (cols_.table == Table::kUnknown) {
         return MalformedInputError(
@@ -743,6 +746,12 @@ class CsvReader : public Reader {
     row.allocation_ns = ParseMicrosToNs(Cell(r, cols_.timestamp)).value_or(-1);
     row.release_ns = ParseMicrosToNs(Cell(r, cols_.release)).value_or(-1);
     row.duration_ns = ParseMicrosToNs(Cell(r, cols_.dur)).value_or(-1);
+    // msprof's table has no Release Time(us): a block with a Duration(us)
+    // was released that long after its allocation.
+    if (row.release_ns < 0 && cols_.release < 0 && row.duration_ns >= 0 &&
+        row.allocation_ns >= 0) {
+      row.release_ns = row.allocation_ns + row.duration_ns;
+    }
     row.device = DeviceOfCell(Cell(r, cols_.device));
     ctx_.trace->mutable_profile_tables().operator_memory.push_back(row);
     ++table_rows_;
