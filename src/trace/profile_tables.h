@@ -16,6 +16,8 @@
 
 namespace mi {
 
+class Trace;
+
 // One row of api_statistic.csv: one CANN API (or acl / runtime / node /
 // hccl level entry) summed over the calls the profiler saw.
 struct ApiStatisticRow {
@@ -80,5 +82,19 @@ struct ProfileTables {
            operator_memory.empty() && static_op_memory.empty();
   }
 };
+
+// static_op_mem.csv writes one row per graph named TOTAL: the static
+// memory GE planned for the graph (reuse included), not an op.
+bool IsStaticTotalRow(const Trace& trace, const StaticOpMemoryRow& row);
+
+// The largest sum of the static_op_mem sizes of one graph alive at one node
+// index; rows live over [start, end], end 0xFFFFFFFF meaning the last index
+// any row names.
+int64_t StaticMemoryPeak(const std::vector<const StaticOpMemoryRow*>& rows);
+
+// The host op (a host-op task of the block's source with the block's name)
+// whose interval holds the block's allocation time, the shortest when
+// nested; Invalid when none.
+TaskId HostOpOfBlock(const Trace& trace, const OperatorMemoryRow& row);
 
 }  // namespace mi

@@ -277,3 +277,49 @@ def test_empty_or_headerless_table_names_the_format_its_name_promises(tmp_path):
     assert proc.returncode != 0
     assert "no CANN operator memory header; expected the CANN operator memory header 'Name,Size(KB)" in proc.stderr
     assert "found 'aten::add" in proc.stderr
+
+
+GE_PROFILED = committed(FIXTURES / "ascend" / "ge_profiled")
+
+
+def test_measured_memory_and_l2_rates_on_the_nodes_of_a_ge_graph():
+    """The hand-written GE graph + profile (ge_profiled/README.md holds the
+    hand computation): the memory analysis shows GE's planned TOTAL as the
+    peak, each op's static size as its measured bytes, the estimate for the
+    rest; node details carry the L2 rates of the node's tasks."""
+    from test_server import Server
+    memory = analyze("memory", GE_PROFILED)
+    assert memory["level"] == "compiled"
+    measured = memory["measured"]
+    assert measured["peak_source"] == "static_op_mem"
+    assert measured["peak_bytes"] == measured["static_planned_bytes"] == 4704 * 1024
+    assert measured["static_peak_bytes"] == 6272 * 1024
+    assert measured["static_ops"] == measured["static_ops_matched"] == 5
+    static = {r["Op Name"]: kb_to_bytes(r["Size(KB)"])
+              for r in rows(GE_PROFILED / "block_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "static_op_mem.csv")
+              if r["Op Name"] != "TOTAL"}
+    for node in memory["nodes"]:
+        if node["name"] in static:
+            assert (node["measured_bytes"], node["bytes_source"]) == (static[node["name"]], "static_op_mem")
+        else:
+            assert "measured_bytes" not in node and node["bytes_source"] == "estimate"
+    # A run without the tables writes neither field (the schema's old shape).
+    plain = analyze("memory", FIXTURES / "ge" / "resnet_block")
+    assert "measured" not in plain and all("bytes_source" not in n for n in plain["nodes"])
+
+    server = Server(GE_PROFILED)
+    try:
+        found = server.get_json("/api/runs/0/levels/compiled/search?q=conv1&mode=text")["matches"]
+        conv = next(m for m in found if m["name"] == "conv1")
+        node = server.get_json(f"/api/runs/0/levels/compiled/nodes/{conv['id']}")
+        assert node["l2_tasks"] == 2
+        assert abs(node["l2_hit_rate"] - 0.85) < 1e-12
+        assert abs(node["l2_victim_rate"] - 0.1) < 1e-12
+        assert node["measured_memory_bytes"] == 3136 * 1024
+        assert node["measured_memory_source"] == "static_op_mem"
+        found = server.get_json("/api/runs/0/levels/compiled/search?q=relu1&mode=text")["matches"]
+        relu = server.get_json(f"/api/runs/0/levels/compiled/nodes/{found[0]['id']}")
+        assert relu["l2_tasks"] == 1 and relu["l2_hit_rate"] is None
+        assert abs(relu["l2_victim_rate"] - 0.2) < 1e-12
+    finally:
+        server.close()

@@ -146,19 +146,6 @@ CacheRatesResult ComputeCacheRates(const Model* model, const Trace& trace);
 ProfiledMemoryResult ComputeProfiledMemory(const Model* model,
                                            const Trace& trace);
 
-// Peak of the static_op_mem sizes of one graph alive at one node index;
-// rows live over [start, end], end 0xFFFFFFFF meaning the last index any
-// row names.
-int64_t StaticMemoryPeak(const std::vector<const StaticOpMemoryRow*>& rows);
-
-// static_op_mem.csv writes one row per graph named TOTAL: the graph's
-// planned static memory, not an op.
-bool IsStaticTotalRow(const Trace& trace, const StaticOpMemoryRow& row);
-
-// The host op (a kHostOp task of the block's source, named like it) whose
-// interval holds the block's allocation time; Invalid when none.
-TaskId HostOpOfBlock(const Trace& trace, const OperatorMemoryRow& row);
-
 // Registry entries (registry/builtin_analyses.cc).
 const AnalysisDescriptor& ApiStatisticsAnalysis();
 const AnalysisDescriptor& CacheRatesAnalysis();
