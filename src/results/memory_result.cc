@@ -141,6 +141,10 @@ void MemoryResult::Write(ResultWriter& w) const {
         .FieldUInt("live_bytes", f.live_bytes)
         .FieldUInt("output_bytes", f.output_bytes)
         .FieldOptional("start_ns", f.start_ns);
+    if (f.with_measured) {
+      if (f.measured_bytes) w.FieldInt("measured_bytes", *f.measured_bytes);
+      w.Field("bytes_source", f.bytes_source);
+    }
     w.EndObject();
   }
   w.EndArray();
@@ -161,6 +165,25 @@ void MemoryResult::Write(ResultWriter& w) const {
     WriteAllocator(w, *allocator);
   } else {
     w.Null();
+  }
+  if (measured) {
+    const MemoryMeasured& m = *measured;
+    w.Key("measured").BeginObject();
+    w.Field("source", m.source);
+    w.FieldUInt("nodes_measured", m.nodes_measured);
+    w.FieldUInt("static_ops", m.static_ops);
+    w.FieldUInt("static_ops_matched", m.static_ops_matched);
+    w.FieldUInt("operator_blocks", m.operator_blocks);
+    w.FieldUInt("operator_blocks_matched", m.operator_blocks_matched);
+    w.FieldUInt("peak_bytes", m.peak_bytes);
+    w.Field("peak_source", m.peak_source);
+    if (m.static_planned_bytes) {
+      w.FieldInt("static_planned_bytes", *m.static_planned_bytes);
+    }
+    if (m.static_peak_bytes) {
+      w.FieldInt("static_peak_bytes", *m.static_peak_bytes);
+    }
+    w.EndObject();
   }
   w.EndObject();
 }

@@ -2,6 +2,8 @@
 
 #include "model_inspector/results/node_details.h"
 
+#include <utility>
+
 namespace mi {
 namespace {
 
@@ -129,6 +131,22 @@ void NodeDetailsResult::Write(ResultWriter& w) const {
     w.EndObject();
   }
   w.EndArray();
+  if (l2_tasks > 0) {
+    w.FieldInt("l2_tasks", l2_tasks);
+    for (auto [key, rate] : {std::pair{"l2_hit_rate", l2_hit_rate},
+                             std::pair{"l2_victim_rate", l2_victim_rate}}) {
+      w.Key(key);
+      if (rate) {
+        w.Double(*rate);
+      } else {
+        w.Null();
+      }
+    }
+  }
+  if (measured_memory_bytes) {
+    w.FieldInt("measured_memory_bytes", *measured_memory_bytes);
+    w.Field("measured_memory_source", measured_memory_source);
+  }
   w.EndObject();
 }
 

@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <optional>
 #include <regex>
+#include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -247,6 +249,63 @@ std::vector<std::string> Session::Levels() const {
   return out;
 }
 
+namespace {
+
+// The CANN profiler's figures for node n (NodeDetailsResult's l2_* and
+// measured_memory_*): its tasks' L2 cache rows, GE's static memory for an
+// op of its name, else the blocks its host ops allocated.
+void AddProfiledFigures(const Trace& trace, const Model& m, NodeId n,
+                        std::span<const TaskId> tasks, NodeDetailsResult* out) {
+  const ProfileTables& tables = trace.profile_tables();
+  if (tables.cache_rates.empty() && tables.static_op_memory.empty() &&
+      tables.operator_memory.empty()) {
+    return;
+  }
+  std::unordered_set<uint32_t> own;
+  for (TaskId t : tasks) own.insert(t.value());
+  double hit = 0, victim = 0;
+  int64_t hits = 0, victims = 0;
+  for (const CacheRateRow& r : tables.cache_rates) {
+    if (!r.task.valid() || own.count(r.task.value()) == 0) continue;
+    ++out->l2_tasks;
+    if (r.hit_rate >= 0) {
+      hit += r.hit_rate;
+      ++hits;
+    }
+    if (r.victim_rate >= 0) {
+      victim += r.victim_rate;
+      ++victims;
+    }
+  }
+  if (hits > 0) out->l2_hit_rate = hit / static_cast<double>(hits);
+  if (victims > 0) out->l2_victim_rate = victim / static_cast<double>(victims);
+  std::string_view name = m.str(m.node_name(n));
+  int64_t static_bytes = -1;
+  for (const StaticOpMemoryRow& r : tables.static_op_memory) {
+    if (trace.str(r.op_name) == name && !IsStaticTotalRow(trace, r)) {
+      static_bytes = std::max<int64_t>(static_bytes, 0) + r.size_bytes;
+    }
+  }
+  if (static_bytes >= 0) {
+    out->measured_memory_bytes = static_bytes;
+    out->measured_memory_source = "static_op_mem";
+    return;
+  }
+  int64_t block_bytes = -1;
+  for (const OperatorMemoryRow& r : tables.operator_memory) {
+    TaskId host = HostOpOfBlock(trace, r);
+    if (host.valid() && trace.task_node(host) == n) {
+      block_bytes = std::max<int64_t>(block_bytes, 0) + r.size_bytes;
+    }
+  }
+  if (block_bytes >= 0) {
+    out->measured_memory_bytes = block_bytes;
+    out->measured_memory_source = "operator_memory";
+  }
+}
+
+}  // namespace
+
 StatusOr<NodeDetailsResult> Session::NodeDetails(std::string_view level,
                                                  uint32_t node) const {
   const Session::Impl& run = *impl_;
@@ -316,6 +375,7 @@ StatusOr<NodeDetailsResult> Session::NodeDetails(std::string_view level,
          trace.task_duration_ns(t), trace.task_track(t).value(),
          TaskTrackName(trace, trace.task_track(t)), trace.task_run(t)});
   }
+  AddProfiledFigures(trace, m, n, tasks, &out);
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include "base/ids.h"
 #include "base/string_pool.h"
 #include "trace/allocator_records.h"
+#include "trace/profile_tables.h"
 
 namespace mi {
 
@@ -274,6 +275,10 @@ class Trace {
     return allocator_samples_;
   }
 
+  // Profiler tables beside the tasks (profile_tables.h).
+  const ProfileTables& profile_tables() const { return profile_tables_; }
+  ProfileTables& mutable_profile_tables() { return profile_tables_; }
+
   size_t MemoryUsage() const;
 
  private:
@@ -306,6 +311,7 @@ class Trace {
   std::vector<TaskId> launch_;
   std::vector<TaskMemoryRecord> task_memory_;
   std::vector<AllocatorSample> allocator_samples_;
+  ProfileTables profile_tables_;
 };
 
 // Runtime calls (Kineto cudaLaunchKernel, CANN calls with a connection_id)

@@ -257,3 +257,29 @@ def test_atc_group_op_name_groups_and_task_counts(tmp_path):
     docs = export(tmp_path / "dumps", path)
     conv = next(n for n in docs["graph"]["nodes"] if n["name"] == "conv")
     assert conv["attributes"]["om_task_count"] == 2
+
+
+ATC_INDENTED = committed(FIXTURES / "ge" / "atc_json_indented" / "model.json.gz")
+
+
+def test_indented_atc_json_under_a_neutral_name_is_read_as_atc_json(tmp_path):
+    """`atc --mode=1` writes indented JSON; named model.json it must still be
+    read as ATC JSON (not as a Chrome trace) and give the same ops."""
+    import collections
+    import gzip
+    text = gzip.decompress(ATC_INDENTED.read_bytes()).decode()
+    model = tmp_path / "model.json"
+    model.write_text(text)
+    assert text.startswith('{\n    "attr": [')
+    out = tmp_path / "out"
+    docs = export(out, model)
+    assert [g["layer_level"] for g in docs["graph"]["graphs"]] == ["compiled"]
+    ops = json.loads(text)["graph"][0]["op"]
+    expected = collections.Counter(op["type"] for op in ops)
+    nodes = {n["name"]: n for n in docs["graph"]["nodes"]}
+    assert {op["name"] for op in ops} <= set(nodes)
+    got = collections.Counter(nodes[op["name"]]["op_type"] for op in ops)
+    assert got == expected
+    # The gzipped file itself loads the same way.
+    docs_gz = export(tmp_path / "gz", ATC_INDENTED)
+    assert {op["name"] for op in ops} <= {n["name"] for n in docs_gz["graph"]["nodes"]}

@@ -11,8 +11,9 @@
 # graph + trace pair: trace-only, torch_npu, a bad file with --keep-going,
 # run switching, unlinked pairs, the bundled demo (e2e_runs_test), and
 # search, shortcuts, export and the critical path in the URL
-# (e2e_search_test), and a graph with a fault drawn, its missing input
-# marked (e2e_faults_test). For ctest:
+# (e2e_search_test), a graph with a fault drawn, its missing input
+# marked (e2e_faults_test), and the CANN profiler tables on a GE graph's
+# nodes and in the analyses (e2e_ascend_tables_test). For ctest:
 #   MI_BINARY=<build>/src/cli/model-inspector MI_TEST_ARTIFACTS=<build>/web-test-artifacts web/test/run_all.sh
 # Fails with a clear message when node, the npm packages, Chromium or the
 # binary are missing. Set MI_SKIP_E2E=1 to skip the tests against the server.
@@ -59,5 +60,6 @@ if [[ "${MI_SKIP_E2E:-0}" != 1 ]]; then
   node test/e2e_panels_test.mjs
   node test/e2e_timeline_habits_test.mjs
   node test/e2e_faults_test.mjs
+  node test/e2e_ascend_tables_test.mjs
 fi
 echo "PASS: web tests"

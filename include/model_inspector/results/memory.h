@@ -38,6 +38,31 @@ struct MemoryNodeFootprint {
   uint64_t live_bytes = 0;
   uint64_t output_bytes = 0;
   std::optional<int64_t> start_ns;
+  // What the profiler measured for the node (static_op_mem.csv: GE's static
+  // memory for the op; operator_memory.csv: blocks its host ops allocated),
+  // written only when the run holds either table: measured_bytes is absent
+  // and bytes_source "estimate" for a node they do not name.
+  bool with_measured = false;
+  std::optional<int64_t> measured_bytes;
+  std::string bytes_source;  // "static_op_mem" | "operator_memory" | "estimate"
+};
+
+// The profiler's measured memory for the level (written only when the run
+// holds static_op_mem.csv or operator_memory.csv).
+struct MemoryMeasured {
+  std::string source;  // "static_op_mem", "operator_memory", joined by '+'
+  uint64_t nodes_measured = 0;
+  uint64_t static_ops = 0;          // static_op_mem rows (TOTAL excluded)
+  uint64_t static_ops_matched = 0;  // naming a node of the level
+  uint64_t operator_blocks = 0;
+  uint64_t operator_blocks_matched = 0;  // allocated by a host op of a node
+  // The peak the memory view shows: GE's planned static memory (the TOTAL
+  // rows of the graphs whose ops name nodes of the level), else the most
+  // static memory alive at one node index, else the estimate.
+  uint64_t peak_bytes = 0;
+  std::string peak_source;  // "static_op_mem" | "estimate"
+  std::optional<int64_t> static_planned_bytes;
+  std::optional<int64_t> static_peak_bytes;
 };
 
 struct MemoryScopeFootprint {
@@ -116,6 +141,7 @@ struct MemoryResult : AnalysisResult {
   std::vector<MemoryNodeFootprint> nodes;
   std::vector<MemoryScopeFootprint> scopes;
   std::optional<MemoryAllocator> allocator;
+  std::optional<MemoryMeasured> measured;
 
   std::string_view analysis_id() const override { return "memory"; }
   void Write(ResultWriter& w) const override;

@@ -95,6 +95,16 @@ struct NodeDetailsResult : AnalysisResult {
   int64_t task_count = 0;
   int64_t task_total_ns = 0;
   std::vector<NodeTaskInfo> tasks;  // at most 100
+  // What the CANN profiler measured for the node, written only when it
+  // did: the mean L2 cache hit / victim rate over its tasks' l2_cache.csv
+  // rows (N/A rows left out), and its measured memory (static_op_mem.csv:
+  // GE's static memory for an op of its name; else operator_memory.csv:
+  // the blocks its host ops allocated).
+  int64_t l2_tasks = 0;  // its tasks with an l2_cache row
+  std::optional<double> l2_hit_rate;
+  std::optional<double> l2_victim_rate;
+  std::optional<int64_t> measured_memory_bytes;
+  std::string measured_memory_source;  // "static_op_mem" | "operator_memory"
 
   std::string_view analysis_id() const override { return "node_details"; }
   void Write(ResultWriter& w) const override;

@@ -236,6 +236,74 @@ std::string CompareWithAllocatorSamples(const Trace& trace,
   return source;
 }
 
+// static_op_mem rows naming a node of the level, and operator_memory blocks
+// allocated inside a host op linked to one (MeasuredMemory).
+void AddMeasuredMemory(const Model& model, const Trace& trace,
+                       std::vector<NodeFootprint>& nodes,
+                       MemoryReport* report) {
+  const ProfileTables& tables = trace.profile_tables();
+  if (tables.static_op_memory.empty() && tables.operator_memory.empty()) {
+    return;
+  }
+  report->has_measured = true;
+  MeasuredMemory& m = report->measured;
+  m.static_op_mem = !tables.static_op_memory.empty();
+  m.operator_memory = !tables.operator_memory.empty();
+  std::unordered_map<std::string_view, size_t> step_by_name;
+  std::unordered_map<uint32_t, size_t> step_by_node;
+  for (size_t s = 0; s < nodes.size(); ++s) {
+    step_by_name.try_emplace(model.str(model.node_name(nodes[s].node)), s);
+    step_by_node.emplace(nodes[s].node.value(), s);
+  }
+  // Static memory: per graph (source, model, graph id) the matched rows,
+  // and its TOTAL row.
+  std::map<std::tuple<uint32_t, uint32_t, int64_t>,
+           std::vector<const StaticOpMemoryRow*>>
+      matched;
+  std::map<std::tuple<uint32_t, uint32_t, int64_t>, int64_t> totals;
+  for (const StaticOpMemoryRow& r : tables.static_op_memory) {
+    std::tuple key{r.source.valid() ? r.source.value() : 0,
+                   r.model_name.value(), r.graph_id};
+    if (IsStaticTotalRow(trace, r)) {
+      totals[key] = r.size_bytes;
+      continue;
+    }
+    ++m.static_ops;
+    auto it = step_by_name.find(trace.str(r.op_name));
+    if (it == step_by_name.end()) continue;
+    ++m.static_ops_matched;
+    matched[key].push_back(&r);
+    NodeFootprint& f = nodes[it->second];
+    f.measured_bytes = std::max<int64_t>(f.measured_bytes, 0) + r.size_bytes;
+    f.measured_static = true;
+  }
+  for (const auto& [key, rows] : matched) {
+    m.static_peak_bytes = std::max(m.static_peak_bytes, StaticMemoryPeak(rows));
+    auto total = totals.find(key);
+    if (total != totals.end()) {
+      m.static_planned_bytes =
+          std::max<int64_t>(m.static_planned_bytes, 0) + total->second;
+    }
+  }
+  // Operator blocks, through the host op that allocated them.
+  for (const OperatorMemoryRow& r : tables.operator_memory) {
+    ++m.operator_blocks;
+    TaskId host = HostOpOfBlock(trace, r);
+    if (!host.valid()) continue;
+    NodeId node = trace.task_node(host);
+    auto it =
+        node.valid() ? step_by_node.find(node.value()) : step_by_node.end();
+    if (it == step_by_node.end()) continue;
+    ++m.operator_blocks_matched;
+    NodeFootprint& f = nodes[it->second];
+    if (f.measured_static) continue;  // GE's static figure comes first
+    f.measured_bytes = std::max<int64_t>(f.measured_bytes, 0) + r.size_bytes;
+  }
+  for (const NodeFootprint& f : nodes) {
+    if (f.measured_bytes >= 0) ++m.nodes_measured;
+  }
+}
+
 }  // namespace
 
 int64_t TensorBytes(const Model& model, ValueId value) {
@@ -425,6 +493,7 @@ MemoryReport AnalyzeMemory(const Model& model, const Trace* trace,
     }
     report.has_allocator = !source.empty();
     report.allocator.source = std::move(source);
+    AddMeasuredMemory(model, *trace, report.nodes, &report);
   }
   return report;
 }

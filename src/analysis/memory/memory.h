@@ -55,6 +55,28 @@ struct NodeFootprint {
   uint64_t live_bytes = 0;
   uint64_t output_bytes = 0;  // outputs of known size
   int64_t start_ns = -1;      // first linked task start; -1 when none
+  // The profiler's measure (MeasuredMemory); -1 when none names the node.
+  int64_t measured_bytes = -1;
+  bool measured_static = false;  // from static_op_mem (else operator_memory)
+};
+
+// What the profiler measured for the level: static_op_mem.csv rows whose
+// Op Name is a node of the level (GE's static memory per op), and
+// operator_memory.csv blocks allocated inside a host op linked to a node of
+// the level. The memory view shows these where present, the estimate
+// elsewhere.
+struct MeasuredMemory {
+  bool static_op_mem = false;    // the run holds static_op_mem rows
+  bool operator_memory = false;  // the run holds operator_memory rows
+  uint32_t nodes_measured = 0;
+  uint64_t static_ops = 0;
+  uint64_t static_ops_matched = 0;
+  uint64_t operator_blocks = 0;
+  uint64_t operator_blocks_matched = 0;
+  // TOTAL rows of the graphs with a matched op, summed; -1 when none.
+  int64_t static_planned_bytes = -1;
+  // The most matched static memory alive at one node index; -1 when none.
+  int64_t static_peak_bytes = -1;
 };
 
 struct ScopeFootprint {
@@ -144,6 +166,9 @@ struct MemoryReport {
 
   bool has_allocator = false;
   AllocatorComparison allocator;
+
+  bool has_measured = false;  // the trace holds either table
+  MeasuredMemory measured;
 };
 
 // `trace` and `links` may be null (graph only). `root` is a root graph.

@@ -134,6 +134,13 @@ MemoryResult ToMemoryResult(const Model& model, const MemoryReport& report,
     n.live_bytes = f.live_bytes;
     n.output_bytes = f.output_bytes;
     if (f.start_ns >= 0) n.start_ns = f.start_ns;
+    if (report.has_measured) {
+      n.with_measured = true;
+      if (f.measured_bytes >= 0) n.measured_bytes = f.measured_bytes;
+      n.bytes_source = f.measured_bytes < 0 ? "estimate"
+                       : f.measured_static  ? "static_op_mem"
+                                            : "operator_memory";
+    }
     out.nodes.push_back(std::move(n));
   }
   for (const ScopeFootprint& s : report.scopes) {
@@ -141,6 +148,33 @@ MemoryResult ToMemoryResult(const Model& model, const MemoryReport& report,
                           s.nodes, s.peak_bytes, s.output_bytes});
   }
   if (report.has_allocator) out.allocator = Allocator(model, report);
+  if (report.has_measured) {
+    const MeasuredMemory& m = report.measured;
+    MemoryMeasured r;
+    if (m.static_op_mem) r.source = "static_op_mem";
+    if (m.operator_memory) {
+      r.source += r.source.empty() ? "operator_memory" : "+operator_memory";
+    }
+    r.nodes_measured = m.nodes_measured;
+    r.static_ops = m.static_ops;
+    r.static_ops_matched = m.static_ops_matched;
+    r.operator_blocks = m.operator_blocks;
+    r.operator_blocks_matched = m.operator_blocks_matched;
+    if (m.static_planned_bytes >= 0)
+      r.static_planned_bytes = m.static_planned_bytes;
+    if (m.static_peak_bytes >= 0) r.static_peak_bytes = m.static_peak_bytes;
+    if (m.static_planned_bytes >= 0) {
+      r.peak_bytes = static_cast<uint64_t>(m.static_planned_bytes);
+      r.peak_source = "static_op_mem";
+    } else if (m.static_peak_bytes >= 0) {
+      r.peak_bytes = static_cast<uint64_t>(m.static_peak_bytes);
+      r.peak_source = "static_op_mem";
+    } else {
+      r.peak_bytes = report.peak_activation_bytes;
+      r.peak_source = "estimate";
+    }
+    out.measured = std::move(r);
+  }
   return out;
 }
 

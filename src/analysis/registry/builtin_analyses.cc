@@ -7,6 +7,7 @@
 #include "analysis/blocks/block_time.h"
 #include "analysis/load_balance/load_balance.h"
 #include "analysis/memory/memory.h"
+#include "analysis/profile_tables/profile_tables.h"
 #include "analysis/registry/findings_analysis.h"
 #include "analysis/registry/registry.h"
 #include "analysis/sequences/sequences.h"
@@ -18,10 +19,13 @@ namespace mi::analysis {
 
 const std::vector<const AnalysisDescriptor*>& BuiltinAnalyses() {
   static const std::vector<const AnalysisDescriptor*> list = {
-      &CalibrationAnalysis(),   &CriticalPathAnalysis(), &IdleOverlapAnalysis(),
-      &FindingsAnalysis(),      &SequencesAnalysis(),    &BlocksAnalysis(),
-      &MemoryAnalysis(),        &ValidationAnalysis(),   &LoadBalanceAnalysis(),
-      &StepBreakdownAnalysis(),
+      &CalibrationAnalysis(),    &CriticalPathAnalysis(),
+      &IdleOverlapAnalysis(),    &FindingsAnalysis(),
+      &SequencesAnalysis(),      &BlocksAnalysis(),
+      &MemoryAnalysis(),         &ValidationAnalysis(),
+      &LoadBalanceAnalysis(),    &StepBreakdownAnalysis(),
+      &ApiStatisticsAnalysis(),  &CacheRatesAnalysis(),
+      &ProfiledMemoryAnalysis(),
   };
   return list;
 }

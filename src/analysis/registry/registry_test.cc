@@ -46,6 +46,41 @@ struct TwoRanks {
                .start_ns = 90,
                .duration_ns = 30});
     f.Finish();
+    // One row of each CANN profiler table (and a module's reservation),
+    // so that their analyses write every field.
+    StringPool& strings = f.trace.strings();
+    ProfileTables& tables = f.trace.mutable_profile_tables();
+    ApiStatisticRow api;
+    api.source = r0;
+    api.level = strings.Intern("acl");
+    api.name = strings.Intern("aclrtSynchronizeStream");
+    api.total_ns = 3000;
+    api.count = 2;
+    tables.api_statistics.push_back(api);
+    CacheRateRow cache;
+    cache.source = r0;
+    cache.task = TaskId(0);
+    cache.op_name = strings.Intern("k_mm");
+    cache.hit_rate = 0.5;
+    tables.cache_rates.push_back(cache);
+    OperatorMemoryRow block;
+    block.source = r0;
+    block.name = strings.Intern("aten::mm");
+    block.size_bytes = 1024;
+    block.allocation_ns = 100;
+    tables.operator_memory.push_back(block);
+    StaticOpMemoryRow op;
+    op.source = r0;
+    op.op_name = strings.Intern("k_mm");
+    op.size_bytes = 2048;
+    tables.static_op_memory.push_back(op);
+    AllocatorSample module;
+    module.source = r0;
+    module.device = 0;
+    module.component = strings.Intern("SLOG");
+    module.total_reserved_bytes = 4096;
+    module.per_module = true;
+    f.trace.AddAllocatorSample(module);
     ctx.model = &f.model;
     ctx.trace = &f.trace;
     ctx.links = &f.links;

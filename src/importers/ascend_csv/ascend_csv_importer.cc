@@ -78,13 +78,67 @@ TaskKind KindOfTaskType(std::string_view t) {
 // ops: 1 ns); a join accepts up to this much.
 constexpr int64_t kJoinToleranceNs = 1000;
 
-bool IsAscendTableName(std::string_view path) {
+// The CANN tables by file name (msprof `<table>_<timestamp>.csv`, torch_npu
+// `<table>.csv`), with the header the name promises: an empty or headerless
+// file named so is told what its name says it should hold.
+struct NamedTable {
+  std::string_view prefix;
+  std::string_view what;
+  std::string_view header;
+  std::string_view note = {};  // after the header, for people
+};
+constexpr NamedTable kNamedTables[] = {
+    {"op_summary", "msprof op summary",
+     "Device_id,Model Name,...,Op Name,OP Type,Task Type,Task Start "
+     "Time(us),Task Duration(us),..."},
+    {"kernel_details", "torch_npu kernel details",
+     "Step Id,...,Name,Type,Accelerator Core,Start Time(us),Duration(us),..."},
+    {"task_time", "msprof task time",
+     "Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),"
+     "task_start(us),task_stop(us)"},
+    {"op_statistic", "CANN op statistics",
+     "[Device_id,]OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg "
+     "Time(us),Max Time(us),Ratio(%)"},
+    {"api_statistic", "CANN API statistics",
+     "[Device_id,]Level,API Name,Time(us),Count,Avg(us),Min(us),Max(us),"
+     "Variance",
+     " (msprof api_statistic_*.csv starts with Device_id; torch_npu's "
+     "api_statistic.csv has none)"},
+    {"l2_cache", "CANN L2 cache",
+     "[Device_id,]Stream Id,Task Id,Hit Rate,Victim Rate,Op Name"},
+    {"memory_record", "CANN memory record",
+     "[Device_id,]Component,Timestamp(us),Total Allocated(MB|KB),Total "
+     "Reserved(MB|KB),..."},
+    {"operator_memory", "CANN operator memory",
+     "Name,Size(KB),Allocation Time(us),Release Time(us),...,Duration(us),..."},
+    {"npu_module_mem", "CANN NPU module memory",
+     "[Device_id,]Component,Timestamp(us),Total Reserved(MB|KB),Device"},
+    {"static_op_mem", "msprof static op memory",
+     "Device_id,Op Name,Model Name,Graph ID,Node Index Start,Node Index "
+     "End,Size(KB)"},
+};
+
+const NamedTable* NamedTableOf(std::string_view path) {
   std::string_view name = FileNameOf(path);
-  if (!name.ends_with(".csv")) return false;
-  return name.starts_with("op_summary") || name.starts_with("kernel_details") ||
-         name.starts_with("task_time") || name.starts_with("op_statistic") ||
-         name.starts_with("memory_record") ||
-         name.starts_with("npu_module_mem");
+  if (name.ends_with(".gz")) name.remove_suffix(3);
+  if (!name.ends_with(".csv")) return nullptr;
+  for (const NamedTable& t : kNamedTables) {
+    if (name.starts_with(t.prefix)) return &t;
+  }
+  return nullptr;
+}
+
+bool IsAscendTableName(std::string_view path) {
+  return NamedTableOf(path) != nullptr;
+}
+
+// "NPU:3", "3" -> 3; "host", "" or anything else -> -1.
+int32_t DeviceOfCell(std::string_view cell) {
+  size_t colon = cell.find(':');
+  if (colon != std::string_view::npos) cell = cell.substr(colon + 1);
+  std::optional<int64_t> id = ParseInt(cell);
+  if (!id || *id > (1 << 20)) return -1;
+  return static_cast<int32_t>(*id);
 }
 
 // kMemoryRecord: memory_record.csv, the allocator's totals over time per
@@ -97,7 +151,15 @@ enum class Table : uint8_t {
   kTaskTime,
   kStatistic,
   kMemoryRecord,
-  kModuleMemory
+  kModuleMemory,
+  // api_statistic.csv: CANN API time per API (ProfileTables).
+  kApiStatistic,
+  // l2_cache.csv: L2 hit / victim rate per device task, joined to tasks.
+  kCacheRates,
+  // operator_memory.csv: one block an operator allocated per row.
+  kOperatorMemory,
+  // static_op_mem.csv: GE's static memory per op of a compiled graph.
+  kStaticOpMemory
 };
 
 struct Columns {
@@ -107,6 +169,11 @@ struct Columns {
   // memory_record: sizes in MB (torch_npu) or KB (msprof), by the header.
   int component = -1, timestamp = -1, allocated = -1, reserved = -1;
   int64_t allocated_unit = 0, reserved_unit = 0;
+  // api_statistic / l2_cache / operator_memory / static_op_mem.
+  int level = -1, time = -1, count = -1, avg = -1, min = -1, max = -1,
+      variance = -1, hit = -1, victim = -1, size = -1, release = -1, model = -1,
+      graph = -1, index_start = -1, index_end = -1;
+  int64_t size_unit = 0;
 };
 
 int Find(const std::vector<std::string>& header,
@@ -169,6 +236,42 @@ Columns MapHeader(const std::vector<std::string>& h) {
     c.table = Table::kStatistic;
   } else if (Find(h, {"Op Name"}) >= 0 && Find(h, {"Waiting(us)"}) >= 0) {
     c.table = Table::kStatistic;  // old runtime.db task_time: aggregates
+  } else if (Find(h, {"API Name"}) >= 0 && Find(h, {"Time(us)"}) >= 0 &&
+             Find(h, {"Count"}) >= 0) {
+    c.table = Table::kApiStatistic;
+    c.level = Find(h, {"Level"});
+    c.name = Find(h, {"API Name"});
+    c.time = Find(h, {"Time(us)"});
+    c.count = Find(h, {"Count"});
+    c.avg = Find(h, {"Avg(us)"});
+    c.min = Find(h, {"Min(us)"});
+    c.max = Find(h, {"Max(us)"});
+    c.variance = Find(h, {"Variance"});
+  } else if (Find(h, {"Hit Rate"}) >= 0 && Find(h, {"Victim Rate"}) >= 0) {
+    c.table = Table::kCacheRates;
+    c.hit = Find(h, {"Hit Rate"});
+    c.victim = Find(h, {"Victim Rate"});
+    c.name = Find(h, {"Op Name"});
+    c.stream = Find(h, {"Stream Id", "Stream ID"});
+    c.task = Find(h, {"Task Id", "Task ID"});
+  } else if (Find(h, {"Op Name"}) >= 0 && Find(h, {"Node Index Start"}) >= 0 &&
+             FindSized(h, "Size", &c.size_unit) >= 0) {
+    c.table = Table::kStaticOpMemory;
+    c.name = Find(h, {"Op Name"});
+    c.size = FindSized(h, "Size", &c.size_unit);
+    c.model = Find(h, {"Model Name"});
+    c.graph = Find(h, {"Graph ID"});
+    c.index_start = Find(h, {"Node Index Start"});
+    c.index_end = Find(h, {"Node Index End"});
+  } else if (Find(h, {"Name"}) >= 0 && Find(h, {"Allocation Time(us)"}) >= 0 &&
+             FindSized(h, "Size", &c.size_unit) >= 0) {
+    c.table = Table::kOperatorMemory;
+    c.name = Find(h, {"Name"});
+    c.size = FindSized(h, "Size", &c.size_unit);
+    c.timestamp = Find(h, {"Allocation Time(us)"});
+    c.release = Find(h, {"Release Time(us)"});
+    c.dur = Find(h, {"Duration(us)"});
+    c.device = Find(h, {"Device Type", "Device"});
   } else if (Find(h, {"Component"}) >= 0 && Find(h, {"Timestamp(us)"}) >= 0 &&
              FindSized(h, "Total Allocated", &c.allocated_unit) >= 0) {
     c.table = Table::kMemoryRecord;
@@ -256,6 +359,12 @@ class CsvReader : public Reader {
       MI_RETURN_IF_ERROR(EndRecord(record_line_));
     }
     if (!have_header_) {
+      if (const NamedTable* named = NamedTableOf(ctx_.path)) {
+        return MalformedInputError(ctx_.path + ":1: empty file; expected the " +
+                                   std::string(named->what) + " header '" +
+                                   std::string(named->header) + "'" +
+                                   std::string(named->note) + " and its rows");
+      }
       return MalformedInputError(ctx_.path +
                                  ":1: empty file; expected a CANN profiler "
                                  "CSV table (op_summary / kernel_details) "
@@ -284,7 +393,8 @@ class CsvReader : public Reader {
       AddAscendOpTypeClasses(*ctx_.trace, source_);
     }
     // CANN tables write epoch microseconds (msprof and torch_npu alike).
-    if (tasks_added_ > 0 || joined_ > 0 || memory_rows_ > 0) {
+    if (tasks_added_ > 0 || joined_ > 0 || memory_rows_ > 0 ||
+        table_rows_ > 0) {
       if (source.time_base == TimeBase::kUnknown) {
         source.time_base = TimeBase::kEpoch;
       }
@@ -311,6 +421,20 @@ class CsvReader : public Reader {
       have_header_ = true;
       header_size_ = record.size();
       cols_ = MapHeader(record);
+      const NamedTable* named = NamedTableOf(ctx_.path);
+      if (cols_.table == Table::kUnknown && named != nullptr) {
+        // A file named like one CANN table: say what its name promises.
+        std::string found;
+        for (size_t i = 0; i < record.size() && found.size() < 60; ++i) {
+          if (i > 0) found += ',';
+          found += record[i];
+        }
+        return MalformedInputError(
+            Where(line) + "no " + std::string(named->what) +
+            " header; expected the " + std::string(named->what) + " header '" +
+            std::string(named->header) + "'" + std::string(named->note) +
+            " as the first line, found '" + found.substr(0, 60) + "'");
+      }
       if (cols_.table == Table::kUnknown) {
         return MalformedInputError(
             Where(line) +
@@ -335,6 +459,18 @@ class CsvReader : public Reader {
     if (cols_.table == Table::kMemoryRecord ||
         cols_.table == Table::kModuleMemory) {
       return AddMemoryRow(record, line);
+    }
+    switch (cols_.table) {
+      case Table::kApiStatistic:
+        return AddApiStatisticRow(record, line);
+      case Table::kCacheRates:
+        return AddCacheRow(record, line);
+      case Table::kOperatorMemory:
+        return AddOperatorMemoryRow(record, line);
+      case Table::kStaticOpMemory:
+        return AddStaticOpMemoryRow(record, line);
+      default:
+        break;
     }
     if (cols_.table != Table::kTasks && cols_.table != Table::kTaskTime) {
       return Status::Ok();  // statistics: recognised, no tasks
@@ -481,6 +617,163 @@ class CsvReader : public Reader {
     sample.per_module = cols_.table == Table::kModuleMemory;
     ctx_.trace->AddAllocatorSample(sample);
     ++memory_rows_;
+    return Status::Ok();
+  }
+
+  void SkipRow(uint64_t line, std::string_view column, std::string_view cell,
+               std::string_view expected) {
+    ctx_.diagnostics->Report(DiagnosticCode::kCsvRowSkipped,
+                             {ctx_.path, line, 0},
+                             "row skipped: " + std::string(column) +
+                                 " is not " + std::string(expected),
+                             std::string(cell.substr(0, 80)));
+  }
+
+  // api_statistic.csv: times are µs; a row without a numeric Time(us) or
+  // Count is skipped with a diagnostic.
+  Status AddApiStatisticRow(const std::vector<std::string>& r, uint64_t line) {
+    ApiStatisticRow row;
+    row.source = source_;
+    row.line = line;
+    std::string_view time = Cell(r, cols_.time);
+    std::optional<int64_t> total = ParseMicrosToNs(time);
+    if (!total) {
+      SkipRow(line, "Time(us)", time, "a number of microseconds");
+      return Status::Ok();
+    }
+    std::string_view count = Cell(r, cols_.count);
+    std::optional<int64_t> n = ParseInt(count);
+    if (!n) {
+      SkipRow(line, "Count", count, "a call count");
+      return Status::Ok();
+    }
+    row.total_ns = *total;
+    row.count = static_cast<uint64_t>(*n);
+    row.avg_ns = ParseMicrosToNs(Cell(r, cols_.avg)).value_or(-1);
+    row.min_ns = ParseMicrosToNs(Cell(r, cols_.min)).value_or(-1);
+    row.max_ns = ParseMicrosToNs(Cell(r, cols_.max)).value_or(-1);
+    row.variance = ParseDouble(Cell(r, cols_.variance)).value_or(-1);
+    row.device = DeviceOfCell(Cell(r, cols_.device));
+    row.level = ctx_.trace->strings().Intern(Cell(r, cols_.level));
+    row.name = ctx_.trace->strings().Intern(Cell(r, cols_.name));
+    ctx_.trace->mutable_profile_tables().api_statistics.push_back(row);
+    ++table_rows_;
+    return Status::Ok();
+  }
+
+  // l2_cache.csv: rates are fractions (N/A: unknown). Each row joins the
+  // earliest not yet joined device task of the source with its op name, on
+  // its stream: the profiler writes one row per task in launch order.
+  Status AddCacheRow(const std::vector<std::string>& r, uint64_t line) {
+    CacheRateRow row;
+    row.source = source_;
+    for (auto [col, out, what] :
+         {std::tuple(cols_.hit, &row.hit_rate, "Hit Rate"),
+          std::tuple(cols_.victim, &row.victim_rate, "Victim Rate")}) {
+      std::string_view cell = Cell(r, col);
+      if (cell.empty()) continue;  // N/A
+      std::optional<double> v = ParseDouble(cell);
+      if (!v || !(*v >= 0)) {
+        SkipRow(line, what, cell, "a rate (a number from 0 to 1, or N/A)");
+        return Status::Ok();
+      }
+      *out = *v;
+    }
+    std::string_view name = Cell(r, cols_.name);
+    row.op_name = ctx_.trace->strings().Intern(name);
+    row.stream = ParseInt(Cell(r, cols_.stream)).value_or(-1);
+    row.task_id = ParseInt(Cell(r, cols_.task)).value_or(-1);
+    std::string_view device_cell = Cell(r, cols_.device);
+    int64_t device = device_cell.empty() ? -1 : DeviceOfCell(device_cell);
+    row.device = static_cast<int32_t>(device);
+    if (join_mode_ && !name.empty()) {
+      row.task = FindInOrder(name, row.stream, device);
+      if (row.task.valid()) {
+        ++cache_joined_;
+      } else if (++join_missed_ <= kMaxJoinMissLog) {
+        ctx_.diagnostics->Report(
+            DiagnosticCode::kCsvRowSkipped, {ctx_.path, line, 0},
+            "L2 cache row matched no device task of the run with this op "
+            "name on this stream; kept without a task",
+            std::string(name.substr(0, 80)));
+      }
+    }
+    ctx_.trace->mutable_profile_tables().cache_rates.push_back(row);
+    ++table_rows_;
+    return Status::Ok();
+  }
+
+  // The earliest not yet joined task named `name` (on `stream` when both
+  // say one; on a device DeviceAllowed for `device`).
+  TaskId FindInOrder(std::string_view name, int64_t stream, int64_t device) {
+    StringId id = ctx_.trace->strings().Find(name);
+    if (!id.valid()) return TaskId::Invalid();
+    auto it = join_.find(id.value());
+    if (it == join_.end()) return TaskId::Invalid();
+    for (JoinEntry& e : it->second) {
+      if (e.joined || (stream >= 0 && e.stream >= 0 && e.stream != stream) ||
+          !DeviceAllowed(e.device, device)) {
+        continue;
+      }
+      e.joined = true;
+      if (device >= 0) device_tie_.try_emplace(e.device, device);
+      return e.task;
+    }
+    return TaskId::Invalid();
+  }
+
+  std::optional<int64_t> SizeCell(const std::vector<std::string>& r,
+                                  uint64_t line) {
+    std::string_view cell = Cell(r, cols_.size);
+    std::optional<int64_t> bytes = ParseSize(cell, cols_.size_unit);
+    if (!bytes) {
+      SkipRow(line,
+              cols_.size_unit == (int64_t{1} << 20) ? "Size(MB)" : "Size(KB)",
+              cell, "a non-negative size");
+    }
+    return bytes;
+  }
+
+  // operator_memory.csv: one allocated block per row.
+  Status AddOperatorMemoryRow(const std::vector<std::string>& r,
+                              uint64_t line) {
+    std::optional<int64_t> bytes = SizeCell(r, line);
+    if (!bytes) return Status::Ok();
+    OperatorMemoryRow row;
+    row.source = source_;
+    row.name = ctx_.trace->strings().Intern(Cell(r, cols_.name));
+    row.size_bytes = *bytes;
+    row.allocation_ns = ParseMicrosToNs(Cell(r, cols_.timestamp)).value_or(-1);
+    row.release_ns = ParseMicrosToNs(Cell(r, cols_.release)).value_or(-1);
+    row.duration_ns = ParseMicrosToNs(Cell(r, cols_.dur)).value_or(-1);
+    // msprof's table has no Release Time(us): a block with a Duration(us)
+    // was released that long after its allocation.
+    if (row.release_ns < 0 && cols_.release < 0 && row.duration_ns >= 0 &&
+        row.allocation_ns >= 0) {
+      row.release_ns = row.allocation_ns + row.duration_ns;
+    }
+    row.device = DeviceOfCell(Cell(r, cols_.device));
+    ctx_.trace->mutable_profile_tables().operator_memory.push_back(row);
+    ++table_rows_;
+    return Status::Ok();
+  }
+
+  // static_op_mem.csv: one op's static memory per row.
+  Status AddStaticOpMemoryRow(const std::vector<std::string>& r,
+                              uint64_t line) {
+    std::optional<int64_t> bytes = SizeCell(r, line);
+    if (!bytes) return Status::Ok();
+    StaticOpMemoryRow row;
+    row.source = source_;
+    row.op_name = ctx_.trace->strings().Intern(Cell(r, cols_.name));
+    row.model_name = ctx_.trace->strings().Intern(Cell(r, cols_.model));
+    row.graph_id = ParseInt(Cell(r, cols_.graph)).value_or(-1);
+    row.node_index_start = ParseInt(Cell(r, cols_.index_start)).value_or(-1);
+    row.node_index_end = ParseInt(Cell(r, cols_.index_end)).value_or(-1);
+    row.size_bytes = *bytes;
+    row.device = DeviceOfCell(Cell(r, cols_.device));
+    ctx_.trace->mutable_profile_tables().static_op_memory.push_back(row);
+    ++table_rows_;
     return Status::Ok();
   }
 
@@ -643,6 +936,8 @@ class CsvReader : public Reader {
   uint64_t joined_ = 0;
   uint64_t join_missed_ = 0;
   uint64_t memory_rows_ = 0;
+  uint64_t table_rows_ = 0;  // api_statistic, l2_cache, operator/static mem
+  uint64_t cache_joined_ = 0;
   // Timeline device -> the CSV Device_id whose rows it took (DeviceAllowed).
   std::unordered_map<int32_t, int64_t> device_tie_;
   std::vector<PendingRow> pending_;
@@ -660,7 +955,8 @@ class AscendCsvImporter : public Importer {
         5,
         ContentKind::kTrace,
         "a CANN profiler table (op_summary, kernel_details, task_time, "
-        "op_statistic, memory_record CSV)"};
+        "op_statistic, memory_record, npu_module_mem, api_statistic, "
+        "l2_cache, operator_memory, static_op_mem CSV)"};
     return d;
   }
   int Sniff(std::string_view head, std::string_view path) const override {
@@ -674,7 +970,14 @@ class AscendCsvImporter : public Importer {
     bool task_time = Contains(first, "kernel_name,kernel_type,stream_id");
     bool memory = Contains(first, "Component,Timestamp(us),Total Allocated(") ||
                   Contains(first, "Component,Timestamp(us),Total Reserved(");
-    if (tasks || stats || task_time || memory) return 90;
+    // api_statistic, l2_cache, operator_memory, static_op_mem.
+    bool tables =
+        Contains(first, "Level,API Name,Time(us),Count") ||
+        Contains(first, "Stream Id,Task Id,Hit Rate,Victim Rate") ||
+        (Contains(first, "Name,Size(") &&
+         Contains(first, "Allocation Time(us)")) ||
+        Contains(first, "Op Name,Model Name,Graph ID,Node Index Start");
+    if (tasks || stats || task_time || memory || tables) return 90;
     // A file named like a CANN table (op_summary_*.csv, kernel_details.csv,
     // task_time_*.csv, op_statistic*.csv) whose header is not one we know,
     // or that is empty: claim it weakly, so the error names the header.

@@ -18,10 +18,20 @@ namespace fs = std::filesystem;
 constexpr std::string_view kTorchNpuOutput = "ASCEND_PROFILER_OUTPUT";
 constexpr std::string_view kMsprofOutput = "mindstudio_profiler_output";
 
-// Per-task tables and allocator totals, read after the timelines.
+// Per-task tables and allocator totals, read after the timelines; the
+// other tables read (api_statistic, operator_memory, static_op_mem) need
+// nothing of the timeline and load with them.
 bool IsTableFileName(std::string_view n) {
   return n == "kernel_details.csv" || n.starts_with("op_summary_") ||
-         n.starts_with("memory_record") || n.starts_with("npu_module_mem");
+         n.starts_with("memory_record") || n.starts_with("npu_module_mem") ||
+         n.starts_with("api_statistic") || n.starts_with("operator_memory") ||
+         n.starts_with("static_op_mem");
+}
+
+// Per-task figures that join the tasks the timeline or a per-task table
+// made (l2_cache: by op name and stream), read after both.
+bool IsTaskFiguresFileName(std::string_view n) {
+  return n.starts_with("l2_cache") && n.ends_with(".csv");
 }
 
 // torch_npu's profiler_info_{rank}.json / profiler_metadata.json.
@@ -141,7 +151,7 @@ void ClaimOutputFolders(RunFiles& files) {
     int32_t rank = ReadTorchNpuRank(key);
     return files.AddSource({std::move(key), rank});
   };
-  std::vector<size_t> timelines, tables;
+  std::vector<size_t> timelines, tables, task_figures;
   for (size_t i = 0; i < list.size(); ++i) {
     if (files.claimed(i)) continue;
     const Place& place = places[i];
@@ -161,11 +171,15 @@ void ClaimOutputFolders(RunFiles& files) {
         timelines.push_back(i);
       } else if (IsTableFileName(name)) {
         tables.push_back(i);
+      } else if (IsTaskFiguresFileName(name)) {
+        task_figures.push_back(i);
       } else {
         files.LeaveOut(i,
                        "a CANN profiler summary nothing reads (only the "
                        "timeline, kernel_details / op_summary, "
-                       "memory_record and npu_module_mem are read)");
+                       "memory_record, npu_module_mem, api_statistic, "
+                       "l2_cache, operator_memory and static_op_mem are "
+                       "read)");
       }
     } else if (place.under_prof) {
       files.LeaveOut(i,
@@ -183,6 +197,7 @@ void ClaimOutputFolders(RunFiles& files) {
   });
   for (size_t i : timelines) files.Take(i, source_of(list[i].path), 1);
   for (size_t i : tables) files.Take(i, source_of(list[i].path), 2);
+  for (size_t i : task_figures) files.Take(i, source_of(list[i].path), 3);
 }
 
 }  // namespace mi::importers::ascend_timeline

@@ -21,9 +21,11 @@ bool IsTimelineFileName(std::string_view file_name);
 // mindstudio_profiler_output/ is read and the raw data (host/, device_N/)
 // left out. Of those output folders only the timeline (trace_view.json,
 // msprof_*.json, slices in slice order) and, after every timeline, the
-// per-task tables (kernel_details.csv, op_summary_*.csv) and allocator
-// totals (memory_record*.csv) are read, so that the tables join onto the
-// timeline's tasks; the other summaries are left out. The files of one
+// per-task tables (kernel_details.csv, op_summary_*.csv), allocator
+// totals (memory_record*.csv, npu_module_mem*.csv), API statistics,
+// operator and static op memory, and after those the L2 cache rates
+// (l2_cache*.csv) are read, so that the tables join onto the timeline's
+// tasks; the other summaries are left out. The files of one
 // output folder form one source keyed by the folder (the parent of
 // ASCEND_PROFILER_OUTPUT/ or mindstudio_profiler_output/), with the
 // torch_npu rank from profiler_info_<rank>.json. torch_npu's

@@ -360,8 +360,13 @@ class AtcJsonImporter : public Importer {
     return *kDescriptor;
   }
 
-  int Sniff(std::string_view head, std::string_view path) const override {
-    std::string_view body = TrimLeft(head.substr(0, kSniffLookahead));
+  int Sniff(std::string_view raw_head, std::string_view path) const override {
+    // ATC usually writes the JSON indented (`atc --mode=1 --json=...`): the
+    // checks below read the head with the blanks between tokens dropped, so
+    // an indented file is recognised like a compact one, whatever its name.
+    std::string compact = DropJsonBlanks(raw_head.substr(0, kSniffLookahead));
+    std::string_view head = compact;
+    std::string_view body = head;
     if (body.empty() || body[0] != '{') return 0;
     // ATC writes the model's keys first: name, version, attr, graph; GE
     // model attrs (atc_cmdline, soc_version, ...) or op descs follow.
@@ -379,10 +384,54 @@ class AtcJsonImporter : public Importer {
     bool attr_first = body.rfind("{\"attr\"", 0) == 0 &&
                       head.find("\"key\"") != std::string_view::npos;
     if ((ge_keys || attr_first) && atc_marks) return named ? 95 : 85;
+    // ModelDef's attr map as Pb2Json writes it, first in the file (keys
+    // sorted): {"attr":[{"key":"...","value":{"s"|"i"|"f"|"b"|"list"...
+    // No trace format starts so.
+    if (attr_first && IsPb2JsonAttrHead(head)) return named ? 95 : 80;
     if (named && ge_keys) return 70;
     return 0;
   }
 
+ private:
+  // `head` without the JSON blanks (space, tab, CR, LF) outside strings.
+  static std::string DropJsonBlanks(std::string_view head) {
+    std::string out;
+    out.reserve(head.size());
+    bool in_string = false, escaped = false;
+    for (char c : head) {
+      if (in_string) {
+        out.push_back(c);
+        if (escaped) {
+          escaped = false;
+        } else if (c == '\\') {
+          escaped = true;
+        } else if (c == '"') {
+          in_string = false;
+        }
+        continue;
+      }
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') continue;
+      if (c == '"') in_string = true;
+      out.push_back(c);
+    }
+    if (std::string_view(out).starts_with("\xEF\xBB\xBF")) out.erase(0, 3);
+    return out;
+  }
+
+  // The first attr entry's value is one of ge.proto.AttrDef's typed fields.
+  static bool IsPb2JsonAttrHead(std::string_view head) {
+    if (!head.starts_with("{\"attr\":[{\"key\":\"")) return false;
+    size_t value = head.find("\"value\":{\"");
+    if (value == std::string_view::npos) return false;
+    std::string_view field = head.substr(value + 10);
+    for (std::string_view f : {"s\"", "i\"", "f\"", "b\"", "list\"", "t\"",
+                               "g\"", "bt\"", "func\""}) {
+      if (field.starts_with(f)) return true;
+    }
+    return false;
+  }
+
+ public:
   Status Import(ImportContext& ctx) const override {
     MI_ASSIGN_OR_RETURN(std::string text, io::ReadDecompressedFile(ctx.path));
     return ImportAtcJsonFromBuffer(text, ctx);

@@ -11,6 +11,7 @@
 #include "base/string_pool.h"
 #include "diag/diagnostics.h"
 #include "importers/common/ge_model/ge_model_converter.h"
+#include "io/chunk_reader.h"
 #include "model/model.h"
 
 namespace mi::importers {
@@ -216,6 +217,25 @@ TEST(GeImporterTest, SniffsDumpsAndAtcJson) {
                         "{\"s\": \"atc\"}}], \"graph\": [",
                         "model.json"),
             80);
+  // Indented as `atc --mode=1 --json=...` writes it, under a neutral name:
+  // still ATC JSON, and no longer taken for a Chrome trace.
+  std::string indented =
+      "{\n    \"attr\": [\n        {\n            \"key\": "
+      "\"attr_model_out_nodes_name\",\n            \"value\": {\n"
+      "                \"list\": {\n                    \"s\": [\n";
+  EXPECT_GE(json->Sniff(indented, "model.json"), 80);
+  EXPECT_EQ(text->Sniff(indented, "model.json"), 0);
+  // The real sample re-indented (test/fixtures/ge/atc_json_indented).
+  std::string path = std::string(MI_SOURCE_DIR) +
+                     "/test/fixtures/ge/atc_json_indented/model.json.gz";
+  ASSERT_TRUE(std::filesystem::exists(path)) << "committed fixture missing";
+  auto plain = io::ReadDecompressedFile(path);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_GE(json->Sniff(std::string_view(*plain).substr(0, kSniffLookahead),
+                        "model.json"),
+            80);
+  // A Chrome trace whose first key is not attr stays a trace.
+  EXPECT_EQ(json->Sniff("{\n  \"attr\": 1, \"traceEvents\": []}", "t.json"), 0);
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 // flows), an op type, a finding, the summary of a selected time range, or a
 // group of the layout. Its links select what they name.
 
-import { fmtNs } from '../base/format';
+import { fmtBytes, fmtNs } from '../base/format';
 import { opColor, rgbCss } from '../base/palette';
 import type { FindingJson, NodeDetails, NodeRef, SummaryJson, SummaryOpType, TaskDetails, ValueInfo } from '../rpc/api';
 import type { ApiClient } from '../rpc/api';
@@ -156,6 +156,15 @@ export class DetailsPanel {
     if (d.scope) info.push(['scope', d.scope]);
     if (d.domain) info.push(['domain', d.domain]);
     if (d.task_total_ns !== undefined && d.task_count) info.push(['time', `${fmtNs(d.task_total_ns)} in ${d.task_count} task(s)`]);
+    // What the CANN profiler measured (l2_cache.csv, static_op_mem.csv /
+    // operator_memory.csv), named by its source.
+    if (d.l2_tasks) {
+      const rate = (v: number | null | undefined): string => (v === null || v === undefined ? 'N/A' : `${(v * 100).toFixed(1)}%`);
+      info.push(['L2 hit rate', `${rate(d.l2_hit_rate)} (victim ${rate(d.l2_victim_rate)}, ${d.l2_tasks} task(s), l2_cache)`]);
+    }
+    if (d.measured_memory_bytes !== undefined) {
+      info.push(['measured memory', `${fmtBytes(d.measured_memory_bytes)} (${d.measured_memory_source ?? 'profiler'})`]);
+    }
     root.append(table(info));
     if (d.attributes?.length) {
       section(root, `Attributes (${d.attributes.length})`, table(d.attributes.map((a) => [a.name, fmtValue(a.value)])));

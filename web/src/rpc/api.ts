@@ -42,6 +42,11 @@ export interface NodeDetails {
   tasks: TaskInfo[]; task_count?: number; task_total_ns?: number;
   /** ONNX operator documentation, when the ONNX library has the op (null otherwise; absent from older servers). */
   doc?: OpDoc | null;
+  /** CANN profiler figures, present only when measured: the mean L2 cache
+   *  hit / victim rate (0..1) over the node's tasks' l2_cache.csv rows, and
+   *  its measured memory (static_op_mem.csv, else operator_memory.csv). */
+  l2_tasks?: number; l2_hit_rate?: number | null; l2_victim_rate?: number | null;
+  measured_memory_bytes?: number; measured_memory_source?: string;
 }
 export interface OpDoc { domain: string; since_version: number; summary: string }
 /** 'auto': a glob when the query has '*' or '?', else text (the server decides and says so). */
