@@ -5,6 +5,7 @@
 
 import { fmtUs } from '../../base/format';
 import { ItemKind, kEdgeShowLabel, opName, type Layout } from '../../rpc/layout_binary';
+import { kFontFamily } from './glyph_atlas';
 import { kHeaderHeight, lodPx, type Scene } from './scene';
 
 export const kTextMinScale = 0.45;
@@ -47,6 +48,30 @@ function roughWidth(s: string, size: number, bold: boolean): number {
   return s.length * size * (bold ? 0.6 : 0.55);
 }
 
+// Edge labels are placed by their measured width (the font the renderers and
+// the SVG use), so the box that is kept clear of nodes and other labels is
+// the box the text covers; without a canvas (node), a bound over the
+// widest digit. Memoised per label.
+const edgeLabelWidths = new Map<string, number>();
+let widthCanvas: CanvasRenderingContext2D | null | undefined;
+export function edgeLabelWidth(s: string, size: number): number {
+  const key = `${size}|${s}`;
+  let w = edgeLabelWidths.get(key);
+  if (w !== undefined) return w;
+  if (widthCanvas === undefined) {
+    widthCanvas = typeof document !== 'undefined' ? document.createElement('canvas').getContext('2d') : null;
+  }
+  if (widthCanvas) {
+    widthCanvas.font = `${size}px ${kFontFamily}`;
+    w = Math.ceil(widthCanvas.measureText(s).width) + 1;
+  } else {
+    w = s.length * size * 0.62;
+  }
+  if (edgeLabelWidths.size > 20000) edgeLabelWidths.clear();
+  edgeLabelWidths.set(key, w);
+  return w;
+}
+
 /** Receives one line of text: baseline at (x, y), world units. */
 export interface TextSink {
   text(x: number, y: number, size: number, bold: boolean, align: Align, maxWidth: number, s: string, shade: number): void;
@@ -71,6 +96,31 @@ function topOpsText(l: Layout, g: number): string {
 // frame whose header lies under its parent's label gets none. Reused.
 const placed: number[] = [];
 const kMaxSummaryLabels = 400;
+// World rects of the frame headers drawn zoomed in (label and node count),
+// which edge labels keep clear of; bucketed by cells of kHeaderCell world px
+// so a whole-graph export stays linear. Reused.
+const kHeaderCell = 256;
+const headers = new Map<number, number[]>();
+const headerCell = (cx: number, cy: number): number => cx * 65536 + cy;
+function addHeader(x: number, y: number, w: number, h: number): void {
+  for (let cx = Math.floor(x / kHeaderCell); cx <= Math.floor((x + w) / kHeaderCell); ++cx) {
+    for (let cy = Math.floor(y / kHeaderCell); cy <= Math.floor((y + h) / kHeaderCell); ++cy) {
+      const k = headerCell(cx, cy);
+      const list = headers.get(k);
+      if (list) list.push(x, y, x + w, y + h); else headers.set(k, [x, y, x + w, y + h]);
+    }
+  }
+}
+function coversHeader(x: number, y: number, w: number, h: number): boolean {
+  for (let cx = Math.floor(x / kHeaderCell); cx <= Math.floor((x + w) / kHeaderCell); ++cx) {
+    for (let cy = Math.floor(y / kHeaderCell); cy <= Math.floor((y + h) / kHeaderCell); ++cy) {
+      const r = headers.get(headerCell(cx, cy));
+      if (!r) continue;
+      for (let k = 0; k < r.length; k += 4) if (x < r[k + 2] && x + w > r[k] && y < r[k + 3] && y + h > r[k + 1]) return true;
+    }
+  }
+  return false;
+}
 
 /** World rects (x, y, w, h) of the edge labels placed by the last collectText (for tests). */
 export const edgeLabelRects: number[] = [];
@@ -101,6 +151,7 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
   stamp: Uint32Array, mark: number, sink: TextSink): void {
   const l = scene.layout;
   placed.length = 0;
+  headers.clear();
   edgeLabelRects.length = 0;
   const b = l.itemBox, gb = l.groupBounds;
   const detailed = scale >= kTextMinScale;
@@ -116,6 +167,7 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
       const count = l.groupNodeCount[g];
       sink.text(x + 8, y + 16, 11, true, 0, w - 70, l.str(l.groupLabel[g]), 0.2);
       if (count > 0) sink.text(x + w - 8, y + 16, 9, false, 2, 60, `${count} nodes`, 0.4);
+      addHeader(x, y, w, kHeaderHeight);
     } else if (w * scale > 80) {
       const size = kSummaryPx / scale;
       if ((size < kHeaderHeight * 1.5 || h * scale > 3 * kSummaryPx) && place(x, y, w, size * 1.3)) {
@@ -209,15 +261,16 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
       segs.push([p, Math.hypot(P[2 * p + 2] - P[2 * p], P[2 * p + 3] - P[2 * p + 1])]);
     }
     segs.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-    const tw = Math.min(200, roughWidth(label, 9, false)), th = 11;
+    const tw = Math.min(200, edgeLabelWidth(label, 9)), th = 11;
     for (const [p] of segs) {
       const mx = (P[2 * p] + P[2 * p + 2]) / 2, my = (P[2 * p + 1] + P[2 * p + 3]) / 2;
       const lrDir = l.direction === 'lr';
       // The text's box: centred above the point (lr) or right of it (tb).
       const rx = lrDir ? mx - tw / 2 : mx + 4, ry = lrDir ? my - 4 - th + 2 : my + 3 - th + 2;
-      if (coversItem(scene, rx, ry, tw, th) || !place(rx, ry, tw, th)) continue;
-      if (lrDir) sink.text(mx, my - 4, 9, false, 1, 200, label, 0.33);
-      else sink.text(mx + 4, my + 3, 9, false, 0, 200, label, 0.33);
+      if (coversItem(scene, rx, ry, tw, th) || coversHeader(rx, ry, tw, th) || !place(rx, ry, tw, th)) continue;
+      // Drawn within the box it was placed by (a longer one is cut there).
+      if (lrDir) sink.text(mx, my - 4, 9, false, 1, tw, label, 0.33);
+      else sink.text(mx + 4, my + 3, 9, false, 0, tw, label, 0.33);
       edgeLabelRects.push(rx, ry, tw, th);
       break;
     }
