@@ -490,8 +490,12 @@ export class Scene {
         const dashed = l.groupKind[g] === GroupKind.Chunk ? kRectDashed : 0;
         const t = this.itemTime[i];
         c = heatMode ? (t >= 0 ? heatOf(t) : kNoDataFill) : aggMode ? aggColor(aggA[i], aggB[i]) : st.band;
-        // A second card behind the box says "folded group", not "node".
-        pushRect(rb, x + 3, y + 3, w, h, st.fill, 1, st.stroke, 1, 8, dashed, lod);
+        // A second card behind the box says "folded group", not "node". It
+        // starts where the box starts along the main axis (and peeks out 3 px
+        // right and below): the culling order sorts by that start, and a card
+        // starting later would be drawn over the box, hiding its colour.
+        if (lrDir) pushRect(rb, x, y + 3, w + 3, h, st.fill, 1, st.stroke, 1, 8, dashed, lod);
+        else pushRect(rb, x + 3, y, w, h + 3, st.fill, 1, st.stroke, 1, 8, dashed, lod);
         pushRect(rb, x, y, w, h, c, 1, st.stroke, 1.4, 8, dashed, lod);
         // Chips along the bottom: the top op types, width by count.
         let total = 0;
