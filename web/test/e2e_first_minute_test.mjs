@@ -14,6 +14,10 @@
 //   - the timeline's bar takes one row at 1920 and at most two at 1024
 //     (rows counted from the DOM geometry of its children), so several
 //     track rows show at 1024x700;
+//   - folded groups' text (name, "N nodes · time", op mix) fits their boxes
+//     at the first screen and at 1:1 (measured with a canvas in the
+//     renderers' font against the width each line may take), on the demo's
+//     two levels and a GE run;
 //   - the minimap: after zooming to a node in the minimap's corner, the
 //     node's screen box does not intersect the minimap (it moved or folded).
 // Screenshots (checked by pixels or the DOM): first_minute_* in the
@@ -33,6 +37,7 @@ const tag = (v) => `${v.width}x${v.height}`;
 const demo = await startServer();
 const two = await startServer(['--run', join(repoDir, 'test/fixtures/resnet18/ort_all'), '--run', join(repoDir, 'test/fixtures/resnet18/ort_extended')]);
 // A trace alone, with host threads and GPU streams (tracks to show).
+const geRun = await startServer([join(repoDir, 'test/fixtures/samples/ascend/ge_graph_dumps')]);
 const trace = await startServer([join(repoDir, 'test/fixtures/samples/traces/kineto/tracelens/h100__gaunernst_bert-small-uncased__1016001.json.gz')]);
 const browser = await launchBrowser();
 
@@ -211,6 +216,43 @@ async function svgChecks(v) {
   }
 }
 
+/**
+ * Folded groups' text fits their boxes: at the first screen and at 1:1, the
+ * summary ("N nodes · time") and op mix lines of every folded group, and at
+ * 1:1 its name, measure (canvas, the renderers' font) within the width they
+ * may take, i.e. they are not cut.
+ */
+async function boxTextChecks(v) {
+  const t = tag(v);
+  for (const [server, hash, name] of [[demo, '#level=compiled', 'demo compiled'], [demo, '#level=framework', 'demo framework'], [geRun, '', 'GE']]) {
+    const page = await open(server, v, hash);
+    for (const zoom of ['first screen', '1:1']) {
+      const r = await page.evaluate(async (zoom) => {
+        const g = window.__miDebug.view('graph'), p = g.pane(0), l = p.scene.layout;
+        if (zoom === '1:1') { p.cam.centreOn(l.width / 2, l.height / 2, 1); }
+        await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+        const titles = new Set();
+        for (let i = 0; i < l.itemCount; ++i) if (l.itemKind[i] === 3) titles.add(l.str(l.itemTitle[i]));
+        const ctx = document.createElement('canvas').getContext('2d');
+        const font = 'system-ui, "Segoe UI", Helvetica, Arial, sans-serif';
+        // Names: at 1:1 (inside the box); zoomed out a name crowded by its
+        // neighbours' labels is cut in the middle by design.
+        const lines = g.textRuns(0).lines.filter((x) => (x.bold && titles.has(x.text) && zoom === '1:1') || /^\d+ nodes · /.test(x.text) || / ×\d+(, |$)/.test(x.text));
+        const cut = [];
+        for (const x of lines) {
+          ctx.font = `${x.bold ? 'bold ' : ''}${x.px}px ${font}`;
+          const w = ctx.measureText(x.text).width;
+          if (w > x.max + 0.5) cut.push(`"${x.text}" ${w.toFixed(1)} > ${x.max.toFixed(1)} px`);
+        }
+        return { scale: p.cam.scale, lines: lines.length, cut };
+      }, zoom);
+      check(r.lines > 0, `${t} ${name} ${zoom}: folded groups' lines drawn (${r.lines} at scale ${r.scale.toFixed(2)})`);
+      eq(r.cut.join('; '), '', `${t} ${name} ${zoom}: every folded group's line fits its box`);
+    }
+    await page.close();
+  }
+}
+
 async function timelineChecks(v) {
   const t = tag(v);
   const page = await browser.newPage({ viewport: v });
@@ -282,6 +324,7 @@ async function minimapChecks(v) {
 }
 
 for (const v of kViewports) {
+  await boxTextChecks(v);
   await svgChecks(v);
   await statusChecks(v);
   await compareChecks(v);
@@ -292,4 +335,5 @@ await browser.close();
 await demo.stop();
 await two.stop();
 await trace.stop();
+await geRun.stop();
 done('e2e_first_minute');

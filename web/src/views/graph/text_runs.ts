@@ -182,14 +182,18 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
     if (scene.itemLod[i] * scale < lodT) return;
     if (kind === ItemKind.Group) {
       const g = l.itemRef[i];
-      if (detailed) {
+      // Inside the box while its summary fits there at 9 screen px; a box
+      // too small for it on screen gets its lines beside it, as zoomed out.
+      const inside = detailed && roughWidth(`${l.groupNodeCount[g]} nodes${scene.itemTime[i] > 0 ? ` · ${fmtUs(scene.itemTime[i])}` : ''}`,
+        Math.max(9, 9 / scale), false) <= w - 8;
+      if (inside) {
         sink.text(cx, y + 14, 11, true, 1, w - 8, l.str(l.itemTitle[i]), 0.1);
         const t = scene.itemTime[i];
         // Never under 9 screen px: just above the overview's zoom the box is
         // still small on screen and its summary must stay readable.
         sink.text(cx, y + 27, Math.max(9, 9 / scale), false, 1, w - 8, `${l.groupNodeCount[g]} nodes${t > 0 ? ` · ${fmtUs(t)}` : ''}`, 0.2);
         if (h >= 44) sink.text(cx, y + 38, 8, false, 1, w - 8, topOpsText(l, g), 0.33);
-      } else if (w * scale > 12) {
+      } else if (w * scale > 12 && !(detailed && scale >= 1)) {
         // Overview: the label on the box, then "N nodes · time" and the op
         // mix beside it (below or above left to right, right or left top to
         // bottom: the free side of a chain), at a constant screen size; text
@@ -197,9 +201,12 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
         const size = kSummaryPx / scale, small = (kSummaryPx - 2) / scale;
         const room = w + Math.max(kOverviewSpill, 30 / scale);
         const title = l.str(l.itemTitle[i]);
-        const tw = Math.min(room, roughWidth(title, size, true));
-        if (!place(cx - tw / 2, cy - size * 0.6, tw, size * 1.2)) return;
-        sink.text(cx, cy + size * 0.35, size, true, 1, room, title, 0.1);
+        // The whole title when it covers no other label, else cut to the box and the gaps beside it.
+        const full = Math.min(160 / scale, roughWidth(title, size, true));
+        const cut = Math.min(room, full);
+        const whole = full > cut && place(cx - full / 2, cy - size * 0.6, full, size * 1.2);
+        if (!whole && !place(cx - cut / 2, cy - size * 0.6, cut, size * 1.2)) return;
+        sink.text(cx, cy + size * 0.35, size, true, 1, whole ? full : room, title, 0.1);
         const t = scene.itemTime[i];
         const lines = [`${l.groupNodeCount[g]} nodes${t > 0 ? ` · ${fmtUs(t)}` : ''}`, topOpsText(l, g)].filter((x) => x);
         const maxW = 220 / scale;
