@@ -204,7 +204,10 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
         // The whole title when it covers no other label, else cut to the box and the gaps beside it.
         const full = Math.min(160 / scale, roughWidth(title, size, true));
         const cut = Math.min(room, full);
-        const whole = full > cut && place(cx - full / 2, cy - size * 0.6, full, size * 1.2);
+        // (never over a neighbouring box, where the neighbour's own name goes).
+        const whole = full > cut && !coversItem(scene, cx - full / 2, cy - size * 0.6, (full - cut) / 2, size * 1.2)
+          && !coversItem(scene, cx + cut / 2, cy - size * 0.6, (full - cut) / 2, size * 1.2)
+          && place(cx - full / 2, cy - size * 0.6, full, size * 1.2);
         if (!whole && !place(cx - cut / 2, cy - size * 0.6, cut, size * 1.2)) return;
         sink.text(cx, cy + size * 0.35, size, true, 1, whole ? full : room, title, 0.1);
         const t = scene.itemTime[i];
