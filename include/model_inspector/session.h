@@ -88,6 +88,10 @@ struct LayoutViewOptions {
   // Default view for a first screen instead: the top-level groups folded
   // (HierarchicalLayout::CollapseToOverview), within the same budget.
   bool overview = false;
+  // Folded group boxes sized for the lines the web UI draws in them (the op
+  // mix as "Conv ×4, Add ×2", and "12 nodes · 985 µs" when the level has
+  // node times) rather than for the SVG renderer's shorter ones.
+  bool ui_summaries = false;
 };
 
 class LayoutView {

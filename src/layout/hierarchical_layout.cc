@@ -22,6 +22,12 @@ constexpr float kSmallCharWidth = 4.5f;  // the 8 px third line
 constexpr float kTextPadding = 16;
 constexpr float kMinWidth = 80;
 constexpr float kCollapsedHeight = 44;
+// The summary line ("12 nodes · 985 µs") is drawn at 9 px: about 5.5 px a
+// character (digits are 0.556 em in sans-serif fonts), and its time part
+// " · " + three significant digits + unit is at most 10 characters
+// (" · 1.23 ms").
+constexpr float kSummaryCharWidth = 5.5f;
+constexpr size_t kSummaryTimeChars = 10;
 
 float LabelWidth(size_t chars) {
   return std::max(kMinWidth,
@@ -463,14 +469,38 @@ LayoutNode HierarchicalLayout::ItemSize(int32_t g) const {
   } else {
     for (int k = 0; k < 3; ++k) {
       if (s.top_ops[k] < 0) continue;
+      if (ui_summaries_) {
+        // As the UI writes it: "Conv ×4, ReorderOutput ×4, Add ×2".
+        if (third_chars > 0) third_chars += 2;
+        third_chars +=
+            op_names_[s.top_ops[k]].size() + 2 + Digits(s.top_op_counts[k]);
+        continue;
+      }
       third_chars += op_names_[s.top_ops[k]].size() + 1;
       if (s.top_op_counts[k] > 1) third_chars += 1 + Digits(s.top_op_counts[k]);
     }
   }
   float third_width =
       kSmallCharWidth * static_cast<float>(third_chars) + kTextPadding;
-  return {std::max({label_width, LabelWidth(summary_chars), third_width}),
+  float summary_width = LabelWidth(summary_chars);
+  if (summary_with_time_) {
+    summary_width =
+        std::max(summary_width,
+                 kSummaryCharWidth *
+                         static_cast<float>(summary_chars + kSummaryTimeChars) +
+                     kTextPadding);
+  }
+  return {std::max({label_width, summary_width, third_width}),
           kCollapsedHeight};
+}
+
+void HierarchicalLayout::SetUiSummaries(bool with_time) {
+  if (ui_summaries_ && summary_with_time_ == with_time) return;
+  ui_summaries_ = true;
+  summary_with_time_ = with_time;
+  // Folded boxes change size: every cached group layout is stale.
+  for (GroupCache& c : cache_) c.valid = false;
+  std::fill(dirty_.begin(), dirty_.end(), 1);
 }
 
 void HierarchicalLayout::LayOutGroup(int32_t g) {

@@ -153,6 +153,11 @@ class HierarchicalLayout {
   const std::string& group_label(int32_t g) const { return label_[g]; }
   const std::vector<std::string>& op_names() const { return op_names_; }
   const LayoutOptions& options() const { return options_; }
+  // Sizes folded group boxes for the summary lines the web UI draws: the op
+  // mix as "Conv ×4, ReorderOutput ×4, Add ×2" and, `with_time` (the level
+  // has node times), "12 nodes · 985 µs". Call before Layout(); by default
+  // boxes fit the SVG renderer's lines ("Conv×4 Add×2", "12 nodes").
+  void SetUiSummaries(bool with_time);
   size_t VisibleItemCount() const;
 
   // Incremental: lays out only groups without a cached layout and ancestors
@@ -221,6 +226,8 @@ class HierarchicalLayout {
   std::vector<uint8_t> dirty_;
   std::vector<GroupCache> cache_;
   std::vector<GroupSummary> summaries_;  // static part, computed once
+  bool ui_summaries_ = false;
+  bool summary_with_time_ = false;
   HierarchicalResult result_;
   uint32_t laid_out_ = 0;
 };

@@ -799,6 +799,7 @@ HttpResponse Api::LayoutIn(size_t run_id, std::string_view level,
     options.left_to_right = direction == "lr";
     options.max_visible_items = max_items;
     options.overview = overview;
+    options.ui_summaries = true;
     auto view = runs_[run_id]->run.session->OpenLayoutView(options);
     if (!view.ok()) {
       entry->open_status = view.status();

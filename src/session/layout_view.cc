@@ -1,5 +1,7 @@
 #include "session/layout_view.h"
 
+#include <algorithm>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -27,7 +29,7 @@ class LayoutViewImpl final : public LayoutView {
   LayoutViewImpl(const Model& model, const layout::LayoutInput& input,
                  layout::GroupTree groups, layout::LayoutLabels labels,
                  layout::LayoutOptions options, size_t max_visible_items,
-                 bool overview)
+                 bool overview, bool ui_summaries)
       : model_(model),
         labels_(std::move(labels)),
         node_group_(groups.node_group),
@@ -38,6 +40,13 @@ class LayoutViewImpl final : public LayoutView {
       uint32_t id = v < labels_.node_model_id.size() ? labels_.node_model_id[v]
                                                      : UINT32_MAX;
       if (id != UINT32_MAX) layout_node_.emplace(id, static_cast<uint32_t>(v));
+    }
+    // The UI's folded groups say their op mix and, with node times, their
+    // time: size their boxes for those lines.
+    if (ui_summaries) {
+      layout_.SetUiSummaries(std::any_of(labels_.node_time_us.begin(),
+                                         labels_.node_time_us.end(),
+                                         [](float t) { return t >= 0; }));
     }
     if (overview) {
       layout_.CollapseToOverview(
@@ -294,7 +303,7 @@ StatusOr<std::unique_ptr<LayoutView>> CreateLayoutView(
   AddRunInfo(session, input, &labels);
   return std::unique_ptr<LayoutView>(new LayoutViewImpl(
       model, input, std::move(groups), std::move(labels), layout_options,
-      options.max_visible_items, options.overview));
+      options.max_visible_items, options.overview, options.ui_summaries));
 }
 
 }  // namespace mi

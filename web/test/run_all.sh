@@ -61,5 +61,6 @@ if [[ "${MI_SKIP_E2E:-0}" != 1 ]]; then
   node test/e2e_timeline_habits_test.mjs
   node test/e2e_faults_test.mjs
   node test/e2e_ascend_tables_test.mjs
+  node test/e2e_first_minute_test.mjs
 fi
 echo "PASS: web tests"

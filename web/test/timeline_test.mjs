@@ -261,12 +261,14 @@ try {
   await page.evaluate(() => window.__view.setClock('raw'));
   await settled(page);
 
-  // The toolbar: unticking "copies" sends every other kind; typing an op type filters by it.
+  // The toolbar: unticking "copies" (in the "filters" popover) sends every other kind; typing an op type filters by it.
+  await page.click('#mi-tl-filters summary');
   await page.locator('.mi-tl-kinds input[value="data_movement"]').uncheck();
   await settled(page);
   const kq = new URLSearchParams((await page.evaluate(() => window.__view.stats.get('timeline.last_request'))).split('?')[1]);
   eq(kq.get('kind'), 'compute,sync,host_op,runtime,annotation,overhead,other', 'kind filter from the toolbar');
   await page.locator('.mi-tl-kinds input[value="data_movement"]').check();
+  await page.click('#mi-tl-filters summary');
   await page.locator('.mi-tl-bar input[placeholder^="op types"]').fill('Conv, Relu');
   await settled(page);
   const oq = new URLSearchParams((await page.evaluate(() => window.__view.stats.get('timeline.last_request'))).split('?')[1]);

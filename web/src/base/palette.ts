@@ -117,3 +117,30 @@ export const kFusedMark: Rgb = hexToRgb('#e08a1e');
 export const kLineageColor: Rgb = hexToRgb('#2f6fde');
 /** Nodes linked to the other pane's selection (fused_from / fused_into). */
 export const kLinkedColor: Rgb = hexToRgb('#d0279a');
+
+/**
+ * Colour by status (what the link data says of each node): ran (a task
+ * linked to it), fused into a compiled node that ran, inserted by the
+ * compiler, not executed (no task), and no link data at all (no trace
+ * linked to this graph).
+ */
+export const kStatusRan: Rgb = hexToRgb('#4caf6a');
+export const kStatusFused: Rgb = hexToRgb('#3f8fd0');
+export const kStatusInserted: Rgb = hexToRgb('#9a6be0');
+export const kStatusNotRun: Rgb = hexToRgb('#c9c9c9');
+export const kStatusUnlinked: Rgb = hexToRgb('#f4f4f4');
+
+/**
+ * Diverging scale of a time change against a compared run: `t` in [-1, 1]
+ * is log2(time / compared time) clamped to halved..doubled; blue faster,
+ * white the same, red slower.
+ */
+export function divergingColor(t: number): Rgb {
+  const c = Math.max(-1, Math.min(1, t));
+  const white: Rgb = [0.97, 0.97, 0.97];
+  return c < 0 ? mix(white, hexToRgb('#2166ac'), -c) : mix(white, hexToRgb('#b2182b'), c);
+}
+export function divergingGradientCss(): string {
+  const stops = [-1, -0.5, 0, 0.5, 1].map((t) => rgbCss(divergingColor(t)));
+  return `linear-gradient(to right, ${stops.join(', ')})`;
+}

@@ -4,7 +4,9 @@
 // graph view's published GraphInfo (state.graph).
 
 import { fmtUs } from '../base/format';
-import { heatGradientCss, kNoDataFill, opColor, rgbCss } from '../base/palette';
+import {
+  divergingGradientCss, heatGradientCss, kNoDataFill, kStatusFused, kStatusInserted, kStatusNotRun, kStatusRan, kStatusUnlinked, opColor, rgbCss,
+} from '../base/palette';
 import { NodeStatus } from '../rpc/layout_binary';
 import type { AppState, GraphInfo, HeatInfo } from '../core/state';
 import type { StoreApi } from '../core/store';
@@ -14,7 +16,8 @@ export function mountLegend(ops: HTMLElement, heat: HTMLElement, status: HTMLEle
   const render = (s: AppState, prev: AppState | null): void => {
     if (prev && s.graph === prev.graph && s.color === prev.color && s.lineage === prev.lineage && s.comparing === prev.comparing) return;
     renderLegend(ops, s.graph, (op) => store.dispatch({ type: 'select', selection: { kind: 'op_type', opType: op }, source: 'app' }));
-    renderHeatLegend(heat, s.color === 'op' ? null : s.graph.heat, s.color === 'share');
+    if (s.color === 'status' || s.color === 'compare') renderColourLegend(heat, s.graph.heat);
+    else renderHeatLegend(heat, s.color === 'op' ? null : s.graph.heat, s.color === 'share');
     renderStatusLegend(status, s.graph.statusCounts, s.lineage, s.comparing);
   };
   store.subscribe(render);
@@ -52,6 +55,46 @@ function renderHeatLegend(root: HTMLElement, h: HeatInfo | null, share: boolean)
   const none = el('div', 'status-row');
   none.append(chip(rgbCss(kNoDataFill)), el('span', undefined, 'no time (not linked)'), el('span', 'count', `${h.withoutData}`));
   root.append(title, bar, range, none, el('div', 'muted', `total ${fmtUs(h.totalUs)} over ${h.withData} item(s)`));
+}
+
+/**
+ * Legend of colour by status (what each colour means, node counts; a folded
+ * group or a silhouette mixes grey to green by the share of its nodes that
+ * ran) or by compare metric (the diverging scale, the compared run, counts;
+ * or why nothing can be compared).
+ */
+function renderColourLegend(root: HTMLElement, h: HeatInfo | null): void {
+  root.textContent = '';
+  root.className = 'heat-legend colour-legend';
+  if (!h) return;
+  const row = (c: string, text: string, count: number | null): HTMLElement => {
+    const r = el('div', 'status-row');
+    r.append(chip(c), el('span', undefined, text));
+    if (count !== null) r.append(el('span', 'count', String(count)));
+    return r;
+  };
+  if (h.status) {
+    const c = h.status;
+    root.append(el('div', undefined, 'status: what the trace link says of each node'),
+      row(rgbCss(kStatusRan), 'ran (tasks linked)', c.ran), row(rgbCss(kStatusFused), 'fused into a node that ran', c.fused),
+      row(rgbCss(kStatusInserted), 'inserted by the compiler', c.inserted), row(rgbCss(kStatusNotRun), 'not executed (no task)', c.notRun),
+      row(rgbCss(kStatusUnlinked), 'no link data (no trace linked)', c.unlinked),
+      el('div', 'muted', 'folded groups: grey → green by the share of their nodes that ran'));
+    return;
+  }
+  const c = h.compare;
+  if (!c) return;
+  if (c.run === null || c.reason) {
+    root.append(el('div', 'muted compare-reason', c.reason ?? 'no compare run'));
+    if (c.run === null) return;
+  }
+  root.append(el('div', undefined, `time vs run ${c.run} (log₂ of the ratio)`));
+  const bar = el('div', 'heat-bar');
+  bar.style.background = divergingGradientCss();
+  const range = el('div', 'heat-range');
+  range.append(el('span', 'heat-min', '½× faster'), el('span', undefined, 'same'), el('span', 'heat-max', '2× slower'));
+  root.append(bar, range, row(rgbCss(kNoDataFill), 'no time in one of the runs', c.noData),
+    el('div', 'muted', `${c.faster} faster · ${c.slower} slower · ${c.same} within 5 %`));
 }
 
 /** Markers on the canvas: node status (when the layout has it), lineage, compare links. */

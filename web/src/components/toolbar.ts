@@ -4,7 +4,7 @@
 // dispatches its action and shows the state's value.
 
 import type { Grouping } from '../rpc/api';
-import type { AppState, ColorMode } from '../core/state';
+import { compareColourTarget, type AppState, type ColorMode } from '../core/state';
 import type { StoreApi } from '../core/store';
 import { byId, el } from '../widgets/dom';
 
@@ -47,6 +47,14 @@ export function mountToolbar(store: StoreApi): void {
     if (s.runs.length) run.value = String(main.run);
     grouping.value = main.grouping;
     color.value = s.color;
+    // "time vs compare run" needs a compare run: disabled with the reason.
+    const cmpOption = color.querySelector<HTMLOptionElement>('option[value="compare"]');
+    if (cmpOption) {
+      const t = compareColourTarget(s, main);
+      cmpOption.disabled = t.run === null && s.color !== 'compare';
+      cmpOption.title = t.reason ?? `colour each node by its time change against run ${t.run}`;
+      cmpOption.textContent = t.run === null ? 'time vs compare run (none)' : `time vs run ${t.run}`;
+    }
     lineage.checked = s.lineage;
     compare.classList.toggle('active', s.comparing);
     if (!prev || s.graph.statusLine !== prev.graph.statusLine) byId('status').textContent = s.graph.statusLine;

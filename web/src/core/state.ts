@@ -15,7 +15,7 @@ import type {
 import type { Selection, SelectionSource } from './selection';
 import type { UrlState } from './url_state';
 
-export type ColorMode = 'op' | 'time' | 'share';
+export type ColorMode = 'op' | 'time' | 'share' | 'status' | 'compare';
 export type Direction = 'auto' | 'tb' | 'lr';
 export type PanelMode = 'split' | 'graph' | 'bottom';
 export type Align = 'start' | 'first_run';
@@ -150,6 +150,13 @@ export interface HeatInfo {
   totalUs: number;
   withData: number;
   withoutData: number;
+  /** Colour by status: items per status (ran, fused, inserted, not run, no link data). */
+  status?: { ran: number; fused: number; inserted: number; notRun: number; unlinked: number };
+  /**
+   * Colour by compare metric: the compared run, or why there is none
+   * (`reason`); items faster / slower / within 5 % / without data in either run.
+   */
+  compare?: { run: number | null; reason: string | null; faster: number; slower: number; same: number; noData: number };
 }
 
 /** What the graph view shows in the active pane, for the legend and the status line. */
@@ -293,3 +300,25 @@ export type Action =
   | { type: 'setCriticalPath'; path: { tasks: number[]; nodes: number[] } | null }
   | { type: 'banner'; message: string | null }
   | { type: 'graphInfo'; info: GraphInfo };
+
+/**
+ * The run the graph's "time vs compare run" colour compares pane state `st`
+ * with: the timeline's compare run, else the other graph pane's run in
+ * compare mode; or why there is none (null run and a reason for the colour
+ * menu and the legend). Nodes are matched by model node id, so both runs
+ * must show the same model file at that level.
+ */
+export function compareColourTarget(s: AppState, st: PaneState): { run: number | null; reason: string | null } {
+  const other = s.comparing ? s.panes.find((p) => p !== st && p.run !== st.run) : undefined;
+  const run = s.timelineCompare !== null && s.timelineCompare !== st.run ? s.timelineCompare : other ? other.run : null;
+  if (run === null) return { run: null, reason: 'no compare run: pick one in the timeline\'s compare, or Compare with another run' };
+  const r = s.runs[run], mine = s.runs[st.run];
+  if (!r || r.error) return { run: null, reason: `run ${run} could not be opened` };
+  if (!r.levels.includes(st.level)) return { run: null, reason: `run ${run} has no ${st.level} graph` };
+  if (!r.has_trace) return { run: null, reason: `run ${run} has no trace: no node times to compare` };
+  const a = mine?.inputs.find((i) => i.role === st.level), b = r.inputs.find((i) => i.role === st.level);
+  if (a && b && a.path !== b.path) {
+    return { run: null, reason: `run ${run}'s ${st.level} graph is another file (${b.path.split('/').pop()}); nodes are matched within one model file` };
+  }
+  return { run, reason: null };
+}

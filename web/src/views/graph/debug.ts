@@ -8,7 +8,8 @@ import type { Pane } from './pane';
 import { collectText, edgeLabelRects } from './text_runs';
 
 /** One line of text as drawn: screen position (CSS px, canvas-relative) and font size. */
-export interface TextLine { x: number; y: number; px: number; text: string; bold: boolean }
+/** A line of text drawn: baseline position, size and the width it may take (screen px; longer is cut). */
+export interface TextLine { x: number; y: number; px: number; text: string; bold: boolean; max: number }
 
 export interface GraphDebugHandle {
   /** Pane `k` (0 = main, 1 = compare), or null. */
@@ -61,8 +62,8 @@ export function graphDebugHandle(panes: readonly Pane[]): GraphDebugHandle {
       if (!p || !s) return null;
       const c = p.cam, lines: TextLine[] = [];
       const sink = {
-        text(x: number, y: number, size: number, bold: boolean, _a: number, _m: number, text: string): void {
-          lines.push({ x: c.toScreenX(x), y: c.toScreenY(y), px: size * c.scale, text, bold });
+        text(x: number, y: number, size: number, bold: boolean, _a: number, max: number, text: string): void {
+          lines.push({ x: c.toScreenX(x), y: c.toScreenY(y), px: size * c.scale, text, bold, max: max * c.scale });
         },
       };
       collectText(s, c.toWorldX(0), c.toWorldY(0), c.toWorldX(c.viewW), c.toWorldY(c.viewH), c.scale,

@@ -18,8 +18,8 @@
 // clicked (state.active).
 
 import type { Layout } from '../../rpc/layout_binary';
-import { decodeLayout, groupPath, opName } from '../../rpc/layout_binary';
-import { kDetailsHint, paneHasGraph, visiblePanes, type Action, type AppState, type GraphInfo, type GroupInfo } from '../../core/state';
+import { decodeLayout, graphNodeCount, groupPath, opName } from '../../rpc/layout_binary';
+import { compareColourTarget, kDetailsHint, paneHasGraph, type PaneState, visiblePanes, type Action, type AppState, type GraphInfo, type GroupInfo } from '../../core/state';
 import type { ViewContext, ViewInstance, ViewMount, ViewPlugin } from '../../core/view';
 import { byId } from '../../widgets/dom';
 import { graphDebugHandle } from './debug';
@@ -137,6 +137,7 @@ class GraphView implements ViewInstance, PaneHost {
         changed = true;
       }
       if (!prev || s.color !== prev.color) p.setColorMode(s.color);
+      this.compareColour(k, p, s, st);
       if (!prev || s.lineage !== prev.lineage) { p.lineage = s.lineage; changed = true; }
       const r = s.search.results;
       const matches = r && r.pane === k && r.run === st.run && r.level === st.level && !r.error ? r.matches.map((m) => m.id) : [];
@@ -197,6 +198,33 @@ class GraphView implements ViewInstance, PaneHost {
         sel.append(o);
       }
     }
+  }
+
+  private readonly compareKeys: string[] = [];
+  /**
+   * Colour by compare metric: asks the compared run for its node times (one
+   * small layout of the same level: every layout carries all nodes' times)
+   * and hands them to the pane; without a compare run, the reason.
+   */
+  private compareColour(k: number, p: Pane, s: AppState, st: PaneState): void {
+    if (s.color !== 'compare' || !paneHasGraph(s, st)) return;
+    const { run, reason } = compareColourTarget(s, st);
+    const key = `${st.run}|${st.level}|${st.grouping}|${run}|${reason}`;
+    if (this.compareKeys[k] === key) return;
+    this.compareKeys[k] = key;
+    if (run === null) { p.setCompare({ run: null, reason, times: null }); return; }
+    p.setCompare({ run, reason: `loading run ${run}'s node times…`, times: null });
+    this.ctx.api.layout({ run, level: st.level, grouping: st.grouping, direction: 'tb', maxItems: 1, expand: [], collapse: [], overview: true })
+      .then((l) => {
+        if (this.compareKeys[k] !== key) return;
+        const times = new Map<number, number>();
+        const n = graphNodeCount(l);
+        if (l.nodeTimeUs) for (let i = 0; i < n; ++i) if (l.nodeTimeUs[i] >= 0) times.set(l.nodeModelId[i], l.nodeTimeUs[i]);
+        p.setCompare({ run, reason: times.size ? null : `run ${run} has no node times at this level`, times });
+      })
+      .catch((e: unknown) => {
+        if (this.compareKeys[k] === key) p.setCompare({ run: null, reason: `run ${run}: ${e instanceof Error ? e.message : String(e)}`, times: null });
+      });
   }
 
   /** The legend's and status line's data: the active pane's op types, heat range, status counts; the main pane's size. */

@@ -1,6 +1,11 @@
 // Minimap: the whole layout in a small canvas (drawn once per layout into an
 // offscreen bitmap) with the current viewport as a rectangle; click or drag
-// to move the view there.
+// to move the view there. It never hides what is being looked at: on every
+// frame it goes to the pane corner covering the fewest nodes in view (never
+// the selected one), and when every corner would cover some it folds to a
+// small "map" button. The button and the minimap's corner "×" switch it
+// between shown (always, still moving to the free corner) and hidden,
+// kept in localStorage (`mi.minimap`: auto | on | off).
 
 import type { Camera } from './camera';
 import type { Scene } from './scene';
@@ -13,8 +18,29 @@ export class Minimap {
   private ox = 0;
   private oy = 0;
 
+  /** The item drawn selected (screen box kept clear), -1 none; set by the pane. */
+  selectedItem = -1;
+  /** Where the minimap is now: a corner, or folded to its button (for tests). */
+  placement: 'br' | 'bl' | 'tr' | 'tl' | 'folded' | 'hidden' = 'hidden';
+  readonly button: HTMLButtonElement;
+  private readonly closer: HTMLButtonElement;
+  private corner: 'br' | 'bl' | 'tr' | 'tl' = 'br';
+  private readonly stamp = { arr: new Uint32Array(0), mark: 0 };
+
   constructor(readonly canvas: HTMLCanvasElement, private readonly cam: Camera) {
     this.ctx = canvas.getContext('2d')!;
+    this.button = document.createElement('button');
+    this.button.className = 'minimap-button';
+    this.button.textContent = 'map';
+    this.button.hidden = true;
+    this.closer = document.createElement('button');
+    this.closer.className = 'minimap-close';
+    this.closer.textContent = '×';
+    this.closer.title = 'hide the minimap (the "map" button shows it again)';
+    this.closer.hidden = true;
+    canvas.after(this.button, this.closer);
+    this.button.addEventListener('click', () => { Minimap.setPref('on'); this.draw(); });
+    this.closer.addEventListener('click', () => { Minimap.setPref('off'); this.draw(); });
     let down = false;
     const move = (e: PointerEvent): void => {
       if (!this.scene) return;
@@ -68,14 +94,95 @@ export class Minimap {
     this.draw();
   }
 
+  /** The user's choice: auto (fold when every corner covers nodes), on, off. */
+  static pref(): 'auto' | 'on' | 'off' {
+    try {
+      const v = localStorage.getItem('mi.minimap');
+      return v === 'on' || v === 'off' ? v : 'auto';
+    } catch { return 'auto'; }
+  }
+  static setPref(v: 'auto' | 'on' | 'off'): void {
+    try { localStorage.setItem('mi.minimap', v); } catch { /* private mode: this page only */ }
+  }
+
+  /**
+   * What a corner would cover, in screen px of the pane: Infinity over the
+   * selected item, else the number of nodes in view it overlaps by more than
+   * a quarter of their area on screen.
+   */
+  private cost(x: number, y: number, w: number, h: number): number {
+    const s = this.scene!, l = s.layout, cam = this.cam, b = l.itemBox;
+    const over = (i: number): number => {
+      const ix = cam.toScreenX(b[4 * i]), iy = cam.toScreenY(b[4 * i + 1]);
+      const iw = b[4 * i + 2] * cam.scale, ih = b[4 * i + 3] * cam.scale;
+      const ox = Math.min(x + w, ix + iw) - Math.max(x, ix), oy = Math.min(y + h, iy + ih) - Math.max(y, iy);
+      return ox > 0 && oy > 0 ? (ox * oy) / Math.max(1, iw * ih) : 0;
+    };
+    const pad = 6;
+    if (this.selectedItem >= 0 && this.selectedItem < l.itemCount) {
+      const i = this.selectedItem;
+      const ix = cam.toScreenX(b[4 * i]) - pad, iy = cam.toScreenY(b[4 * i + 1]) - pad;
+      if (ix < x + w && ix + b[4 * i + 2] * cam.scale + 2 * pad > x && iy < y + h && iy + b[4 * i + 3] * cam.scale + 2 * pad > y) return Infinity;
+    }
+    if (this.stamp.arr.length < l.itemCount) this.stamp.arr = new Uint32Array(l.itemCount);
+    if (++this.stamp.mark === 0xffffffff) { this.stamp.arr.fill(0); this.stamp.mark = 1; }
+    let n = 0;
+    s.forItemsIn(cam.toWorldX(x), cam.toWorldY(y), cam.toWorldX(x + w), cam.toWorldY(y + h), this.stamp.arr, this.stamp.mark, (i) => {
+      if (over(i) > 0.25) n++;
+    });
+    return n;
+  }
+
+  /** Puts the minimap in the free corner, or folds it to its button. */
+  private place(): void {
+    const pane = this.canvas.parentElement;
+    const pref = Minimap.pref();
+    const W = pane?.clientWidth ?? 0, H = pane?.clientHeight ?? 0;
+    const w = this.canvas.offsetWidth || this.canvas.width, h = this.canvas.offsetHeight || this.canvas.height;
+    const m = 10;
+    let best = this.corner, bestCost = Infinity;
+    if (pref !== 'off' && W > 0) {
+      const at = (c: string): [number, number] => [c[1] === 'l' ? m : W - m - w, c[0] === 't' ? m : H - m - h];
+      // The current corner first: a tie keeps it where it is.
+      const order = [this.corner, ...(['br', 'bl', 'tr', 'tl'] as const).filter((c) => c !== this.corner)];
+      for (const c of order) {
+        const [x, y] = at(c);
+        const k = this.cost(x, y, w, h);
+        if (k < bestCost) { best = c; bestCost = k; }
+        if (k === 0) break;
+      }
+    }
+    const folded = pref === 'off' || bestCost === Infinity || (pref === 'auto' && bestCost > 0);
+    this.corner = best;
+    this.placement = folded ? 'folded' : best;
+    this.canvas.classList.toggle('folded', folded);
+    this.button.hidden = !folded;
+    this.closer.hidden = folded;
+    this.button.title = pref === 'off' ? 'show the minimap (hidden by its ×)' : 'show the minimap (folded: every corner would cover nodes in view)';
+    const st = this.canvas.style, bs = this.button.style, cs = this.closer.style;
+    st.left = best[1] === 'l' ? `${m}px` : 'auto'; st.right = best[1] === 'r' ? `${m}px` : 'auto';
+    st.top = best[0] === 't' ? `${m}px` : 'auto'; st.bottom = best[0] === 'b' ? `${m}px` : 'auto';
+    bs.left = st.left; bs.right = st.right; bs.top = st.top; bs.bottom = st.bottom;
+    // The closer on the minimap's inner top corner.
+    cs.right = best[1] === 'r' ? `${m + 1}px` : 'auto'; cs.left = best[1] === 'l' ? `${m + w - 17}px` : 'auto';
+    cs.top = best[0] === 't' ? `${m + 1}px` : 'auto'; cs.bottom = best[0] === 'b' ? `${m + h - 17}px` : 'auto';
+  }
+
   draw(): void {
     const c = this.ctx;
     c.drawImage(this.base, 0, 0);
     // No graph, or nothing out of view: the minimap would only cover the pane.
-    if (!this.scene) { this.canvas.classList.add('all-visible'); return; }
+    if (!this.scene) {
+      this.canvas.classList.add('all-visible');
+      this.button.hidden = true; this.closer.hidden = true; this.placement = 'hidden';
+      return;
+    }
     const v = this.cam.visibleWorld();
     const l = this.scene.layout;
-    this.canvas.classList.toggle('all-visible', v.x <= 1 && v.y <= 1 && v.x + v.w >= l.width - 1 && v.y + v.h >= l.height - 1);
+    const all = v.x <= 1 && v.y <= 1 && v.x + v.w >= l.width - 1 && v.y + v.h >= l.height - 1;
+    this.canvas.classList.toggle('all-visible', all);
+    if (all) { this.button.hidden = true; this.closer.hidden = true; this.placement = 'hidden'; return; }
+    this.place();
     c.strokeStyle = '#ff6a00';
     c.lineWidth = 1.5;
     c.strokeRect(this.ox + v.x * this.k, this.oy + v.y * this.k, v.w * this.k, v.h * this.k);

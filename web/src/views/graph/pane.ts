@@ -44,6 +44,8 @@ export class Pane {
   view: PaneState;
   scene: Scene | null = null;
   colorMode: ColorMode = 'op';
+  /** Colour by compare metric: the compared run's node times (model node id → µs), or why there are none. */
+  compare: { run: number | null; reason: string | null; times: Map<number, number> | null } = { run: null, reason: null, times: null };
   /** Highlight the ancestors and descendants of the selection. */
   lineage = false;
   /** Nodes matching the search. */
@@ -98,6 +100,7 @@ export class Pane {
     requestAnimationFrame(() => {
       this.pendingFrame = false;
       this.renderer.render(this.cam);
+      this.minimap.selectedItem = this.selectedItem;
       this.minimap.draw();
       if (this.scene) {
         if (!this.stats.num(`${this.statPrefix}.renders`)) this.stats.set(`${this.statPrefix}.first_render_at`, performance.now());
@@ -225,7 +228,9 @@ export class Pane {
   private setLayout(layout: Layout): void {
     const t0 = performance.now();
     this.layout = layout;
-    this.scene = new Scene(layout, { colorMode: this.colorMode });
+    this.scene = new Scene(layout, {
+      colorMode: this.colorMode, compareTimes: this.compare.times, compareRun: this.compare.run, compareReason: this.compare.reason,
+    });
     this.nodeIndex.clear();
     const n = graphNodeCount(layout);
     for (let i = 0; i < n; ++i) this.nodeIndex.set(layout.nodeModelId[i], i);
@@ -242,6 +247,16 @@ export class Pane {
     if (mode === this.colorMode) return;
     this.colorMode = mode;
     if (!this.layout) return;
+    const cam = { s: this.cam.scale, tx: this.cam.tx, ty: this.cam.ty };
+    this.setLayout(this.layout);
+    this.cam.scale = cam.s; this.cam.pin(0, 0, cam.tx, cam.ty);
+    this.host.layoutChanged(this);
+  }
+
+  /** Sets the compared run's node times (colour by compare metric); rebuilds the scene when that mode shows. */
+  setCompare(c: { run: number | null; reason: string | null; times: Map<number, number> | null }): void {
+    this.compare = c;
+    if (this.colorMode !== 'compare' || !this.layout) return;
     const cam = { s: this.cam.scale, tx: this.cam.tx, ty: this.cam.ty };
     this.setLayout(this.layout);
     this.cam.scale = cam.s; this.cam.pin(0, 0, cam.tx, cam.ty);

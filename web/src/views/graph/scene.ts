@@ -8,7 +8,7 @@ import {
   GroupKind, ItemKind, kEdgeReversed, kGroupVisible, kNone, kProfileBands, NodeStatus, opName, type Layout,
 } from '../../rpc/layout_binary';
 import {
-  darker, heatColor, kFaultFill, kFaultStroke, kFusedMark, kGroupStyles, kInsertedStroke, kIoFill, kIoStroke, kNoDataFill, kNoDataStroke, mix, opColor, type Rgb,
+  darker, divergingColor, heatColor, kFaultFill, kFaultStroke, kFusedMark, kStatusFused, kStatusInserted, kStatusNotRun, kStatusRan, kStatusUnlinked, kGroupStyles, kInsertedStroke, kIoFill, kIoStroke, kNoDataFill, kNoDataStroke, mix, opColor, type Rgb,
 } from '../../base/palette';
 import type { ColorMode } from '../../core/state';
 
@@ -39,9 +39,21 @@ export function lodPx(scale: number): number {
 
 
 export interface SceneOptions {
-  /** Fill by op type (default), total linked time (log scale) or share of the total (linear). */
+  /**
+   * Fill by op type (default), total linked time (log scale), share of the
+   * total (linear), status (ran / fused / inserted / not run / no link data)
+   * or the time change against a compared run (diverging).
+   */
   colorMode: ColorMode;
+  /** Colour by compare metric: per model node id, its time in the compared run (µs). */
+  compareTimes?: Map<number, number> | null;
+  /** The compared run, or why none can be compared (for the legend). */
+  compareRun?: number | null;
+  compareReason?: string | null;
 }
+
+/** A time change within this factor counts as "the same" (legend counts). */
+const kSameRatio = 1.05;
 
 /** The range of the heat map (colorMode time / share), for the legend. */
 export interface HeatRange {
@@ -55,6 +67,10 @@ export interface HeatRange {
   /** Items with / without data. */
   withData: number;
   withoutData: number;
+  /** Colour by status: node items per status. */
+  status?: { ran: number; fused: number; inserted: number; notRun: number; unlinked: number };
+  /** Colour by compare metric: items faster / slower / the same / without data in either run. */
+  compare?: { run: number | null; reason: string | null; faster: number; slower: number; same: number; noData: number };
 }
 export const kHeaderHeight = 24;
 export const kArrowLength = 8.4;
@@ -290,6 +306,38 @@ export class Scene {
     const times = itemTimes(l);
     const frameTime = new Float32Array(F).fill(-1);
     const frameNodes = new Uint32Array(F);
+    // Colour by status / compare metric: per item (a node, or a folded group's
+    // nodes) and per frame, two sums: status: nodes that ran / nodes with
+    // link data; compare: time / compared time over the nodes timed in both.
+    const mode = options.colorMode;
+    const aggMode = mode === 'status' || mode === 'compare';
+    const aggA = new Float64Array(aggMode ? l.itemCount : 0), aggB = new Float64Array(aggMode ? l.itemCount : 0);
+    const frameA = new Float64Array(aggMode ? F : 0), frameB = new Float64Array(aggMode ? F : 0);
+    const ranOf = (n: number): number => {
+      const st = l.nodeStatus![n];
+      return st === NodeStatus.Executed || st === NodeStatus.Fused || (st === NodeStatus.Inserted && (l.nodeTaskCount?.[n] ?? 0) > 0) ? 1 : 0;
+    };
+    if (mode === 'status' && l.nodeStatus) {
+      for (let n = 0; n < l.nodeCount; ++n) {
+        const it = l.nodeItem[n];
+        if (it === kNone || it >= l.itemCount || l.nodeStatus[n] === NodeStatus.None) continue;
+        aggA[it] += ranOf(n); aggB[it] += 1;
+      }
+    }
+    const cmpTimes = mode === 'compare' ? options.compareTimes : null;
+    if (cmpTimes && l.nodeTimeUs) {
+      for (let n = 0; n < l.nodeCount; ++n) {
+        const it = l.nodeItem[n];
+        const t = l.nodeTimeUs[n], tc = cmpTimes.get(l.nodeModelId[n]);
+        if (it === kNone || it >= l.itemCount || !(t > 0) || tc === undefined || !(tc > 0)) continue;
+        aggA[it] += t; aggB[it] += tc;
+      }
+    }
+    /** The colour of an aggregate (a, b) in the status / compare mode. */
+    const aggColor = (a: number, b: number): Rgb => {
+      if (!(b > 0)) return mode === 'status' ? kStatusUnlinked : kNoDataFill;
+      return mode === 'status' ? mix(kStatusNotRun, kStatusRan, a / b) : divergingColor(Math.log2(a / b));
+    };
     {
       const stamp = new Uint32Array(l.itemCount);
       const ib = l.itemBox;
@@ -302,6 +350,7 @@ export class Scene {
             this.itemLod[i] = lod; // children come later and overwrite: the innermost wins
             const t = times[i];
             if (t >= 0) frameTime[k] = Math.max(0, frameTime[k]) + t;
+            if (aggMode) { frameA[k] += aggA[i]; frameB[k] += aggB[i]; }
             frameNodes[k] += l.itemKind[i] === ItemKind.Group ? l.groupNodeCount[l.itemRef[i]] : l.itemKind[i] === ItemKind.Node ? 1 : 0;
           }
         });
@@ -331,12 +380,26 @@ export class Scene {
       if (!(t > 0) || !(max > min)) return heatColor(t > 0 ? 1 : 0);
       return heatColor((Math.log(t) - Math.log(min)) / (Math.log(max) - Math.log(min)));
     };
-    const heatMode = options.colorMode !== 'op';
+    const heatMode = mode === 'time' || mode === 'share';
+    if (mode === 'status') this.heat.status = { ran: 0, fused: 0, inserted: 0, notRun: 0, unlinked: 0 };
+    if (mode === 'compare') {
+      const cmp = { run: options.compareRun ?? null, reason: options.compareReason ?? null, faster: 0, slower: 0, same: 0, noData: 0 };
+      for (let i = 0; i < l.itemCount; ++i) {
+        const k = l.itemKind[i];
+        if (k !== ItemKind.Node && k !== ItemKind.Group) continue;
+        if (!(aggB[i] > 0)) cmp.noData++;
+        else if (aggA[i] > aggB[i] * kSameRatio) cmp.slower++;
+        else if (aggA[i] * kSameRatio < aggB[i]) cmp.faster++;
+        else cmp.same++;
+      }
+      this.heat.compare = cmp;
+    }
     // A silhouette stands for the frame's nodes at once, so it shows their
     // aggregate in the colour mode: the mean time per node with time (so
     // layers compare with one another and with the nodes around them), the
     // most frequent op type's colour by op type.
     const silhouetteColor = (k: number, g: number): Rgb => {
+      if (aggMode) return aggColor(frameA[k], frameB[k]);
       if (heatMode) return frameNodes[k] > 0 && frameTime[k] >= 0 ? heatOf(frameTime[k] / frameNodes[k]) : kNoDataFill;
       const top = l.groupTopOps[3 * g];
       if (top >= 0) return mix(opColor(opName(l, top)), [0, 0, 0], 0.12);
@@ -405,7 +468,16 @@ export class Scene {
         const st = status && l.itemRef[i] < status.length ? status[l.itemRef[i]] : NodeStatus.None;
         if (this.statusCounts) this.statusCounts[st] = (this.statusCounts[st] ?? 0) + 1;
         c = heatMode ? (t >= 0 ? heatOf(t) : kNoDataFill) : opColor(op);
-        let stroke = heatMode && t < 0 ? kNoDataStroke : darker(c);
+        if (mode === 'compare') c = aggColor(aggA[i], aggB[i]);
+        if (mode === 'status') {
+          const n = l.itemRef[i];
+          c = st === NodeStatus.None ? kStatusUnlinked : st === NodeStatus.Inserted ? kStatusInserted
+            : st === NodeStatus.Fused ? kStatusFused : status && ranOf(n) ? kStatusRan : kStatusNotRun;
+          const sc = this.heat.status!;
+          if (st === NodeStatus.None) sc.unlinked++; else if (st === NodeStatus.Inserted) sc.inserted++;
+          else if (st === NodeStatus.Fused) sc.fused++; else if (ranOf(n)) sc.ran++; else sc.notRun++;
+        }
+        let stroke = (heatMode && t < 0) || (mode === 'compare' && !(aggB[i] > 0)) ? kNoDataStroke : darker(c);
         let sw = 1, flags = 0;
         if (st === NodeStatus.NotExecuted) { c = mix(c, [1, 1, 1], 0.65); stroke = mix(stroke, [1, 1, 1], 0.5); }
         if (st === NodeStatus.Inserted) { stroke = kInsertedStroke; sw = 2; flags = kRectDashed; }
@@ -417,9 +489,13 @@ export class Scene {
         const st = kGroupStyles[l.groupKind[g]] ?? kGroupStyles[0];
         const dashed = l.groupKind[g] === GroupKind.Chunk ? kRectDashed : 0;
         const t = this.itemTime[i];
-        c = heatMode ? (t >= 0 ? heatOf(t) : kNoDataFill) : st.band;
-        // A second card behind the box says "folded group", not "node".
-        pushRect(rb, x + 3, y + 3, w, h, st.fill, 1, st.stroke, 1, 8, dashed, lod);
+        c = heatMode ? (t >= 0 ? heatOf(t) : kNoDataFill) : aggMode ? aggColor(aggA[i], aggB[i]) : st.band;
+        // A second card behind the box says "folded group", not "node". It
+        // starts where the box starts along the main axis (and peeks out 3 px
+        // right and below): the culling order sorts by that start, and a card
+        // starting later would be drawn over the box, hiding its colour.
+        if (lrDir) pushRect(rb, x, y + 3, w + 3, h, st.fill, 1, st.stroke, 1, 8, dashed, lod);
+        else pushRect(rb, x + 3, y, w, h + 3, st.fill, 1, st.stroke, 1, 8, dashed, lod);
         pushRect(rb, x, y, w, h, c, 1, st.stroke, 1.4, 8, dashed, lod);
         // Chips along the bottom: the top op types, width by count.
         let total = 0;

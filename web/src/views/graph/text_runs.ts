@@ -5,6 +5,7 @@
 
 import { fmtUs } from '../../base/format';
 import { ItemKind, kEdgeShowLabel, opName, type Layout } from '../../rpc/layout_binary';
+import { kFontFamily } from './glyph_atlas';
 import { kHeaderHeight, lodPx, type Scene } from './scene';
 
 export const kTextMinScale = 0.45;
@@ -47,6 +48,30 @@ function roughWidth(s: string, size: number, bold: boolean): number {
   return s.length * size * (bold ? 0.6 : 0.55);
 }
 
+// Edge labels are placed by their measured width (the font the renderers and
+// the SVG use), so the box that is kept clear of nodes and other labels is
+// the box the text covers; without a canvas (node), a bound over the
+// widest digit. Memoised per label.
+const edgeLabelWidths = new Map<string, number>();
+let widthCanvas: CanvasRenderingContext2D | null | undefined;
+export function edgeLabelWidth(s: string, size: number): number {
+  const key = `${size}|${s}`;
+  let w = edgeLabelWidths.get(key);
+  if (w !== undefined) return w;
+  if (widthCanvas === undefined) {
+    widthCanvas = typeof document !== 'undefined' ? document.createElement('canvas').getContext('2d') : null;
+  }
+  if (widthCanvas) {
+    widthCanvas.font = `${size}px ${kFontFamily}`;
+    w = Math.ceil(widthCanvas.measureText(s).width) + 1;
+  } else {
+    w = s.length * size * 0.62;
+  }
+  if (edgeLabelWidths.size > 20000) edgeLabelWidths.clear();
+  edgeLabelWidths.set(key, w);
+  return w;
+}
+
 /** Receives one line of text: baseline at (x, y), world units. */
 export interface TextSink {
   text(x: number, y: number, size: number, bold: boolean, align: Align, maxWidth: number, s: string, shade: number): void;
@@ -71,6 +96,31 @@ function topOpsText(l: Layout, g: number): string {
 // frame whose header lies under its parent's label gets none. Reused.
 const placed: number[] = [];
 const kMaxSummaryLabels = 400;
+// World rects of the frame headers drawn zoomed in (label and node count),
+// which edge labels keep clear of; bucketed by cells of kHeaderCell world px
+// so a whole-graph export stays linear. Reused.
+const kHeaderCell = 256;
+const headers = new Map<number, number[]>();
+const headerCell = (cx: number, cy: number): number => cx * 65536 + cy;
+function addHeader(x: number, y: number, w: number, h: number): void {
+  for (let cx = Math.floor(x / kHeaderCell); cx <= Math.floor((x + w) / kHeaderCell); ++cx) {
+    for (let cy = Math.floor(y / kHeaderCell); cy <= Math.floor((y + h) / kHeaderCell); ++cy) {
+      const k = headerCell(cx, cy);
+      const list = headers.get(k);
+      if (list) list.push(x, y, x + w, y + h); else headers.set(k, [x, y, x + w, y + h]);
+    }
+  }
+}
+function coversHeader(x: number, y: number, w: number, h: number): boolean {
+  for (let cx = Math.floor(x / kHeaderCell); cx <= Math.floor((x + w) / kHeaderCell); ++cx) {
+    for (let cy = Math.floor(y / kHeaderCell); cy <= Math.floor((y + h) / kHeaderCell); ++cy) {
+      const r = headers.get(headerCell(cx, cy));
+      if (!r) continue;
+      for (let k = 0; k < r.length; k += 4) if (x < r[k + 2] && x + w > r[k] && y < r[k + 3] && y + h > r[k + 1]) return true;
+    }
+  }
+  return false;
+}
 
 /** World rects (x, y, w, h) of the edge labels placed by the last collectText (for tests). */
 export const edgeLabelRects: number[] = [];
@@ -101,6 +151,7 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
   stamp: Uint32Array, mark: number, sink: TextSink): void {
   const l = scene.layout;
   placed.length = 0;
+  headers.clear();
   edgeLabelRects.length = 0;
   const b = l.itemBox, gb = l.groupBounds;
   const detailed = scale >= kTextMinScale;
@@ -116,6 +167,7 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
       const count = l.groupNodeCount[g];
       sink.text(x + 8, y + 16, 11, true, 0, w - 70, l.str(l.groupLabel[g]), 0.2);
       if (count > 0) sink.text(x + w - 8, y + 16, 9, false, 2, 60, `${count} nodes`, 0.4);
+      addHeader(x, y, w, kHeaderHeight);
     } else if (w * scale > 80) {
       const size = kSummaryPx / scale;
       if ((size < kHeaderHeight * 1.5 || h * scale > 3 * kSummaryPx) && place(x, y, w, size * 1.3)) {
@@ -130,14 +182,18 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
     if (scene.itemLod[i] * scale < lodT) return;
     if (kind === ItemKind.Group) {
       const g = l.itemRef[i];
-      if (detailed) {
+      // Inside the box while its summary fits there at 9 screen px; a box
+      // too small for it on screen gets its lines beside it, as zoomed out.
+      const inside = detailed && roughWidth(`${l.groupNodeCount[g]} nodes${scene.itemTime[i] > 0 ? ` · ${fmtUs(scene.itemTime[i])}` : ''}`,
+        Math.max(9, 9 / scale), false) <= w - 8;
+      if (inside) {
         sink.text(cx, y + 14, 11, true, 1, w - 8, l.str(l.itemTitle[i]), 0.1);
         const t = scene.itemTime[i];
         // Never under 9 screen px: just above the overview's zoom the box is
         // still small on screen and its summary must stay readable.
         sink.text(cx, y + 27, Math.max(9, 9 / scale), false, 1, w - 8, `${l.groupNodeCount[g]} nodes${t > 0 ? ` · ${fmtUs(t)}` : ''}`, 0.2);
         if (h >= 44) sink.text(cx, y + 38, 8, false, 1, w - 8, topOpsText(l, g), 0.33);
-      } else if (w * scale > 12) {
+      } else if (w * scale > 12 && !(detailed && scale >= 1)) {
         // Overview: the label on the box, then "N nodes · time" and the op
         // mix beside it (below or above left to right, right or left top to
         // bottom: the free side of a chain), at a constant screen size; text
@@ -145,9 +201,15 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
         const size = kSummaryPx / scale, small = (kSummaryPx - 2) / scale;
         const room = w + Math.max(kOverviewSpill, 30 / scale);
         const title = l.str(l.itemTitle[i]);
-        const tw = Math.min(room, roughWidth(title, size, true));
-        if (!place(cx - tw / 2, cy - size * 0.6, tw, size * 1.2)) return;
-        sink.text(cx, cy + size * 0.35, size, true, 1, room, title, 0.1);
+        // The whole title when it covers no other label, else cut to the box and the gaps beside it.
+        const full = Math.min(160 / scale, roughWidth(title, size, true));
+        const cut = Math.min(room, full);
+        // (never over a neighbouring box, where the neighbour's own name goes).
+        const whole = full > cut && !coversItem(scene, cx - full / 2, cy - size * 0.6, (full - cut) / 2, size * 1.2)
+          && !coversItem(scene, cx + cut / 2, cy - size * 0.6, (full - cut) / 2, size * 1.2)
+          && place(cx - full / 2, cy - size * 0.6, full, size * 1.2);
+        if (!whole && !place(cx - cut / 2, cy - size * 0.6, cut, size * 1.2)) return;
+        sink.text(cx, cy + size * 0.35, size, true, 1, whole ? full : room, title, 0.1);
         const t = scene.itemTime[i];
         const lines = [`${l.groupNodeCount[g]} nodes${t > 0 ? ` · ${fmtUs(t)}` : ''}`, topOpsText(l, g)].filter((x) => x);
         const maxW = 220 / scale;
@@ -209,15 +271,16 @@ export function collectText(scene: Scene, x0: number, y0: number, x1: number, y1
       segs.push([p, Math.hypot(P[2 * p + 2] - P[2 * p], P[2 * p + 3] - P[2 * p + 1])]);
     }
     segs.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-    const tw = Math.min(200, roughWidth(label, 9, false)), th = 11;
+    const tw = Math.min(200, edgeLabelWidth(label, 9)), th = 11;
     for (const [p] of segs) {
       const mx = (P[2 * p] + P[2 * p + 2]) / 2, my = (P[2 * p + 1] + P[2 * p + 3]) / 2;
       const lrDir = l.direction === 'lr';
       // The text's box: centred above the point (lr) or right of it (tb).
       const rx = lrDir ? mx - tw / 2 : mx + 4, ry = lrDir ? my - 4 - th + 2 : my + 3 - th + 2;
-      if (coversItem(scene, rx, ry, tw, th) || !place(rx, ry, tw, th)) continue;
-      if (lrDir) sink.text(mx, my - 4, 9, false, 1, 200, label, 0.33);
-      else sink.text(mx + 4, my + 3, 9, false, 0, 200, label, 0.33);
+      if (coversItem(scene, rx, ry, tw, th) || coversHeader(rx, ry, tw, th) || !place(rx, ry, tw, th)) continue;
+      // Drawn within the box it was placed by (a longer one is cut there).
+      if (lrDir) sink.text(mx, my - 4, 9, false, 1, tw, label, 0.33);
+      else sink.text(mx + 4, my + 3, 9, false, 0, tw, label, 0.33);
       edgeLabelRects.push(rx, ry, tw, th);
       break;
     }

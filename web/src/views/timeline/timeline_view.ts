@@ -98,13 +98,21 @@ function injectStyle(): void {
   s.textContent = `
 .mi-tl { position: relative; display: flex; flex-direction: column; width: 100%; height: 100%; min-height: 120px;
   font: 12px system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d2330; background: #fff; }
-.mi-tl-bar { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 10px; padding: 4px 8px; border-bottom: 1px solid #dde1e8; }
-.mi-tl-bar input[type=text] { width: 120px; font: inherit; padding: 1px 4px; }
+.mi-tl-bar { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 8px; padding: 3px 8px; border-bottom: 1px solid #dde1e8; }
+.mi-tl-bar > * { white-space: nowrap; }
+.mi-tl-bar input[type=text] { width: 104px; font: inherit; padding: 1px 4px; }
+.mi-tl-more { position: relative; }
+.mi-tl-more > summary { cursor: pointer; list-style: none; border: 1px solid #c9ced8; border-radius: 4px; padding: 0 6px; background: #fff; }
+.mi-tl-more > summary::-webkit-details-marker { display: none; }
+.mi-tl-more[open] > summary { background: #eef3fb; }
+.mi-tl-pop { position: absolute; z-index: 6; top: 22px; left: 0; background: #fff; border: 1px solid #c9ced8; border-radius: 4px;
+  box-shadow: 0 2px 8px rgba(0,0,0,0.15); padding: 6px 8px; display: flex; flex-direction: column; gap: 6px; align-items: flex-start; }
+.mi-tl-pop .mi-tl-legend { flex-direction: column; align-items: flex-start; gap: 3px; }
 .mi-tl-bar select, .mi-tl-bar button { font: inherit; }
 .mi-tl-kinds label { margin-right: 6px; white-space: nowrap; }
 .mi-tl-legend { display: flex; gap: 10px; align-items: center; color: #4a5263; }
 .mi-tl-sw { display: inline-block; width: 16px; height: 10px; vertical-align: -1px; margin-right: 4px; border: 1px solid rgba(0,0,0,0.25); }
-.mi-tl-status { margin-left: auto; color: #6b7385; white-space: nowrap; }
+.mi-tl-status { margin-left: auto; color: #6b7385; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; min-width: 0; flex: 0 1 auto; }
 .mi-tl-plot { position: relative; flex: 1 1 auto; min-height: 60px; overflow: hidden; }
 .mi-tl-plot canvas { position: absolute; left: 0; top: 0; outline: none; touch-action: none; }
 .mi-tl-tip { position: absolute; pointer-events: none; background: rgba(24,28,38,0.94); color: #fff; padding: 5px 8px;
@@ -308,8 +316,8 @@ export class TimelineView {
         ? `show the setup before the first step (${formatDuration(setup)}: model loading, session setup)`
         : 'no setup before the first step in this run';
       this.controls.steady.disabled = !dw || !(dw.steady_steps > 0);
-      this.controls.opened.textContent = setup > 0 ? `steady state · ${dw!.steady_steps} step${dw!.steady_steps === 1 ? '' : 's'} (setup ${formatDuration(setup)} skipped)` : '';
-      this.controls.opened.title = dw?.rule ?? '';
+      this.controls.opened.textContent = setup > 0 ? `steady state · ${dw!.steady_steps} step${dw!.steady_steps === 1 ? '' : 's'}` : '';
+      this.controls.opened.title = setup > 0 ? `opened on the steady state: ${dw!.steady_steps} step${dw!.steady_steps === 1 ? '' : 's'}, setup ${formatDuration(setup)} skipped (${dw?.rule ?? ''})` : dw?.rule ?? '';
     }
   }
 
@@ -767,11 +775,13 @@ export class TimelineView {
     if (w) {
       let aggregates = 0;
       for (let i = 0; i < w.itemCount; ++i) if (w.flags[i] & kFlagAggregate) aggregates++;
-      parts.push(`${w.totalTasks.toLocaleString()} tasks in window · ${w.itemCount.toLocaleString()} items (${aggregates.toLocaleString()} merged)`);
+      parts.push(`${w.totalTasks.toLocaleString()} of ${s.meta.task_count.toLocaleString()} tasks`, `${w.itemCount.toLocaleString()} items (${aggregates.toLocaleString()} merged)`);
+    } else {
+      parts.push(`${s.meta.task_count.toLocaleString()} tasks`);
     }
-    parts.push(`${s.meta.task_count.toLocaleString()} tasks in run ${s.run}`);
     if (this.sources.some((x) => x.loading)) parts.push('loading…');
     this.status.textContent = parts.join(' · ');
+    this.status.title = `${w ? `${w.totalTasks.toLocaleString()} tasks in the window, drawn as ${w.itemCount.toLocaleString()} items; ` : ''}${s.meta.task_count.toLocaleString()} tasks in run ${s.run}`;
   }
 
   // ---- overlays (selection, highlight, path) ----
@@ -1182,13 +1192,13 @@ export class TimelineView {
   private buildToolbar(bar: HTMLDivElement): void {
     const mk = <K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}): HTMLElementTagNameMap[K] =>
       Object.assign(document.createElement(tag), props);
-    const fit = mk('button', { textContent: 'whole trace', title: 'whole trace, setup included (0)' });
+    const fit = mk('button', { textContent: 'whole', title: 'whole trace, setup included (0)' });
     fit.addEventListener('click', () => this.fitAll());
     const steady = mk('button', { textContent: 'steps', title: 'the steady-state steps the timeline opens on' });
     steady.addEventListener('click', () => this.showSteady());
     const setup = mk('button', { textContent: 'setup', title: 'the setup before the first step (model loading, session setup)' });
     setup.addEventListener('click', () => this.showSetup());
-    const steps = mk('button', { textContent: 'step breakdown', title: 'per step: wall time and time in compute, communication, memcpy, host, idle' });
+    const steps = mk('button', { textContent: 'breakdown', title: 'per step: wall time and time in compute, communication, memcpy, host, idle' });
     steps.addEventListener('click', () => {
       const open = !this.stepsPanel;
       steps.classList.toggle('active', open);
@@ -1225,6 +1235,8 @@ export class TimelineView {
         // All boxes on = no kind filter.
         const kindList = ticked.length === kinds.length ? undefined : ticked.flatMap((k) => k.value.split(','));
         this.setFilter({ ...this.filter, opTypes, name: name.value.trim() || undefined, kinds: kindList });
+        // A kind filter hidden in the popover still shows on its button.
+        filters.querySelector('summary')!.textContent = kindList ? 'filters • ▾' : 'filters ▾';
       }, 250);
     };
     op.addEventListener('input', applyFilter);
@@ -1257,7 +1269,35 @@ export class TimelineView {
     const compare = mk('span', { className: 'mi-tl-status' });
     compare.style.marginLeft = '0';
     legend.append(sw(kCounterLine, 'memory', 'counter tracks: the allocator\'s totals over time (Kineto [memory] events, Ascend memory_record.csv)'));
-    bar.append(steady, setup, fit, steps, opened, allTracks, clock, op, ops, name, kindsBox, legend, compare);
+    // Rarely changed: the clock and the task kinds behind "filters", the
+    // legend behind "legend" (popovers), so the bar is one row wide and two
+    // at 1024 px and the tracks keep the room.
+    const popover = (label: string, title: string, ...body: HTMLElement[]): HTMLDetailsElement => {
+      const d = mk('details', { className: 'mi-tl-more' });
+      const sum = mk('summary', { textContent: `${label} ▾`, title });
+      const pop = mk('div', { className: 'mi-tl-pop' });
+      pop.append(...body);
+      d.append(sum, pop);
+      d.addEventListener('toggle', () => {
+        if (!d.open) return;
+        // One open at a time; a click elsewhere closes it.
+        for (const o of bar.querySelectorAll<HTMLDetailsElement>('details.mi-tl-more')) if (o !== d) o.open = false;
+        const away = (e: Event): void => {
+          if (d.contains(e.target as Node)) return;
+          d.open = false;
+          document.removeEventListener('pointerdown', away, true);
+        };
+        document.addEventListener('pointerdown', away, true);
+      });
+      return d;
+    };
+    kindsBox.style.display = 'flex';
+    kindsBox.style.flexDirection = 'column';
+    const filters = popover('filters', 'clock and task kinds', clock, kindsBox);
+    filters.id = 'mi-tl-filters';
+    const legendMenu = popover('legend', 'what the colours and outlines mean', legend);
+    legendMenu.id = 'mi-tl-legend-menu';
+    bar.append(steady, setup, fit, steps, opened, allTracks, op, ops, name, filters, legendMenu, compare);
     this.controls = { clock, op, name, kinds, ops, compare, allTracks, steady, setup, steps, opened };
   }
 }
