@@ -168,6 +168,35 @@ void OpenBrowser(const std::string& url) {
   posix_spawn_file_actions_destroy(&actions);
 }
 
+// One run from its files, as `open --run PATH...` opens it: its session,
+// or (exit_code set) the error that says which file, where and what was
+// expected.
+server::ServedRun OpenServedRun(const OpenFlags& flags,
+                                const std::vector<std::string>& paths,
+                                int* exit_code) {
+  InputFlags input;
+  input.paths = paths;
+  input.keep_going = flags.keep_going;
+  // A viewer: a graph with a fault opens, the fault marked on it.
+  input.allow_graph_faults = true;
+  input.no_calibrate = flags.no_calibrate;
+  input.verbose = flags.verbose;
+  input.quiet = flags.quiet;
+  Status error;
+  std::unique_ptr<Session> session = OpenOrReport(input, exit_code, &error);
+  server::ServedRun run;
+  run.name = RunName(paths);
+  run.paths = paths;
+  if (!session) {
+    run.error_code = std::string(StatusCodeName(error.code()));
+    run.error = error.message();
+  } else if (session->Levels().empty()) {
+    run.pair_candidates = PairCandidates(*session);
+  }
+  run.session = std::move(session);
+  return run;
+}
+
 int Run(const OpenFlags& flags) {
   std::vector<std::vector<std::string>> runs;
   for (const std::string& p : flags.paths) runs.push_back({p});
@@ -191,6 +220,12 @@ int Run(const OpenFlags& flags) {
     if (!token.ok()) return ReportError(token.status());
     options.token = *token;
   }
+  // The UI's "Pair with MODEL" button opens the model and a trace-only
+  // run's traces as a new run, the way `open --run MODEL TRACE` would.
+  options.open_run = [flags](const std::vector<std::string>& paths) {
+    int exit_code = 0;
+    return OpenServedRun(flags, paths, &exit_code);
+  };
   Status allowed = server::CheckAccessOptions(options);
   if (!allowed.ok()) return ReportError(allowed);
 
@@ -200,34 +235,17 @@ int Run(const OpenFlags& flags) {
   size_t failed = 0;
   int first_exit_code = 0;
   for (const std::vector<std::string>& paths : runs) {
-    InputFlags input;
-    input.paths = paths;
-    input.keep_going = flags.keep_going;
-    // A viewer: a graph with a fault opens, the fault marked on it.
-    input.allow_graph_faults = true;
-    input.no_calibrate = flags.no_calibrate;
-    input.verbose = flags.verbose;
-    input.quiet = flags.quiet;
     int exit_code = 0;
-    Status error;
-    std::unique_ptr<Session> session = OpenOrReport(input, &exit_code, &error);
-    server::ServedRun run;
-    run.name = RunName(paths);
-    run.paths = paths;
-    if (!session) {
+    server::ServedRun run = OpenServedRun(flags, paths, &exit_code);
+    if (!run.session) {
       if (!flags.keep_going) return exit_code;
       if (failed++ == 0) first_exit_code = exit_code;
-      run.error_code = std::string(StatusCodeName(error.code()));
-      run.error = error.message();
-    } else if (session->Levels().empty()) {
-      run.pair_candidates = PairCandidates(*session);
     }
     if (!demo.root().empty()) {
       run.name = "demo: resnet18 (ONNX Runtime)";
       run.real_root = demo.root();
       run.shown_root = "(bundled demo)";
     }
-    run.session = std::move(session);
     served.push_back(std::move(run));
   }
   if (failed == served.size()) return first_exit_code;

@@ -341,6 +341,8 @@ struct Api::RunState {
   // seconds on a million tasks, and the same until the server stops.
   std::mutex analyses_mutex;
   std::string analyses_json;
+  // Pair candidate index -> the run opened from it (under pair_mutex_).
+  std::map<uint64_t, size_t> paired;
 };
 
 Api::Api(std::vector<ServedRun> runs, ApiOptions options)
@@ -437,14 +439,21 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
                  "that model-inspector printed, or send the X-MI-Token "
                  "header");
   }
-  if (request.method != "GET" && request.method != "HEAD") {
+  const std::string& path = request.path;
+  // The one request that changes anything: pairing a trace-only run with a
+  // model file beside its trace (it adds a run; no file is written).
+  bool pair_route = path.starts_with("/api/runs/") && path.ends_with("/pair") &&
+                    std::count(path.begin(), path.end(), '/') == 4;
+  bool post = request.method == "POST";
+  if ((request.method != "GET" && request.method != "HEAD" && !post) ||
+      (post && !pair_route)) {
     HttpResponse r = Error(405, "method " + request.method +
-                                    " not allowed; this server is read-only "
-                                    "(GET, HEAD)");
+                                    " not allowed; this server only reads "
+                                    "(GET, HEAD), except POST "
+                                    "/api/runs/{run}/pair");
     r.headers.emplace_back("Allow", "GET, HEAD");
     return r;
   }
-  const std::string& path = request.path;
   if (SuspiciousPath(path)) return Error(404, "not found");
   if (path != "/api" && !path.starts_with("/api/")) return ServeAsset(path);
 
@@ -461,11 +470,24 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
     return Error(400,
                  fmt::format("run: expected a run index, found '{}'", seg[2]));
   }
-  if (run_id >= runs_.size()) {
-    return Error(404, fmt::format("no run {}; runs are 0..{}", run_id,
-                                  runs_.size() - 1));
+  size_t run_count = 0;
+  RunState* found = FindRun(run_id, &run_count);
+  if (found == nullptr) {
+    return Error(
+        404, fmt::format("no run {}; runs are 0..{}", run_id, run_count - 1));
   }
-  RunState& run = *runs_[run_id];
+  RunState& run = *found;
+  if (seg.size() == 4 && seg[3] == "pair") {
+    if (!post) {
+      HttpResponse r =
+          Error(405, "method " + request.method +
+                         " not allowed; POST {\"candidate\": INDEX} pairs "
+                         "the run with one of its pair_candidates");
+      r.headers.emplace_back("Allow", "POST");
+      return r;
+    }
+    return Pair(run_id, run, request);
+  }
   if (run.run.session == nullptr) {
     // A run `open --keep-going` could not open: every query names its error
     // (/api/runs lists it too, so the UI asks nothing of it).
@@ -543,6 +565,129 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
                "no API endpoint " + path + "; see docs/reference/http-api.md");
 }
 
+Api::RunState* Api::FindRun(size_t run_id, size_t* count) const {
+  std::shared_lock<std::shared_mutex> lock(runs_mutex_);
+  *count = runs_.size();
+  return run_id < runs_.size() ? runs_[run_id].get() : nullptr;
+}
+
+namespace {
+
+// The body of a pairing request: exactly {"candidate": INDEX}.
+bool ParsePairBody(std::string_view body, uint64_t* index) {
+  auto skip = [&body] {
+    while (!body.empty() && (body.front() == ' ' || body.front() == '\t' ||
+                             body.front() == '\n' || body.front() == '\r')) {
+      body.remove_prefix(1);
+    }
+  };
+  auto take = [&](std::string_view token) {
+    skip();
+    if (!body.starts_with(token)) return false;
+    body.remove_prefix(token.size());
+    return true;
+  };
+  if (!take("{") || !take("\"candidate\"") || !take(":")) return false;
+  skip();
+  size_t digits = 0;
+  while (digits < body.size() && body[digits] >= '0' && body[digits] <= '9') {
+    ++digits;
+  }
+  if (!ParseUint(body.substr(0, digits), UINT32_MAX, index)) return false;
+  body.remove_prefix(digits);
+  if (!take("}")) return false;
+  skip();
+  return body.empty();
+}
+
+}  // namespace
+
+HttpResponse Api::Pair(size_t run_id, RunState& run,
+                       const HttpRequest& request) {
+  // Only the page itself may ask: a JSON body (another site's form or
+  // no-CORS fetch cannot send one without a preflight, which this server
+  // never answers), and, where the browser names the origin, this server's.
+  std::string_view type = FindHeader(request, "Content-Type");
+  if (!type.starts_with("application/json")) {
+    return Error(415, fmt::format("Content-Type: expected application/json, "
+                                  "found '{}'",
+                                  type));
+  }
+  if (HasHeader(request, "Origin")) {
+    std::string_view origin = FindHeader(request, "Origin");
+    std::string_view host = FindHeader(request, "Host");
+    if (host.empty() || (origin != fmt::format("http://{}", host) &&
+                         origin != fmt::format("https://{}", host))) {
+      return Error(403, fmt::format("Origin '{}' is not this server; pair "
+                                    "runs from the page model-inspector "
+                                    "serves",
+                                    origin));
+    }
+  }
+  if (HasHeader(request, "Sec-Fetch-Site") &&
+      FindHeader(request, "Sec-Fetch-Site") != "same-origin") {
+    return Error(403, fmt::format("Sec-Fetch-Site '{}': pairing is only for "
+                                  "the page model-inspector serves",
+                                  FindHeader(request, "Sec-Fetch-Site")));
+  }
+  uint64_t index = 0;
+  if (!ParsePairBody(request.body, &index)) {
+    return Error(400,
+                 "body: expected {\"candidate\": INDEX}, an index into "
+                 "the run's pair_candidates");
+  }
+  const std::vector<std::string>& candidates = run.run.pair_candidates;
+  if (candidates.empty()) {
+    return Error(409, fmt::format("run {} has no pair_candidates (it has a "
+                                  "graph, or no model file lies beside its "
+                                  "trace)",
+                                  run_id));
+  }
+  if (index >= candidates.size()) {
+    return Error(400, fmt::format("candidate: expected 0..{}, found {}",
+                                  candidates.size() - 1, index));
+  }
+  if (!options_.open_run) {
+    return Error(501, "this server cannot open runs");
+  }
+  std::lock_guard<std::mutex> pairing(pair_mutex_);
+  auto reply = [](size_t id, bool created) {
+    std::string out;
+    JsonWriter w(&out);
+    w.BeginObject().FieldInt("run", static_cast<int64_t>(id));
+    w.FieldBool("created", created).EndObject();
+    HttpResponse r = Json(std::move(out));
+    if (created) r.status = 201;
+    return r;
+  };
+  auto existing = run.paired.find(index);
+  if (existing != run.paired.end()) return reply(existing->second, false);
+  // The model first, then what the run was opened from: the run
+  // `open --run MODEL PATH...` makes.
+  std::vector<std::string> paths = {candidates[index]};
+  paths.insert(paths.end(), run.run.paths.begin(), run.run.paths.end());
+  ServedRun opened = options_.open_run(paths);
+  if (opened.session == nullptr) {
+    // Not added: the page shows the error on the run it came from, and a
+    // fixed file can be paired again.
+    return Error(
+        422, fmt::format(
+                 "{} with {}: {}", candidates[index], Join(run.run.paths, ", "),
+                 opened.error.empty() ? "could not be opened" : opened.error));
+  }
+  auto state = std::make_unique<RunState>();
+  state->levels = opened.session->Levels();
+  state->run = std::move(opened);
+  size_t id = 0;
+  {
+    std::unique_lock<std::shared_mutex> lock(runs_mutex_);
+    id = runs_.size();
+    runs_.push_back(std::move(state));
+  }
+  run.paired[index] = id;
+  return reply(id, true);
+}
+
 HttpResponse Api::ServeAsset(std::string_view path) const {
   if (path == "/") path = "/index.html";
   auto it = std::lower_bound(
@@ -568,6 +713,7 @@ std::string ShownPath(const ServedRun& run, const std::string& path) {
 }  // namespace
 
 HttpResponse Api::Runs() const {
+  std::shared_lock<std::shared_mutex> lock(runs_mutex_);
   std::string out;
   JsonWriter w(&out);
   w.BeginObject().Key("runs").BeginArray();
@@ -800,7 +946,9 @@ HttpResponse Api::LayoutIn(size_t run_id, std::string_view level,
     options.max_visible_items = max_items;
     options.overview = overview;
     options.ui_summaries = true;
-    auto view = runs_[run_id]->run.session->OpenLayoutView(options);
+    size_t run_count = 0;
+    auto view =
+        FindRun(run_id, &run_count)->run.session->OpenLayoutView(options);
     if (!view.ok()) {
       entry->open_status = view.status();
     } else {

@@ -12,9 +12,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -34,6 +36,8 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> params;
   // Header names as sent; looked up case-insensitively.
   std::vector<std::pair<std::string, std::string>> headers;
+  // The request body (POST), at most kMaxBodyBytes.
+  std::string body;
 };
 
 struct HttpResponse {
@@ -72,6 +76,12 @@ struct ServedRun {
   std::vector<std::string> pair_candidates;
 };
 
+// Opens the files of one run as `open --run PATH...` does: a session, or a
+// run that carries the error (file, place, what was expected). Given by the
+// CLI, so the server needs none of its code.
+using OpenRunFn =
+    std::function<ServedRun(const std::vector<std::string>& paths)>;
+
 struct ApiOptions {
   // Required on every request when not empty (header X-MI-Token, query
   // parameter `token` or cookie `mi_token`).
@@ -83,6 +93,9 @@ struct ApiOptions {
   const std::vector<EmbeddedAsset>* assets = nullptr;
   // Layout views kept (least recently used ones are dropped).
   size_t max_layout_views = 32;
+  // Opens a trace-only run's model file with its traces as a new run
+  // (POST /api/runs/{run}/pair); unset = pairing answers 501.
+  OpenRunFn open_run;
 };
 
 // Limits, shared with the HTTP layer and the docs.
@@ -113,7 +126,10 @@ class Api {
   // and the cache policy.
   static void AddSecurityHeaders(HttpResponse* response, bool cacheable);
 
-  size_t run_count() const { return runs_.size(); }
+  size_t run_count() const {
+    std::shared_lock<std::shared_mutex> lock(runs_mutex_);
+    return runs_.size();
+  }
 
  private:
   struct LayoutEntry;
@@ -143,12 +159,22 @@ class Api {
   HttpResponse NodeTasks(RunState& run, const HttpRequest& request);
   HttpResponse Mapping(RunState& run, const HttpRequest& request);
   HttpResponse Links(RunState& run);
+  // POST /api/runs/{run}/pair: the run's pair candidate as a new run.
+  HttpResponse Pair(size_t run_id, RunState& run, const HttpRequest& request);
+  // The run, or nullptr past the end (the list only grows; a RunState
+  // never moves).
+  RunState* FindRun(size_t run_id, size_t* count) const;
   HttpResponse Values(RunState& run, std::string_view level,
                       const HttpRequest& request);
   bool Authorised(const HttpRequest& request, bool* token_in_query) const;
   bool HostAllowed(const HttpRequest& request) const;
 
+  // Appended to by Pair while other requests read it.
+  mutable std::shared_mutex runs_mutex_;
   std::vector<std::unique_ptr<RunState>> runs_;
+  // One pairing at a time (opening a model can take seconds; the run list
+  // stays readable meanwhile).
+  std::mutex pair_mutex_;
   ApiOptions options_;
   const std::vector<EmbeddedAsset>& assets_;
   // Layout views by (run, level, grouping, direction, max_items), with a

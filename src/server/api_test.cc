@@ -1057,6 +1057,176 @@ TEST(ApiFailedRunTest, ListedWithItsErrorAndNeverQueried) {
   EXPECT_EQ(api.Handle(Get("/api/runs/0/summary")).status, 200);
 }
 
+// A trace-only run (the PyTorch-profiler trace of resnet18) with the model
+// beside it and a candidate that is not a model, paired through POST
+// /api/runs/{run}/pair. The open callback opens the files with
+// Session::Open, as `open --run MODEL TRACE` does.
+struct PairFixture {
+  const std::string fixtures = std::string(MI_SOURCE_DIR) + "/test/fixtures";
+  const std::string model = fixtures + "/resnet18/model.onnx";
+  const std::string trace =
+      fixtures + "/resnet18/torch_profile.pt.trace.json.gz";
+  // A file that exists but is no model: the opener's error comes back.
+  const std::string not_a_model =
+      fixtures + "/resnet18/ort_all/" + "onnxruntime_profile.json";
+  int opened = 0;
+
+  std::unique_ptr<Api> MakePairApi(ApiOptions options = {}) {
+    OpenOptions trace_only;
+    trace_only.paths = {trace};
+    auto session = Session::Open(trace_only);
+    EXPECT_TRUE(session.ok()) << session.status().ToString();
+    EXPECT_TRUE((*session)->Levels().empty());
+    ServedRun run{"trace", {trace}, std::move(session).value()};
+    run.pair_candidates = {model, not_a_model};
+    std::vector<ServedRun> runs;
+    runs.push_back({"ort_all", {kRunDir}, OpenDemo()});
+    runs.push_back(std::move(run));
+    options.open_run = [this](const std::vector<std::string>& paths) {
+      ++opened;
+      OpenOptions o;
+      o.paths = paths;
+      auto s = Session::Open(o);
+      ServedRun r;
+      r.name = "paired";
+      r.paths = paths;
+      if (s.ok()) {
+        r.session = std::move(s).value();
+      } else {
+        r.error = s.status().message();
+      }
+      return r;
+    };
+    options.assets = &TestAssets();
+    return std::make_unique<Api>(std::move(runs), std::move(options));
+  }
+};
+
+HttpRequest PairRequest(std::string run, std::string body) {
+  HttpRequest r = Get("/api/runs/" + run + "/pair");
+  r.method = "POST";
+  r.body = std::move(body);
+  r.headers = {{"Content-Type", "application/json"},
+               {"Host", "127.0.0.1:8080"},
+               {"Origin", "http://127.0.0.1:8080"}};
+  return r;
+}
+
+TEST(ApiPairTest, OpensTheCandidateWithTheTraceOnce) {
+  PairFixture f;
+  auto api = f.MakePairApi();
+  nlohmann::json before = ParseJson(api->Handle(Get("/api/runs")));
+  ASSERT_EQ(before["runs"].size(), 2u);
+  EXPECT_EQ(before["runs"][1]["levels"], nlohmann::json::array());
+
+  HttpResponse created = api->Handle(PairRequest("1", R"({"candidate": 0})"));
+  ASSERT_EQ(created.status, 201) << created.content();
+  nlohmann::json c = ParseJson(created);
+  EXPECT_EQ(c["run"], 2);
+  EXPECT_EQ(c["created"], true);
+  EXPECT_EQ(f.opened, 1);
+
+  // The new run: the model first, then the trace, as `open --run` gives
+  // them; the framework graph of model.onnx and the trace.
+  nlohmann::json after = ParseJson(api->Handle(Get("/api/runs")));
+  ASSERT_EQ(after["runs"].size(), 3u);
+  const nlohmann::json& paired = after["runs"][2];
+  EXPECT_EQ(paired["id"], 2);
+  EXPECT_EQ(paired["paths"], nlohmann::json::array({f.model, f.trace}));
+  EXPECT_EQ(paired["has_trace"], true);
+  EXPECT_EQ(paired["levels"], nlohmann::json::array({"framework"}));
+  EXPECT_FALSE(paired.contains("pair_candidates"));
+  EXPECT_EQ(api->Handle(Get("/api/runs/2/levels/framework/layout")).status,
+            200);
+
+  // Idempotent: the same candidate again answers the same run, opens
+  // nothing, adds nothing.
+  HttpResponse again = api->Handle(PairRequest("1", "{ \"candidate\" : 0 }\n"));
+  ASSERT_EQ(again.status, 200) << again.content();
+  EXPECT_EQ(ParseJson(again)["run"], 2);
+  EXPECT_EQ(ParseJson(again)["created"], false);
+  EXPECT_EQ(f.opened, 1);
+  EXPECT_EQ(ParseJson(api->Handle(Get("/api/runs")))["runs"].size(), 3u);
+
+  // A run with a graph has nothing to pair.
+  ExpectJsonError(api->Handle(PairRequest("0", R"({"candidate": 0})")), 409);
+  ExpectJsonError(api->Handle(PairRequest("2", R"({"candidate": 0})")), 409);
+}
+
+TEST(ApiPairTest, BadRequestsAreRefusedAndTheServerGoesOn) {
+  PairFixture f;
+  auto api = f.MakePairApi();
+  HttpResponse out_of_range =
+      api->Handle(PairRequest("1", R"({"candidate": 2})"));
+  ExpectJsonError(out_of_range, 400);
+  EXPECT_EQ(ParseJson(out_of_range)["error"]["message"],
+            "candidate: expected 0..1, found 2");
+  // Never a path from the client: only an index.
+  for (const char* body :
+       {"", "{}", R"({"candidate": -1})", R"({"candidate": "0"})",
+        R"({"candidate": 0, "path": "/etc/passwd"})", R"({"path": "/x"})",
+        R"({"candidate": 0})"
+        "x"}) {
+    ExpectJsonError(api->Handle(PairRequest("1", body)), 400);
+  }
+  ExpectJsonError(api->Handle(PairRequest("7", R"({"candidate": 0})")), 404);
+  // GET is not how one pairs.
+  HttpResponse get = api->Handle(Get("/api/runs/1/pair"));
+  ExpectJsonError(get, 405);
+  EXPECT_EQ(get.header("Allow"), "POST");
+
+  // A candidate that does not open: the opener's error, no run added, and
+  // the server answers on.
+  HttpResponse failed = api->Handle(PairRequest("1", R"({"candidate": 1})"));
+  ExpectJsonError(failed, 422);
+  std::string message = ParseJson(failed)["error"]["message"];
+  EXPECT_TRUE(message.starts_with(f.not_a_model + " with " + f.trace + ": "))
+      << message;
+  EXPECT_EQ(ParseJson(api->Handle(Get("/api/runs")))["runs"].size(), 2u);
+  EXPECT_EQ(api->Handle(Get("/api/runs/1/summary")).status, 200);
+  EXPECT_EQ(f.opened, 1);
+}
+
+TEST(ApiPairTest, OnlyThePageItselfMayPair) {
+  PairFixture f;
+  auto api = f.MakePairApi();
+  // Another site's form (no JSON content type) or script (its Origin).
+  HttpRequest form = PairRequest("1", R"({"candidate": 0})");
+  form.headers[0].second = "text/plain";
+  ExpectJsonError(api->Handle(form), 415);
+  HttpRequest other = PairRequest("1", R"({"candidate": 0})");
+  other.headers[2].second = "http://evil.example";
+  ExpectJsonError(api->Handle(other), 403);
+  HttpRequest cross = PairRequest("1", R"({"candidate": 0})");
+  cross.headers.emplace_back("Sec-Fetch-Site", "cross-site");
+  ExpectJsonError(api->Handle(cross), 403);
+  EXPECT_EQ(f.opened, 0);
+  // No CORS: a preflight is refused like any other method.
+  HttpRequest preflight = PairRequest("1", "");
+  preflight.method = "OPTIONS";
+  ExpectJsonError(api->Handle(preflight), 405);
+
+  HttpRequest same = PairRequest("1", R"({"candidate": 0})");
+  same.headers.emplace_back("Sec-Fetch-Site", "same-origin");
+  EXPECT_EQ(api->Handle(same).status, 201);
+}
+
+TEST(ApiPairTest, TokenRequiredWhenSet) {
+  PairFixture f;
+  ApiOptions options;
+  options.token = "s3cret-token";
+  auto api = f.MakePairApi(options);
+  ExpectJsonError(api->Handle(PairRequest("1", R"({"candidate": 0})")), 403);
+  HttpRequest wrong = PairRequest("1", R"({"candidate": 0})");
+  wrong.headers.emplace_back("X-MI-Token", "s3cret");
+  ExpectJsonError(api->Handle(wrong), 403);
+  EXPECT_EQ(f.opened, 0);
+  HttpRequest with = PairRequest("1", R"({"candidate": 0})");
+  with.headers.emplace_back("Cookie", "mi_token=s3cret-token");
+  EXPECT_EQ(api->Handle(with).status, 201);
+  EXPECT_EQ(f.opened, 1);
+}
+
 TEST(ApiShownPathTest, TheDemosFolderIsNotListed) {
   std::vector<ServedRun> runs;
   ServedRun demo{"demo", {kRunDir}, OpenDemo()};

@@ -200,6 +200,7 @@ StatusOr<std::unique_ptr<Server>> Server::Bind(const ServerOptions& options,
 
   ApiOptions api_options;
   api_options.token = options.token;
+  api_options.open_run = options.open_run;
   if (options.token.empty()) {
     for (const char* h : {"127.0.0.1", "localhost", "[::1]"}) {
       api_options.allowed_hosts.push_back(fmt::format("{}:{}", h, port));
@@ -216,6 +217,7 @@ StatusOr<std::unique_ptr<Server>> Server::Bind(const ServerOptions& options,
     request.path = req.path;
     for (const auto& [k, v] : req.params) request.params.emplace_back(k, v);
     for (const auto& [k, v] : req.headers) request.headers.emplace_back(k, v);
+    request.body = req.body;
     ApplyResponse(api->Handle(request), res);
   };
   for (const char* any : {".*"}) {

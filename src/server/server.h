@@ -20,6 +20,8 @@ struct ServerOptions {
   // Required on every request when not empty. Mandatory for a host that is
   // not a loopback address (Bind refuses otherwise).
   std::string token;
+  // Opens a run from files (POST /api/runs/{run}/pair); see ApiOptions.
+  OpenRunFn open_run;
 };
 
 // 127.0.0.0/8, ::1 and "localhost".

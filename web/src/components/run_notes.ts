@@ -4,8 +4,9 @@
 //     (which file, where, what was expected), nothing is asked of it;
 //   - a run without a graph (a trace alone): the graph pane gives its room
 //     to the timeline, mapping and summary, and a note above them offers a
-//     graph — the model files next to the trace — with the command that
-//     opens them as one run;
+//     graph — the model files next to the trace — as a "Pair with FILE"
+//     button (the server opens the model with the trace as a new run, and
+//     the page switches to it) and the command that opens them as one run;
 //   - a graph and a trace that do not link: a note over the graph says why
 //     (the reasons the CLI's summary prints, from GET /links), so nodes
 //     shown "not executed" while the timeline shows their op running are
@@ -135,13 +136,23 @@ export class RunNotes {
     if (!run.has_trace) return;
     // Offered: the model files next to the trace (the server lists them),
     // else the command with MODEL to fill in.
-    const offers = (run.pair_candidates ?? []).map((m) => ({
+    const offers: { text: string; command: string; candidate?: number; file?: string }[] = (run.pair_candidates ?? []).map((m, i) => ({
       text: `${m.split('/').pop()} lies next to the trace; open them as one run to link the tasks to its nodes`, command: pairCommand(m, run),
+      candidate: i, file: m.split('/').pop(),
     }));
     if (!offers.length) {
       offers.push({ text: 'open the trace with its model (the ONNX export, the .om or the GE graph dump) as one run', command: pairCommand('MODEL', run) });
     }
+    const status = el('div', 'run-note-pair-status');
+    status.hidden = true;
     for (const o of offers.slice(0, 3)) {
+      if (o.candidate !== undefined) {
+        const pair = el('button', 'run-note-pair', `Pair with ${o.file}`);
+        pair.dataset.candidate = String(o.candidate);
+        pair.title = `open ${o.file} with this trace as a new run and show its graph`;
+        pair.addEventListener('click', () => void this.pair(run.id, o.candidate!, pair, status));
+        this.note.append(pair);
+      }
       const line = el('div', 'run-note-offer');
       line.dataset.offer = o.command;
       const code = el('code', undefined, o.command);
@@ -153,6 +164,34 @@ export class RunNotes {
       });
       line.append(el('span', 'run-note-what', `Graph: ${o.text}:`), code, copy);
       this.note.append(line);
+    }
+    this.note.append(status);
+  }
+
+  /**
+   * Asks the server to open the candidate with this run's traces, then
+   * reloads the run list and switches to the new run. The button waits
+   * disabled meanwhile; a refusal shows the server's message (file, place,
+   * what was expected).
+   */
+  private async pair(run: number, candidate: number, button: HTMLButtonElement, status: HTMLElement): Promise<void> {
+    const label = button.textContent ?? '';
+    for (const b of this.note.querySelectorAll<HTMLButtonElement>('button.run-note-pair')) b.disabled = true;
+    button.textContent = `${label}…`;
+    status.hidden = false;
+    status.classList.remove('error');
+    status.textContent = 'Opening the model with the trace…';
+    try {
+      const paired = await this.api.pair(run, candidate);
+      const runs = await this.api.runs();
+      this.store.dispatch({ type: 'runsLoaded', runs });
+      this.store.dispatch({ type: 'setRun', run: paired.run });
+    } catch (e) {
+      if (!button.isConnected) return;
+      for (const b of this.note.querySelectorAll<HTMLButtonElement>('button.run-note-pair')) b.disabled = false;
+      button.textContent = label;
+      status.classList.add('error');
+      status.textContent = `Could not pair: ${(e as Error).message}`;
     }
   }
 

@@ -15,6 +15,9 @@ export interface RunInfo {
   pair_candidates?: string[];
 }
 
+/** The run POST /api/runs/{run}/pair opened (created) or had opened before. */
+export interface PairResult { run: number; created: boolean }
+
 /** Whether a run's tasks link to graph nodes, and why the others do not (GET /links). */
 export interface LinksJson {
   has_graph: boolean; has_trace: boolean; tasks: number; linked_tasks: number; unlinked_tasks: number; aligned_host_ops: number;
@@ -180,6 +183,12 @@ export interface ApiClient {
   exportModelExplorer(run: number, level: string, what: 'graph' | 'node-data'): Promise<Blob>;
   search(run: number, level: string, q: string, mode: SearchMode): Promise<SearchResult>;
   links(run: number): Promise<LinksJson>;
+  /**
+   * Opens a trace-only run's pair candidate (an index into its
+   * pair_candidates) with its traces as a new run (POST .../pair); the same
+   * candidate twice answers the same run.
+   */
+  pair(run: number, candidate: number): Promise<PairResult>;
   /** What a level's main graph says about itself (GET .../properties). */
   properties(run: number, level: string): Promise<ModelProperties>;
   /** The first `limit` values of one initializer, read from the model file (GET .../values). */
@@ -249,12 +258,15 @@ export class ApiError extends Error {
  * GET from the server with the access token; a failure becomes an ApiError
  * with the server's own message (an abort stays an AbortError).
  */
-export async function fetchApi(base: string, token: string | null, path: string, signal?: AbortSignal): Promise<Response> {
+export async function fetchApi(base: string, token: string | null, path: string, signal?: AbortSignal, body?: unknown): Promise<Response> {
   const headers: Record<string, string> = {};
   if (token) headers['X-MI-Token'] = token;
+  // A POST carries JSON (the server refuses other bodies: another site's
+  // form cannot send one).
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
   let r: Response;
   try {
-    r = await fetch(base + path, { headers, signal });
+    r = await fetch(base + path, body === undefined ? { headers, signal } : { method: 'POST', headers, signal, body: JSON.stringify(body) });
   } catch (e) {
     if ((e as Error).name === 'AbortError') throw e;
     throw new ApiError(0, `cannot reach the model-inspector server (${(e as Error).message}); is it still running?`);
@@ -297,6 +309,10 @@ export class Api implements ApiClient {
 
   links(run: number): Promise<LinksJson> {
     return this.json(`/api/runs/${run}/links`);
+  }
+
+  async pair(run: number, candidate: number): Promise<PairResult> {
+    return (await fetchApi(this.base, this.token, `/api/runs/${run}/pair`, undefined, { candidate })).json() as Promise<PairResult>;
   }
 
   /** The summary restricted to [fromNs, toNs) of the trace's time base (each task counts its overlap). */

@@ -6,7 +6,7 @@
 
 import type {
   AnalysesJson, AnalysisInfo, ApiClient, Clock, CriticalPathJson, LayoutRequest, LinksJson, MappingPage, MappingQuery, ModelProperties, NodeDetails, NodePathsJson,
-  NodeTasks, RunInfo, SearchMode, SearchResult, SummaryJson, TaskDetails, TensorValues, TimelineMeta,
+  NodeTasks, PairResult, RunInfo, SearchMode, SearchResult, SummaryJson, TaskDetails, TensorValues, TimelineMeta,
 } from './api';
 import type { Layout } from './layout_binary';
 
@@ -44,6 +44,7 @@ export class CachedApi implements ApiClient {
   exportModelExplorer(run: number, level: string, what: 'graph' | 'node-data'): Promise<Blob> { return this.api.exportModelExplorer(run, level, what); }
   search(run: number, level: string, q: string, mode: SearchMode): Promise<SearchResult> { return this.api.search(run, level, q, mode); }
   links(run: number): Promise<LinksJson> { return this.once(`links:${run}`, () => this.api.links(run)); }
+  pair(run: number, candidate: number): Promise<PairResult> { return this.api.pair(run, candidate); }
   properties(run: number, level: string): Promise<ModelProperties> { return this.once(`properties:${run}:${level}`, () => this.api.properties(run, level)); }
   values(run: number, level: string, name: string, limit: number): Promise<TensorValues> { return this.api.values(run, level, name, limit); }
 }
