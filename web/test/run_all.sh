@@ -9,7 +9,8 @@
 # on ORT and Ascend runs (e2e_linked_test), and the generic analysis view
 # on every registered analysis (e2e_analyses_test), runs that are not a
 # graph + trace pair: trace-only, torch_npu, a bad file with --keep-going,
-# run switching, unlinked pairs, the bundled demo (e2e_runs_test), and
+# run switching, unlinked pairs, the bundled demo (e2e_runs_test), the
+# "Pair with MODEL" button of a trace-only run (e2e_pair_test), and
 # search, shortcuts, export and the critical path in the URL
 # (e2e_search_test), a graph with a fault drawn, its missing input
 # marked (e2e_faults_test), and the CANN profiler tables on a GE graph's
@@ -55,6 +56,7 @@ if [[ "${MI_SKIP_E2E:-0}" != 1 ]]; then
   node test/e2e_linked_test.mjs
   node test/e2e_analyses_test.mjs
   node test/e2e_runs_test.mjs
+  node test/e2e_pair_test.mjs
   node test/e2e_search_test.mjs
   node test/e2e_overview_test.mjs
   node test/e2e_panels_test.mjs
