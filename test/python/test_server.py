@@ -7,6 +7,7 @@ import http.client
 import json
 import os
 import random
+import re
 import signal
 import struct
 import subprocess
@@ -587,3 +588,47 @@ def test_port_in_use_and_sigint():
         first.proc.send_signal(signal.SIGINT)
         assert first.proc.wait(timeout=20) == 0
         first.close()
+
+
+def test_pair_a_trace_only_run_over_http():
+    """POST /api/runs/{run}/pair through the real CLI opener and socket:
+    token required, JSON only, idempotent; the new run has the model's
+    graph and links the trace's tasks as `open --run MODEL TRACE` does."""
+    trace = FIXTURES / "resnet18" / "torch_profile.pt.trace.json.gz"
+    s = Server("--token", "pair-Token", trace)
+    token = {"X-MI-Token": "pair-Token"}
+    json_post = {**token, "Content-Type": "application/json"}
+    try:
+        runs = s.get_json("/api/runs", headers=token)["runs"]
+        assert len(runs) == 1 and runs[0]["levels"] == []
+        assert runs[0]["pair_candidates"] == [str(MODEL)]
+        # No token: refused before anything is opened.
+        code, _, _ = s.request("/api/runs/0/pair", method="POST", body=b'{"candidate": 0}',
+                               headers={"Content-Type": "application/json"})
+        assert code == 403
+        code, _, _ = s.request("/api/runs/0/pair", method="POST", body=b'{"candidate": 0}',
+                               headers={**token, "Content-Type": "text/plain"})
+        assert code == 415
+        code, _, body = s.request("/api/runs/0/pair", method="POST", body=b'{"candidate": 1}',
+                                  headers=json_post)
+        assert code == 400 and json.loads(body)["error"]["message"] == "candidate: expected 0..0, found 1"
+        assert len(s.get_json("/api/runs", headers=token)["runs"]) == 1
+        code, _, body = s.request("/api/runs/0/pair", method="POST", body=b'{"candidate": 0}',
+                                  headers=json_post)
+        assert code == 201, body
+        assert json.loads(body) == {"run": 1, "created": True}
+        code, _, body = s.request("/api/runs/0/pair", method="POST", body=b'{"candidate": 0}',
+                                  headers=json_post)
+        assert code == 200 and json.loads(body) == {"run": 1, "created": False}
+        runs = s.get_json("/api/runs", headers=token)["runs"]
+        assert len(runs) == 2
+        assert runs[1]["paths"] == [str(MODEL), str(trace)]
+        assert runs[1]["levels"] == ["framework"] and runs[1]["has_trace"] is True
+        # The CLI's summary of the same two files links as many tasks.
+        proc = subprocess.run([BINARY, "summary", "--quiet", str(MODEL), str(trace)],
+                              capture_output=True, text=True, timeout=120)
+        linked = int(re.search(r"(\d+) linked to nodes", proc.stdout).group(1))
+        assert linked > 0
+        assert s.get_json("/api/runs/1/links", headers=token)["linked_tasks"] == linked
+    finally:
+        assert s.close() == 0
