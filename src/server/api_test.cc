@@ -1066,9 +1066,13 @@ struct PairFixture {
   const std::string model = fixtures + "/resnet18/model.onnx";
   const std::string trace =
       fixtures + "/resnet18/torch_profile.pt.trace.json.gz";
-  // A file that exists but is no model: the opener's error comes back.
-  const std::string not_a_model =
-      fixtures + "/resnet18/ort_all/" + "onnxruntime_profile.json";
+  // A file named like a model that is no protobuf: the opener's error
+  // comes back.
+  const std::string not_a_model = [] {
+    std::string path = ::testing::TempDir() + "/mi_pair_broken.onnx";
+    std::ofstream(path) << "this is not a protobuf\n";
+    return path;
+  }();
   int opened = 0;
 
   std::unique_ptr<Api> MakePairApi(ApiOptions options = {}) {
