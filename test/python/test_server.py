@@ -624,11 +624,12 @@ def test_pair_a_trace_only_run_over_http():
         assert len(runs) == 2
         assert runs[1]["paths"] == [str(MODEL), str(trace)]
         assert runs[1]["levels"] == ["framework"] and runs[1]["has_trace"] is True
-        # The CLI's summary of the same two files links as many tasks.
+        # The CLI's summary of the same two files aligns as many host ops
+        # (a CPU trace: its ops link to nodes by alignment).
         proc = subprocess.run([BINARY, "summary", "--quiet", str(MODEL), str(trace)],
                               capture_output=True, text=True, timeout=120)
-        linked = int(re.search(r"(\d+) linked to nodes", proc.stdout).group(1))
-        assert linked > 0
-        assert s.get_json("/api/runs/1/links", headers=token)["linked_tasks"] == linked
+        aligned = int(re.search(r"(\d+) host ops aligned to graph nodes", proc.stdout).group(1))
+        assert aligned > 0
+        assert s.get_json("/api/runs/1/links", headers=token)["aligned_host_ops"] == aligned
     finally:
         assert s.close() == 0

@@ -7,7 +7,7 @@
 //     with the trace, then the page switches to the new run: the graph
 //     pane shows the framework graph, and nodes are linked to tasks
 //     (status executed or fused, with a time) — the CLI's `summary` of the
-//     same two files says how many tasks link, independently of the UI;
+//     same two files says how many host ops align, independently of the UI;
 //   - the second viewport clicks it again: the server answers the run it
 //     opened before (the run list does not grow);
 //   - a model beside the trace that does not open: the note shows the
@@ -34,12 +34,13 @@ copyFileSync(kTrace, kBadTrace);
 const kBadModel = join(tmp, 'broken.onnx');
 writeFileSync(kBadModel, 'this is not a protobuf\n');
 
-// How many of the trace's tasks link to the model's nodes, from the CLI.
+// How many of the trace's host ops the CLI aligns to the model's nodes (a
+// CPU trace: its ops link to nodes by alignment).
 const summary = spawnSync(miBinary(), ['summary', '--quiet', kModel, kTrace], { encoding: 'utf8' });
-const why = /(\d+) linked to nodes/.exec(summary.stdout);
-if (!why) fail(`model-inspector summary gave no "linked to nodes" line:\n${summary.stdout}\n${summary.stderr}`);
-const cliLinked = Number(why[1]);
-check(cliLinked > 0, `the CLI links ${cliLinked} tasks of the trace to the model's nodes`);
+const why = /(\d+) host ops aligned to graph nodes/.exec(summary.stdout);
+if (!why) fail(`model-inspector summary gave no "host ops aligned" count:\n${summary.stdout}\n${summary.stderr}`);
+const cliAligned = Number(why[1]);
+check(cliAligned > 0, `the CLI aligns ${cliAligned} host ops of the trace to the model's nodes`);
 
 // Runs: 0 the trace beside model.onnx, 1 the trace beside broken.onnx.
 const server = await startServer([kTrace, kBadTrace]);
@@ -125,7 +126,7 @@ for (const viewport of [{ width: 1024, height: 700 }, { width: 1920, height: 108
   check(linked.items > 0, `${vp}: the graph has items (${JSON.stringify(linked)})`);
   check(linked.ran > 0 && linked.timed > 0, `${vp}: nodes are linked to tasks: status ran and a time (${JSON.stringify(linked)})`);
   const links = await page.evaluate((run) => fetch(`/api/runs/${run}/links`).then((r) => r.json()), run);
-  eq(links.linked_tasks, cliLinked, `${vp}: the paired run links as many tasks as the CLI's summary of the two files`);
+  eq(links.aligned_host_ops, cliAligned, `${vp}: the paired run aligns as many host ops as the CLI's summary of the two files`);
   writeFileSync(join(art, `pair_after_${vp}.png`), await page.screenshot());
   eq(page.errors.length, 0, `${vp}: no page error (${page.errors.join('; ')})`);
   await page.close();
