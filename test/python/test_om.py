@@ -4,18 +4,14 @@
 offset; an ONNX model and its .om link; the seed command line
 (`model-inspector --model x.om ...`) serves as `open` does."""
 import collections
-import http.client
 import json
-import signal
 import struct
-import subprocess
-import threading
-import urllib.parse
 
 import pytest
 
 import om_reference as ref
-from conftest import BINARY, FIXTURES, committed, run
+from conftest import FIXTURES, committed, run
+from served import ServedProcess
 
 OM = FIXTURES / "om"
 AUTOENCODER = OM / "modelzoo_tf_autoencoder_hh_om.om"
@@ -223,48 +219,17 @@ def test_onnx_and_its_om_link(tmp_path):
 
 # ------------------------------------------------------------ seed CLI
 
-class Seed:
+class Seed(ServedProcess):
     """`model-inspector --model ...` running; always stopped by close()."""
 
     def __init__(self, *args):
-        self.proc = subprocess.Popen([BINARY, *map(str, args)], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
-        box = []
-        reader = threading.Thread(target=lambda: box.append(self.proc.stdout.readline()),
-                                  daemon=True)
-        reader.start()
-        reader.join(120)
-        line = box[0].strip() if box else ""
-        if not line.startswith("http://"):
-            self.close()
-            raise AssertionError(f"no URL printed: {line!r}; stderr: {self.proc.stderr.read()}")
-        parts = urllib.parse.urlsplit(line)
-        self.host, self.port = parts.hostname, parts.port
+        super().__init__(args)
 
     def get(self, path):
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
-        try:
-            conn.request("GET", path)
-            resp = conn.getresponse()
-            assert resp.status == 200, (path, resp.status)
-            return json.loads(resp.read())
-        finally:
-            conn.close()
+        return self.get_json(path)
 
     def runs(self):
         return self.get("/api/runs")["runs"]
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=20)
-        for f in (self.proc.stdout, self.proc.stderr):
-            f.close()
-        return self.proc.returncode
 
 
 def free_port():

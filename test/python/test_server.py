@@ -3,74 +3,29 @@ driven over HTTP with the standard library (docs/reference/http-api.md).
 Covers the API, the security rules (token, Host check, traversal, limits)
 and a clean shutdown on SIGTERM."""
 import concurrent.futures
-import http.client
 import json
-import os
 import random
 import re
 import signal
 import struct
 import subprocess
-import threading
 import urllib.parse
 
 import pytest
 
 from conftest import BINARY, FIXTURES
+from served import ServedProcess
 
 RUN_DIR = FIXTURES / "resnet18" / "ort_all"
 MODEL = FIXTURES / "resnet18" / "model.onnx"
 START_TIMEOUT = 120
 
 
-class Server:
+class Server(ServedProcess):
     """A running `model-inspector open`; always stopped by close()."""
 
     def __init__(self, *args):
-        self.proc = subprocess.Popen([BINARY, "open", "--no-browser", "--quiet", *map(str, args)],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self._read_line(START_TIMEOUT)
-        if not line.startswith("http://"):
-            self.close()
-            raise AssertionError(f"no URL printed: {line!r}; stderr: {self.proc.stderr.read()}")
-        self.url = line
-        parts = urllib.parse.urlsplit(line)
-        self.host, self.port = parts.hostname, parts.port
-        self.query = parts.query
-
-    def _read_line(self, timeout):
-        box = []
-        reader = threading.Thread(target=lambda: box.append(self.proc.stdout.readline()), daemon=True)
-        reader.start()
-        reader.join(timeout)
-        return box[0].strip() if box else ""
-
-    def request(self, path, method="GET", headers=None, body=None, timeout=60):
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
-        try:
-            conn.request(method, path, body=body, headers=headers or {})
-            resp = conn.getresponse()
-            return resp.status, dict(resp.getheaders()), resp.read()
-        finally:
-            conn.close()
-
-    def get_json(self, path, status=200, **kwargs):
-        code, headers, body = self.request(path, **kwargs)
-        assert code == status, (path, code, body[:300])
-        assert headers["Content-Type"].startswith("application/json"), headers
-        return json.loads(body)
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=20)
-        for f in (self.proc.stdout, self.proc.stderr):
-            f.close()
-        return self.proc.returncode
+        super().__init__(["open", "--no-browser", "--quiet", *args], START_TIMEOUT)
 
 
 @pytest.fixture(scope="module")
