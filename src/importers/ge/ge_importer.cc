@@ -16,10 +16,10 @@
 #include <nlohmann/json.hpp>
 
 #include "base/strings.h"
-#include "importers/common/protobuf_text.h"
-#include "importers/common/run_files.h"
 #include "importers/common/ge_model/ge_ir_subset.pb.h"
 #include "importers/common/ge_model/ge_model_converter.h"
+#include "importers/common/protobuf_text.h"
+#include "importers/common/run_files.h"
 #include "io/chunk_reader.h"
 
 namespace mi::importers {
