@@ -145,6 +145,8 @@ struct SummaryReport : AnalysisResult {
   std::string dialect;
   double total_us = 0;  // sum over op_types
   uint64_t tasks = 0;   // tasks counted
+  // Of those, syncs and waits: counted apart, never in total_us.
+  uint64_t sync_tasks = 0;
   uint64_t linked_tasks = 0;
   uint64_t unlinked_tasks = 0;
   // Why the unlinked ones are: they name no node (copies, waits,

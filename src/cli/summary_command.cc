@@ -206,8 +206,13 @@ void AddTables(const SummaryReport& r, const SummaryOptions& options,
         fmt::format(", {} host ops aligned to graph nodes", r.aligned_host_ops);
   }
   Table ops{
-      fmt::format("Time by op type ({}, {} tasks, total {} us{})", r.basis,
-                  r.tasks, Us(r.total_us), links),
+      fmt::format(
+          "Time by op type ({}, {} tasks{}, total {} us{})", r.basis, r.tasks,
+          r.sync_tasks > 0 ? fmt::format(" ({} of them syncs and waits, not in "
+                                         "the total)",
+                                         r.sync_tasks)
+                           : std::string(),
+          Us(r.total_us), links),
       {"op type", "nodes", "calls", "total (us)", "average (us)", "share"},
       {}};
   ops.numeric = {false, true, true, true, true, true};

@@ -84,6 +84,11 @@ void SummaryReport::Write(ResultWriter& w) const {
   w.Field("dialect", r.dialect);
   w.FieldDouble("total_us", r.total_us);
   w.FieldInt("tasks", static_cast<int64_t>(r.tasks));
+  // Written only when there are syncs, so summaries without any read as
+  // before.
+  if (r.sync_tasks > 0) {
+    w.FieldInt("sync_tasks", static_cast<int64_t>(r.sync_tasks));
+  }
   w.FieldInt("linked_tasks", static_cast<int64_t>(r.linked_tasks));
   w.FieldInt("unlinked_tasks", static_cast<int64_t>(r.unlinked_tasks));
   w.Key("unlinked_reasons").BeginObject();

@@ -43,6 +43,9 @@ TEST(SyncSummaryTest, KinetoEventSyncIsNotTheLaunchingOpsWork) {
   EXPECT_EQ(r.basis, "execution tasks");
   // Work: 40 + 5 + 60 = 105 us; the 60 us of waits are not part of it.
   EXPECT_DOUBLE_EQ(r.total_us, 105);
+  // Six tasks on the stream: two sgemm, one memset, three Event Syncs.
+  EXPECT_EQ(r.tasks, 6u);
+  EXPECT_EQ(r.sync_tasks, 3u);
   auto rows = ByOpType(r);
   ASSERT_EQ(rows.size(), 3u);
   ASSERT_TRUE(rows.count("aten::mm"));

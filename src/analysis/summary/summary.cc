@@ -235,6 +235,7 @@ SummaryReport Summarize(const Model& model, const Trace& trace,
   std::vector<bool> sync(tasks.size());
   for (size_t i = 0; i < tasks.size(); ++i) {
     sync[i] = IsSyncTask(trace, tasks[i]);
+    if (sync[i]) ++report.sync_tasks;
   }
   for (size_t i = 0; i < tasks.size(); ++i) {
     TaskId t = tasks[i];
