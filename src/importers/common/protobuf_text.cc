@@ -38,10 +38,63 @@ class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
 
 }  // namespace
 
+int MaxTextNesting(std::string_view text, std::string_view openers,
+                   std::string_view closers, std::string_view quotes,
+                   size_t* deepest_at) {
+  int depth = 0;
+  int max_depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (quotes.find(c) != std::string_view::npos) {
+      for (++i; i < text.size() && text[i] != c && text[i] != '\n'; ++i) {
+        if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] != '\n') {
+          ++i;
+        }
+      }
+    } else if (openers.find(c) != std::string_view::npos) {
+      if (++depth > max_depth) {
+        max_depth = depth;
+        *deepest_at = i;
+      }
+    } else if (closers.find(c) != std::string_view::npos && depth > 0) {
+      --depth;
+    }
+  }
+  return max_depth;
+}
+
+void LineAndColumnAt(std::string_view text, size_t offset, uint64_t* line,
+                     uint64_t* column) {
+  *line = 1;
+  *column = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++*line;
+      *column = 1;
+    } else {
+      ++*column;
+    }
+  }
+}
+
 Status ParseProtobufText(std::string_view text, std::string_view path,
                          std::string_view expected,
                          google::protobuf::Message* message,
                          uint64_t* unknown_fields) {
+  size_t deepest_at = 0;
+  if (MaxTextNesting(text, "{<", "}>", "\"'", &deepest_at) >
+      kMaxProtobufTextDepth) {
+    uint64_t line = 0;
+    uint64_t column = 0;
+    LineAndColumnAt(text, deepest_at, &line, &column);
+    return MalformedInputError(std::string(path) + ":" + std::to_string(line) +
+                               ":" + std::to_string(column) +
+                               ": braces nested too deeply; expected at most " +
+                               std::to_string(kMaxProtobufTextDepth) +
+                               " levels, found more");
+  }
   google::protobuf::TextFormat::Parser parser;
   FirstErrorCollector errors;
   parser.RecordErrorsTo(&errors);

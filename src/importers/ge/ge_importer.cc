@@ -25,46 +25,6 @@
 namespace mi::importers {
 namespace {
 
-// Text nesting deeper than this is rejected before parsing (the protobuf
-// parser recurses per message level).
-constexpr int kMaxBraceDepth = 100;
-
-int MaxBraceDepth(std::string_view s, size_t* deepest_at) {
-  int depth = 0, max_depth = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '"' || c == '\'') {
-      for (++i; i < s.size() && s[i] != c; ++i) {
-        if (s[i] == '\\') ++i;
-      }
-    } else if (c == '#') {
-      while (i < s.size() && s[i] != '\n') ++i;
-    } else if (c == '{' || c == '<') {
-      if (++depth > max_depth) {
-        max_depth = depth;
-        *deepest_at = i;
-      }
-    } else if ((c == '}' || c == '>') && depth > 0) {
-      --depth;
-    }
-  }
-  return max_depth;
-}
-
-void LineColumn(std::string_view s, size_t offset, uint64_t* line,
-                uint64_t* column) {
-  *line = 1;
-  *column = 1;
-  for (size_t i = 0; i < offset && i < s.size(); ++i) {
-    if (s[i] == '\n') {
-      ++*line;
-      *column = 1;
-    } else {
-      ++*column;
-    }
-  }
-}
-
 bool IsTextHead(std::string_view head) {
   for (char c : head) {
     unsigned char u = static_cast<unsigned char>(c);
@@ -448,15 +408,6 @@ Status ImportGeProtoTextFromBuffer(std::string_view text, ImportContext& ctx) {
         "ge.proto.ModelDef: 'graph {{ op {{ ... }} }}')",
         ctx.path));
   }
-  size_t deepest_at = 0;
-  if (MaxBraceDepth(text, &deepest_at) > kMaxBraceDepth) {
-    uint64_t line = 0, column = 0;
-    LineColumn(text, deepest_at, &line, &column);
-    return MalformedInputError(
-        fmt::format("{}:{}:{}: braces nested too deeply; expected at most {} "
-                    "levels, found more",
-                    ctx.path, line, column, kMaxBraceDepth));
-  }
   ge_ir::ModelDef model;
   uint64_t skipped = 0;
   MI_RETURN_IF_ERROR(ParseProtobufText(
@@ -482,7 +433,7 @@ Status ImportAtcJsonFromBuffer(std::string_view text, ImportContext& ctx) {
       byte = e.byte;
     }
     uint64_t line = 0, column = 0;
-    LineColumn(text, byte > 0 ? byte - 1 : 0, &line, &column);
+    LineAndColumnAt(text, byte > 0 ? byte - 1 : 0, &line, &column);
     return MalformedInputError(fmt::format(
         "{}:{}:{}: not valid JSON; expected the ATC model JSON of `atc "
         "--mode=1` or `--mode=5`",

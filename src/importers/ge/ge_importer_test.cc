@@ -176,6 +176,19 @@ TEST(GeImporterTest, SyntaxErrorsNameLineAndColumn) {
   EXPECT_NE(nested->status.message().find("nested too deeply"),
             std::string::npos);
 
+  // A quote left open ends at its line, as protobuf's tokenizer ends it, so
+  // it cannot hide the nesting after it from the guard (protobuf's skipping
+  // of the unknown field 'a' would otherwise recurse 100,000 deep).
+  std::string hidden = "graph { name: \"broken\n";
+  for (int i = 0; i < 100000; ++i) hidden += "a {";
+  auto unclosed = Import("x.txt", false, hidden, true);
+  EXPECT_EQ(unclosed->status.code(), StatusCode::kMalformedInput);
+  EXPECT_NE(unclosed->status.message().find("x.txt:2:"), std::string::npos)
+      << unclosed->status.message();
+  EXPECT_NE(unclosed->status.message().find("nested too deeply"),
+            std::string::npos)
+      << unclosed->status.message();
+
   auto json = Import("m.om.json", true, "{\n  \"graph\": [\n  {,\n", true);
   EXPECT_EQ(json->status.code(), StatusCode::kMalformedInput);
   EXPECT_NE(json->status.message().find("m.om.json:3:"), std::string::npos)

@@ -156,6 +156,13 @@ TEST(OnnxTextFormsTest, ProtobufTextErrorsHavePlaceAndExpectation) {
   for (int i = 0; i < 300; ++i) deep += "< node < attribute < g ";
   auto nested = ImportText(deep, "deep.pbtxt");
   EXPECT_EQ(nested->status.code(), StatusCode::kMalformedInput);
+  // An unclosed quote ends at its line and hides no nesting after it.
+  std::string hidden = "ir_version: 8\nproducer_name: \"broken\n";
+  for (int i = 0; i < 100000; ++i) hidden += "graph { ";
+  auto unclosed = ImportText(hidden, "u.pbtxt");
+  EXPECT_EQ(unclosed->status.code(), StatusCode::kMalformedInput);
+  EXPECT_NE(unclosed->status.message().find("u.pbtxt:3:"), std::string::npos)
+      << unclosed->status.message();
   EXPECT_NE(nested->status.message().find("nested too deeply"),
             std::string::npos)
       << nested->status.message();

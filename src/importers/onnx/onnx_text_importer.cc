@@ -108,47 +108,6 @@ TextForm FormAt(std::string_view s, size_t pos, std::string_view* first_word) {
   return TextForm::kNone;
 }
 
-// Max nesting of (, [, { (and <, > when `angles`: protobuf text's other
-// message delimiters) outside string literals and comments, with the offset
-// where the limit was passed.
-int MaxBracketDepth(std::string_view s, size_t* deepest_at,
-                    bool angles = false) {
-  int depth = 0;
-  int max_depth = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '#') {
-      while (i < s.size() && s[i] != '\n') ++i;
-    } else if (c == '"' || (angles && c == '\'')) {
-      for (++i; i < s.size() && s[i] != c; ++i) {
-        if (s[i] == '\\') ++i;
-      }
-    } else if (c == '(' || c == '[' || c == '{' || (angles && c == '<')) {
-      if (++depth > max_depth) {
-        max_depth = depth;
-        *deepest_at = i;
-      }
-    } else if (c == ')' || c == ']' || c == '}' || (angles && c == '>')) {
-      if (depth > 0) --depth;
-    }
-  }
-  return max_depth;
-}
-
-void LineAndColumn(std::string_view s, size_t offset, uint64_t* line,
-                   uint64_t* column) {
-  *line = 1;
-  *column = 1;
-  for (size_t i = 0; i < offset && i < s.size(); ++i) {
-    if (s[i] == '\n') {
-      ++*line;
-      *column = 1;
-    } else {
-      ++*column;
-    }
-  }
-}
-
 // Turns the parser's "[ParseError at position (line: L column: C)]\n
 // Error context: X\nMessage" into "<file>:L:C: message; error context: X".
 Status ParseErrorStatus(const std::string& path, const std::string& message) {
@@ -265,7 +224,7 @@ Status ParseOnnxJson(const std::string& source, const std::string& path,
   if (check.failed) {
     uint64_t line = 0;
     uint64_t column = 0;
-    LineAndColumn(source, check.at, &line, &column);
+    LineAndColumnAt(source, check.at, &line, &column);
     std::string token = check.token.substr(0, 40);
     std::string detail = check.detail.empty() ? "" : " (" + check.detail + ")";
     return MalformedInputError(fmt::format(
@@ -398,11 +357,16 @@ Status ImportOnnxTextFromBuffer(std::string_view text, ImportContext& ctx) {
   std::string_view first_word;
   TextForm form = FormAt(source, first, &first_word);
   size_t deepest_at = 0;
-  if (MaxBracketDepth(source, &deepest_at, form == TextForm::kProtobufText) >
-      kMaxBracketDepth) {
+  // Brackets of the form's own syntax: ( [ { everywhere, and protobuf
+  // text's other message brackets < >.
+  const bool protobuf_text = form == TextForm::kProtobufText;
+  if (MaxTextNesting(source, protobuf_text ? "([{<" : "([{",
+                     protobuf_text ? ")]}>" : ")]}",
+                     protobuf_text ? "\"'" : "\"",
+                     &deepest_at) > kMaxBracketDepth) {
     uint64_t line = 0;
     uint64_t column = 0;
-    LineAndColumn(source, deepest_at, &line, &column);
+    LineAndColumnAt(source, deepest_at, &line, &column);
     return MalformedInputError(fmt::format(
         "{}:{}:{}: brackets nested too deeply; expected at most {} levels, "
         "found more",
