@@ -20,6 +20,7 @@
 #include "base/mapped_file.h"
 #include "importers/common/ge_model/ge_ir_subset.pb.h"
 #include "importers/common/ge_model/ge_model_converter.h"
+#include "importers/common/protobuf_wire_reader.h"
 #include "importers/om/om_container.h"
 #include "importers/om/om_subset.pb.h"
 #include "io/chunk_reader.h"
@@ -269,16 +270,6 @@ class AttrExpander {
 
 // ---------------------------------------------------------------- flow
 
-bool ReadVarint(std::string_view d, size_t* pos, uint64_t* value) {
-  *value = 0;
-  for (int shift = 0; shift < 64 && *pos < d.size(); shift += 7) {
-    uint8_t b = static_cast<uint8_t>(d[(*pos)++]);
-    *value |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if (b < 0x80) return true;
-  }
-  return false;
-}
-
 // A FLOW_SUBMODEL partition (flow_model.proto SubmodelDef): 1 model_name,
 // 2 model_type, 3 om_data (a whole nested .om), 9 om_data_file_path.
 struct FlowSubmodel {
@@ -287,59 +278,35 @@ struct FlowSubmodel {
   uint64_t om_offset = 0;  // in the outer file
 };
 
+constexpr WireFieldName kSubmodelFields[] = {{1, "model_name"},
+                                             {2, "model_type"},
+                                             {3, "om_data"},
+                                             {9, "om_data_file_path"}};
+constexpr WireMessageSchema kSubmodelSchema{"SubmodelDef", kSubmodelFields};
+
 Status ParseSubmodel(std::string_view d, std::string_view where,
                      uint64_t offset, FlowSubmodel* out) {
-  size_t pos = 0;
-  while (pos < d.size()) {
-    size_t field_at = pos;
-    uint64_t key = 0, value = 0;
-    auto bad = [&](std::string_view what) {
-      return MalformedInputError(
-          fmt::format("{}: byte {}: FLOW_SUBMODEL: {}; expected a "
-                      "flow_model.proto SubmodelDef",
-                      where, offset + field_at, what));
-    };
-    if (!ReadVarint(d, &pos, &key)) return bad("a field key runs past the end");
-    switch (key & 7) {
-      case 0:
-        if (!ReadVarint(d, &pos, &value)) return bad("a varint runs past");
-        break;
+  WireReader reader(d, offset, kSubmodelSchema, where);
+  WireField field;
+  while (!reader.done()) {
+    MI_RETURN_IF_ERROR(reader.Next(&field));
+    if (field.type != WireType::kLengthDelimited) continue;
+    switch (field.number) {
       case 1:
-        if (d.size() - pos < 8) return bad("a fixed64 runs past the end");
-        pos += 8;
+        out->name = std::string(field.payload);
         break;
-      case 5:
-        if (d.size() - pos < 4) return bad("a fixed32 runs past the end");
-        pos += 4;
+      case 2:
+        out->type = std::string(field.payload);
         break;
-      case 2: {
-        if (!ReadVarint(d, &pos, &value) || value > d.size() - pos) {
-          return bad("a length-delimited field runs past the end");
-        }
-        std::string_view bytes = d.substr(pos, value);
-        switch (key >> 3) {
-          case 1:
-            out->name = std::string(bytes);
-            break;
-          case 2:
-            out->type = std::string(bytes);
-            break;
-          case 3:
-            out->om_data = bytes;
-            out->om_offset = offset + pos;
-            break;
-          case 9:
-            out->file_path = std::string(bytes);
-            break;
-          default:
-            break;
-        }
-        pos += value;
+      case 3:
+        out->om_data = field.payload;
+        out->om_offset = field.payload_offset;
         break;
-      }
+      case 9:
+        out->file_path = std::string(field.payload);
+        break;
       default:
-        return bad(
-            fmt::format("wire type {} is not a protobuf wire type", key & 7));
+        break;
     }
   }
   return Status::Ok();

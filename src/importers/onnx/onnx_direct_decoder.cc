@@ -11,7 +11,7 @@
 #include "base/strings.h"
 #include "importers/onnx/onnx_convert_util.h"
 #include "importers/onnx/onnx_skeleton.h"
-#include "importers/onnx/protobuf_wire_reader.h"
+#include "importers/common/protobuf_wire_reader.h"
 
 namespace mi::importers::onnx_import::direct_detail {
 namespace {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "importers/onnx/onnx_skeleton.h"
-#include "importers/onnx/protobuf_wire_reader.h"
+#include "importers/common/protobuf_wire_reader.h"
 
 namespace mi::importers::onnx_import::direct_detail {
 

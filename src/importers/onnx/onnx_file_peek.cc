@@ -13,7 +13,7 @@
 #include <memory>
 
 #include "base/mapped_file.h"
-#include "importers/onnx/protobuf_wire_reader.h"
+#include "importers/common/protobuf_wire_reader.h"
 
 namespace mi::importers::onnx_import {
 namespace {

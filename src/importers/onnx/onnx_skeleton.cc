@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "importers/onnx/protobuf_wire_reader.h"
+#include "importers/common/protobuf_wire_reader.h"
 
 namespace mi::importers::onnx_import {
 namespace {

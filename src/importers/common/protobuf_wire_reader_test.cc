@@ -1,10 +1,10 @@
-#include "importers/onnx/protobuf_wire_reader.h"
+#include "importers/common/protobuf_wire_reader.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace mi::importers::onnx_import {
+namespace mi::importers {
 namespace {
 
 constexpr WireFieldName kFields[] = {{1, "node"}, {2, "name"}};
@@ -100,4 +100,4 @@ TEST(WireReaderTest, MaxVarintRoundTrips) {
 }
 
 }  // namespace
-}  // namespace mi::importers::onnx_import
+}  // namespace mi::importers

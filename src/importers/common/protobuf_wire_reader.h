@@ -15,7 +15,7 @@
 
 #include "model_inspector/status.h"
 
-namespace mi::importers::onnx_import {
+namespace mi::importers {
 
 enum class WireType : uint8_t {
   kVarint = 0,
@@ -127,4 +127,4 @@ class WireReader {
 Status WireError(std::string_view file, uint64_t at, std::string_view what,
                  std::string_view expected, std::string_view found);
 
-}  // namespace mi::importers::onnx_import
+}  // namespace mi::importers

@@ -1,8 +1,8 @@
-#include "importers/onnx/protobuf_wire_reader.h"
+#include "importers/common/protobuf_wire_reader.h"
 
 #include <fmt/format.h>
 
-namespace mi::importers::onnx_import {
+namespace mi::importers {
 
 std::string_view WireMessageSchema::FieldName(uint32_t number) const {
   for (const WireFieldName& f : fields) {
@@ -159,4 +159,4 @@ Status WireReader::NextSlow(WireField* field) {
   return Status::Ok();
 }
 
-}  // namespace mi::importers::onnx_import
+}  // namespace mi::importers
