@@ -421,7 +421,8 @@ std::string FormatLocation(const SourceLocation& loc) {
 std::string_view Version() { return "0.1.0"; }
 
 std::string DetectInputFormat(const std::string& path) {
-  auto head = io::ReadDecompressedHead(path, importers::kSniffLookahead);
+  // The head Open sniffs, so both agree (a long '//' block included).
+  auto head = importers::ReadSniffHead(path);
   if (!head.ok()) return {};
   importers::ImporterRegistry registry(importers::CreateBuiltinImporters());
   const importers::Importer* importer = registry.Detect(*head, path);

@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 
+#include "base/checked_math.h"
 #include "base/mapped_file.h"
 #include "importers/common/protobuf_wire_reader.h"
 
@@ -473,13 +474,22 @@ StatusOr<TensorPeek> PeekOnnxInitializer(const std::string& path,
   }
   if (!PeekSupportsType(out.data_type)) {
     return InvalidArgumentError(fmt::format(
-        "initializer '{}' has element type {}; values are shown for numeric "
-        "types only",
-        name, out.data_type));
+        "{}: initializer '{}' has element type {}; values are shown for "
+        "numeric types only",
+        path, name, out.data_type));
   }
   out.element_count = 1;
-  for (int64_t d : out.dims)
-    out.element_count *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
+  for (int64_t d : out.dims) {
+    auto count = CheckedMul(out.element_count,
+                            static_cast<uint64_t>(std::max<int64_t>(d, 0)));
+    if (!count) {
+      return MalformedInputError(fmt::format(
+          "{}: initializer '{}': dims overflow 64 bits; expected an element "
+          "count that fits",
+          path, name));
+    }
+    out.element_count = *count;
+  }
 
   Sink sink(&out, limit, stats_limit);
   if (external) {

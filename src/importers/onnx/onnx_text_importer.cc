@@ -356,14 +356,12 @@ Status ImportOnnxTextFromBuffer(std::string_view text, ImportContext& ctx) {
   }
   std::string_view first_word;
   TextForm form = FormAt(source, first, &first_word);
+  // Protobuf text is guarded inside ParseProtobufText (at most 100 levels
+  // of { and <); the other forms nest ( [ { here.
   size_t deepest_at = 0;
-  // Brackets of the form's own syntax: ( [ { everywhere, and protobuf
-  // text's other message brackets < >.
-  const bool protobuf_text = form == TextForm::kProtobufText;
-  if (MaxTextNesting(source, protobuf_text ? "([{<" : "([{",
-                     protobuf_text ? ")]}>" : ")]}",
-                     protobuf_text ? "\"'" : "\"",
-                     &deepest_at) > kMaxBracketDepth) {
+  if (form != TextForm::kProtobufText &&
+      MaxTextNesting(source, "([{", ")]}", "\"", &deepest_at) >
+          kMaxBracketDepth) {
     uint64_t line = 0;
     uint64_t column = 0;
     LineAndColumnAt(source, deepest_at, &line, &column);
