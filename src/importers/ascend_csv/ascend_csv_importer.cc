@@ -710,7 +710,14 @@ class CsvReader : public Reader {
     if (!id.valid()) return TaskId::Invalid();
     auto it = join_.find(id.value());
     if (it == join_.end()) return TaskId::Invalid();
-    for (JoinEntry& e : it->second) {
+    // Rows come in launch order: start past the entries already joined
+    // instead of from the first (quadratic for an op launched thousands of
+    // times).
+    std::vector<JoinEntry>& list = it->second;
+    size_t& first = in_order_cursor_[id.value()];
+    while (first < list.size() && list[first].joined) ++first;
+    for (size_t i = first; i < list.size(); ++i) {
+      JoinEntry& e = list[i];
       if (e.joined || (stream >= 0 && e.stream >= 0 && e.stream != stream) ||
           !DeviceAllowed(e.device, device)) {
         continue;
@@ -933,6 +940,8 @@ class CsvReader : public Reader {
   static constexpr uint64_t kMaxJoinMissLog = 20;
   bool join_mode_ = false;
   std::unordered_map<uint32_t, std::vector<JoinEntry>> join_;  // by name
+  // Per name: the first entry of join_ FindInOrder has not yet joined.
+  std::unordered_map<uint32_t, size_t> in_order_cursor_;
   uint64_t joined_ = 0;
   uint64_t join_missed_ = 0;
   uint64_t memory_rows_ = 0;
