@@ -292,10 +292,12 @@ void AddProfiledFigures(const Trace& trace, const Model& m, NodeId n,
     return;
   }
   int64_t block_bytes = -1;
-  for (const OperatorMemoryRow& r : tables.operator_memory) {
-    TaskId host = HostOpOfBlock(trace, r);
-    if (host.valid() && trace.task_node(host) == n) {
-      block_bytes = std::max<int64_t>(block_bytes, 0) + r.size_bytes;
+  const std::vector<TaskId> hosts =
+      HostOpsOfBlocks(trace, tables.operator_memory);
+  for (size_t b = 0; b < hosts.size(); ++b) {
+    if (hosts[b].valid() && trace.task_node(hosts[b]) == n) {
+      block_bytes = std::max<int64_t>(block_bytes, 0) +
+                    tables.operator_memory[b].size_bytes;
     }
   }
   if (block_bytes >= 0) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include "trace/trace.h"
 
@@ -43,26 +44,33 @@ int64_t StaticMemoryPeak(const std::vector<const StaticOpMemoryRow*>& rows) {
   return peak;
 }
 
-TaskId HostOpOfBlock(const Trace& trace, const OperatorMemoryRow& row) {
-  if (row.allocation_ns < 0) return TaskId::Invalid();
-  TaskId best = TaskId::Invalid();
-  int64_t best_duration = INT64_MAX;
+std::vector<TaskId> HostOpsOfBlocks(
+    const Trace& trace, const std::vector<OperatorMemoryRow>& rows) {
+  std::vector<TaskId> hosts(rows.size(), TaskId::Invalid());
+  std::unordered_map<uint32_t, std::vector<TaskId>> ops_by_name;
+  for (const OperatorMemoryRow& row : rows) ops_by_name[row.name.value()];
   for (uint32_t i = 0; i < trace.task_count(); ++i) {
     TaskId t(i);
-    if (trace.task_kind(t) != TaskKind::kHostOp ||
-        trace.task_name(t) != row.name ||
-        (row.source.valid() && trace.task_source(t) != row.source)) {
-      continue;
-    }
-    int64_t start = trace.task_start_ns(t);
-    int64_t end = start + trace.task_duration_ns(t);
-    if (start <= row.allocation_ns && row.allocation_ns <= end &&
-        trace.task_duration_ns(t) < best_duration) {
-      best = t;
-      best_duration = trace.task_duration_ns(t);
+    if (trace.task_kind(t) != TaskKind::kHostOp) continue;
+    auto it = ops_by_name.find(trace.task_name(t).value());
+    if (it != ops_by_name.end()) it->second.push_back(t);
+  }
+  for (size_t b = 0; b < rows.size(); ++b) {
+    const OperatorMemoryRow& row = rows[b];
+    if (row.allocation_ns < 0) continue;
+    int64_t best_duration = INT64_MAX;
+    for (TaskId t : ops_by_name[row.name.value()]) {
+      if (row.source.valid() && trace.task_source(t) != row.source) continue;
+      int64_t start = trace.task_start_ns(t);
+      int64_t duration = trace.task_duration_ns(t);
+      if (start <= row.allocation_ns && row.allocation_ns <= start + duration &&
+          duration < best_duration) {
+        hosts[b] = t;
+        best_duration = duration;
+      }
     }
   }
-  return best;
+  return hosts;
 }
 
 }  // namespace mi

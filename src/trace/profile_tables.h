@@ -92,9 +92,11 @@ bool IsStaticTotalRow(const Trace& trace, const StaticOpMemoryRow& row);
 // any row names.
 int64_t StaticMemoryPeak(const std::vector<const StaticOpMemoryRow*>& rows);
 
-// The host op (a host-op task of the block's source with the block's name)
-// whose interval holds the block's allocation time, the shortest when
-// nested; Invalid when none.
-TaskId HostOpOfBlock(const Trace& trace, const OperatorMemoryRow& row);
+// For each block of `rows`, the host op (a host-op task of the block's
+// source with the block's name) whose interval holds the block's
+// allocation time, the shortest when nested; Invalid when none. One pass
+// over the tasks, then each block looks only at the ops of its name.
+std::vector<TaskId> HostOpsOfBlocks(const Trace& trace,
+                                    const std::vector<OperatorMemoryRow>& rows);
 
 }  // namespace mi

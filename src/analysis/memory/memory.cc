@@ -286,9 +286,12 @@ void AddMeasuredMemory(const Model& model, const Trace& trace,
     }
   }
   // Operator blocks, through the host op that allocated them.
-  for (const OperatorMemoryRow& r : tables.operator_memory) {
+  const std::vector<TaskId> hosts =
+      HostOpsOfBlocks(trace, tables.operator_memory);
+  for (size_t b = 0; b < tables.operator_memory.size(); ++b) {
+    const OperatorMemoryRow& r = tables.operator_memory[b];
     ++m.operator_blocks;
-    TaskId host = HostOpOfBlock(trace, r);
+    TaskId host = hosts[b];
     if (!host.valid()) continue;
     NodeId node = trace.task_node(host);
     auto it =

@@ -133,7 +133,10 @@ ProfiledMemoryResult ComputeProfiledMemory(const Model* model,
   ProfiledMemoryResult out;
   const ProfileTables& tables = trace.profile_tables();
   std::unordered_map<std::string, size_t> op_index;
-  for (const OperatorMemoryRow& r : tables.operator_memory) {
+  const std::vector<TaskId> hosts =
+      HostOpsOfBlocks(trace, tables.operator_memory);
+  for (size_t b = 0; b < tables.operator_memory.size(); ++b) {
+    const OperatorMemoryRow& r = tables.operator_memory[b];
     std::string name(trace.str(r.name));
     auto [it, inserted] = op_index.try_emplace(name, out.operators.size());
     if (inserted) out.operators.push_back({name, 0, 0, 0, 0, 0, {}});
@@ -142,7 +145,7 @@ ProfiledMemoryResult ComputeProfiledMemory(const Model* model,
     op.total_bytes += r.size_bytes;
     op.largest_bytes = std::max(op.largest_bytes, r.size_bytes);
     if (r.release_ns >= 0) ++op.released;
-    TaskId host = HostOpOfBlock(trace, r);
+    TaskId host = hosts[b];
     if (host.valid()) {
       ++op.joined;
       NodeId node = trace.task_node(host);
