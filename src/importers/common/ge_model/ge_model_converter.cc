@@ -302,12 +302,24 @@ class Converter {
     for (const auto& [key, value] : attrs) add(key, value);
   }
 
+  // om_task_count: how many device tasks the op launches.
+  void AddTaskCount(NodeId node, int64_t count) {
+    Attribute a;
+    a.name = model_.strings().Intern("om_task_count");
+    a.kind = AttributeKind::kInt;
+    a.int_value = count;
+    a.text = model_.strings().Intern(std::to_string(count));
+    model_.AddNodeAttribute(node, a);
+  }
+
   Status Run() {
     // An .om's task list (ATC JSON model attr task_index_op_name: the op of
     // each task in TASK_INFO order; atomic-clean ops appear twice): how many
     // device tasks each op launches, shown on the node.
+    // An .om read directly counts them from TASK_INFO itself (extras_), which
+    // also holds the tasks of merged submodels.
     auto tasks = def_.attr().find("task_index_op_name");
-    if (tasks != def_.attr().end() &&
+    if (extras_ == nullptr && tasks != def_.attr().end() &&
         tasks->second.value_case() == ge_ir::AttrDef::kList) {
       for (const std::string& op : tasks->second.list().s()) {
         ++task_count_[op];
@@ -460,12 +472,7 @@ class Converter {
         }
       }
       if (auto it = task_count_.find(op.name()); it != task_count_.end()) {
-        Attribute a;
-        a.name = model_.strings().Intern("om_task_count");
-        a.kind = AttributeKind::kInt;
-        a.int_value = it->second;
-        a.text = model_.strings().Intern(std::to_string(it->second));
-        model_.AddNodeAttribute(node, a);
+        AddTaskCount(node, it->second);
       }
       if (extras_ != nullptr) AddOmExtras(op, node);
       if (op.stream_id() != 0) {
@@ -534,16 +541,7 @@ class Converter {
     };
     if (auto it = extras_->op_tasks.find(op.name());
         it != extras_->op_tasks.end()) {
-      // The model attr task_index_op_name counted them already when the
-      // model has one.
-      if (task_count_.find(op.name()) == task_count_.end()) {
-        Attribute a;
-        a.name = model_.strings().Intern("om_task_count");
-        a.kind = AttributeKind::kInt;
-        a.int_value = static_cast<int64_t>(it->second.size());
-        a.text = model_.strings().Intern(std::to_string(it->second.size()));
-        model_.AddNodeAttribute(node, a);
-      }
+      AddTaskCount(node, static_cast<int64_t>(it->second.size()));
       for (size_t i = 0; i < it->second.size(); ++i) {
         add(fmt::format("om_task_{}", i), it->second[i]);
       }
