@@ -94,16 +94,21 @@ export class Minimap {
     this.draw();
   }
 
-  /** The user's choice: auto (fold when every corner covers nodes), on, off. */
+  /** The user's choice: auto (fold when every corner covers nodes), on, off.
+   *  Read from storage once per page: draw() asks on every frame. */
   static pref(): 'auto' | 'on' | 'off' {
-    try {
-      const v = localStorage.getItem('mi.minimap');
-      return v === 'on' || v === 'off' ? v : 'auto';
-    } catch { return 'auto'; }
+    if (Minimap.cachedPref === null) {
+      let v: string | null = null;
+      try { v = localStorage.getItem('mi.minimap'); } catch { /* private mode */ }
+      Minimap.cachedPref = v === 'on' || v === 'off' ? v : 'auto';
+    }
+    return Minimap.cachedPref;
   }
   static setPref(v: 'auto' | 'on' | 'off'): void {
+    Minimap.cachedPref = v;
     try { localStorage.setItem('mi.minimap', v); } catch { /* private mode: this page only */ }
   }
+  private static cachedPref: 'auto' | 'on' | 'off' | null = null;
 
   /**
    * What a corner would cover, in screen px of the pane: Infinity over the
