@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "base/strings.h"
+#include "importers/common/protobuf_wire_reader.h"
 #include "importers/onnx/onnx_convert_util.h"
 #include "importers/onnx/onnx_skeleton.h"
-#include "importers/common/protobuf_wire_reader.h"
 
 namespace mi::importers::onnx_import::direct_detail {
 namespace {

@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "importers/onnx/onnx_skeleton.h"
 #include "importers/common/protobuf_wire_reader.h"
+#include "importers/onnx/onnx_skeleton.h"
 
 namespace mi::importers::onnx_import::direct_detail {
 
