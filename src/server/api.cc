@@ -322,6 +322,17 @@ bool DecodeExpandedGroups(std::string_view b, std::vector<uint8_t>* expanded) {
 }
 
 // One live layout view and the expanded state it is in.
+// One heavy result: computed once (the first request computes, identical
+// requests meanwhile wait for it), then served until dropped.
+struct Api::CacheEntry {
+  std::mutex mutex;
+  std::condition_variable done_cv;
+  std::atomic<bool> done{false};
+  HttpResponse response;
+  size_t bytes = 0;
+  uint64_t last_used = 0;
+};
+
 struct Api::LayoutEntry {
   std::mutex mutex;
   bool opened = false;
@@ -335,12 +346,9 @@ struct Api::LayoutEntry {
 struct Api::RunState {
   ServedRun run;
   std::vector<std::string> levels;
-  std::mutex summary_mutex;
-  std::string summary_json;  // default options, computed once
-  // The whole-trace analyses (critical path, idle/overlap, findings, ...):
-  // seconds on a million tasks, and the same until the server stops.
-  std::mutex analyses_mutex;
-  std::string analyses_json;
+  // Held while one heavy result of this run is computed: a run's heavy
+  // requests take turns, so they cannot take every core from the others.
+  std::mutex heavy_mutex;
   // Pair candidate index -> the run opened from it (under pair_mutex_).
   std::map<uint64_t, size_t> paired;
 };
@@ -427,18 +435,27 @@ HttpResponse Api::Handle(const HttpRequest& request) {
   return r;
 }
 
-HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
+std::optional<HttpResponse> Api::Refusal(const HttpRequest& request) const {
   if (!HostAllowed(request)) {
     return Error(403, fmt::format("Host '{}' is not this server; open the URL "
                                   "model-inspector printed",
                                   FindHeader(request, "Host")));
   }
-  if (!Authorised(request, token_in_query)) {
+  bool token_in_query = false;
+  if (!Authorised(request, &token_in_query)) {
     return Error(403,
                  "missing or wrong access token; open the URL with ?token= "
                  "that model-inspector printed, or send the X-MI-Token "
                  "header");
   }
+  return std::nullopt;
+}
+
+HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
+  if (std::optional<HttpResponse> refusal = Refusal(request)) {
+    return std::move(*refusal);
+  }
+  Authorised(request, token_in_query);
   const std::string& path = request.path;
   // The one request that changes anything: pairing a trace-only run with a
   // model file beside its trace (it adds a run; no file is written).
@@ -494,6 +511,17 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
     return Error(404, fmt::format("run {} could not be opened: {}", run_id,
                                   run.run.error));
   }
+  if (std::optional<std::string> key = HeavyKey(run_id, run, seg, request)) {
+    return Cached(run, *key,
+                  [&] { return RouteRun(run_id, run, seg, request); });
+  }
+  return RouteRun(run_id, run, seg, request);
+}
+
+HttpResponse Api::RouteRun(size_t run_id, RunState& run,
+                           const std::vector<std::string_view>& seg,
+                           const HttpRequest& request) {
+  const std::string& path = request.path;
   if (seg.size() == 4 && seg[3] == "summary") return Summary(run, request);
   if (seg.size() == 4 && seg[3] == "links") return Links(run);
   if (seg.size() == 4 && seg[3] == "timeline") return Timeline(run, request);
@@ -508,12 +536,10 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
     return TimingAnalysis(*run.run.session, request, seg[3]);
   }
   if (seg.size() == 4 && seg[3] == "analyses") {
-    std::lock_guard<std::mutex> lock(run.analyses_mutex);
-    if (run.analyses_json.empty()) {
-      run.analyses_json = encoders::EncodeJson(
-          run.run.session->ExportedAnalyses(), encoders::JsonStyle::kPretty);
-    }
-    return Json(run.analyses_json);
+    // The whole-trace analyses (critical path, idle/overlap, findings,
+    // ...): seconds on a million tasks; cached (HeavyKey).
+    return Json(encoders::EncodeJson(run.run.session->ExportedAnalyses(),
+                                     encoders::JsonStyle::kPretty));
   }
   if (seg.size() == 4 && seg[3] == "analysis-list") {
     AnalysisListResult list;
@@ -799,8 +825,12 @@ HttpResponse Api::Links(RunState& run) {
   return Json(std::move(out));
 }
 
-HttpResponse Api::Summary(RunState& run, const HttpRequest& request) {
-  SummaryOptions options;
+namespace {
+
+// The summary's options from `top`, `iteration`, `from_ns`, `to_ns` and
+// `clock`, or the 400 that refuses them.
+std::optional<HttpResponse> ParseSummaryOptions(const HttpRequest& request,
+                                                SummaryOptions& options) {
   options.top_nodes = kDefaultSummaryTop;
   bool has_top = false;
   bool has_iteration = false;
@@ -809,14 +839,15 @@ HttpResponse Api::Summary(RunState& run, const HttpRequest& request) {
   uint64_t v = 0;
   if (has_top) {
     if (!ParseUint(top, 100000, &v)) {
-      return Error(400,
-                   fmt::format("top: expected 0..100000, found '{}'", top));
+      return Api::Error(
+          400, fmt::format("top: expected 0..100000, found '{}'", top));
     }
     options.top_nodes = static_cast<int>(v);
   }
   if (has_iteration) {
     if (!ParseUint(iteration, INT32_MAX, &v)) {
-      return Error(400, fmt::format("iteration: expected a run index of the "
+      return Api::Error(400,
+                        fmt::format("iteration: expected a run index of the "
                                     "trace, found '{}'",
                                     iteration));
     }
@@ -829,20 +860,22 @@ HttpResponse Api::Summary(RunState& run, const HttpRequest& request) {
   if (parsed.ok()) parsed = ParseClock(request, &options.clock);
   if (!parsed.ok()) return FromStatus(parsed);
   if (has_from && has_to && options.from_ns >= options.to_ns) {
-    return Error(400, fmt::format("from_ns ({}) must be before to_ns ({})",
-                                  options.from_ns, options.to_ns));
+    return Api::Error(400, fmt::format("from_ns ({}) must be before to_ns ({})",
+                                       options.from_ns, options.to_ns));
   }
-  if (has_top || has_iteration || options.has_window() ||
-      options.clock != TraceClock::kRaw) {
-    return Json(encoders::EncodeJson(run.run.session->Summary(options),
-                                     encoders::JsonStyle::kPretty));
+  return std::nullopt;
+}
+
+}  // namespace
+
+HttpResponse Api::Summary(RunState& run, const HttpRequest& request) {
+  SummaryOptions options;
+  if (std::optional<HttpResponse> refused =
+          ParseSummaryOptions(request, options)) {
+    return std::move(*refused);
   }
-  std::lock_guard<std::mutex> lock(run.summary_mutex);
-  if (run.summary_json.empty()) {
-    run.summary_json = encoders::EncodeJson(run.run.session->Summary(options),
-                                            encoders::JsonStyle::kPretty);
-  }
-  return Json(run.summary_json);
+  return Json(encoders::EncodeJson(run.run.session->Summary(options),
+                                   encoders::JsonStyle::kPretty));
 }
 
 HttpResponse Api::Layout(size_t run_id, std::string_view level,
@@ -1244,6 +1277,162 @@ HttpResponse Api::Mapping(RunState& run, const HttpRequest& request) {
   auto json = run.run.session->MappingJson(options);
   if (!json.ok()) return FromStatus(json.status());
   return Json(std::move(json).value());
+}
+
+std::optional<std::string> Api::HeavyKey(
+    size_t run_id, const RunState& run,
+    const std::vector<std::string_view>& seg,
+    const HttpRequest& request) const {
+  if (seg.size() < 4 || run.run.session == nullptr) return std::nullopt;
+  // Every part of a key is length-prefixed, so no value can pass for two.
+  std::string key = fmt::format("{}|", run_id);
+  auto add = [&key](std::string_view part) {
+    key += fmt::format("{}:{}|", part.size(), part);
+  };
+  std::string_view route = seg[3];
+  if (seg.size() == 4 && route == "summary") {
+    // Normalised: `top=50` is the default, so it shares the entry of no
+    // parameter, and so on for every option.
+    SummaryOptions options;
+    if (ParseSummaryOptions(request, options)) return std::nullopt;
+    add(fmt::format("summary top={} run={} from={} to={} clock={}",
+                    options.top_nodes, options.run, options.from_ns,
+                    options.to_ns, static_cast<int>(options.clock)));
+    return key;
+  }
+  if (seg.size() == 4 && (route == "links" || route == "analyses")) {
+    add(route);
+    return key;
+  }
+  if (seg.size() == 4 &&
+      (route == "critical-path" || route == "idle-overlap")) {
+    TimingRequest timing;
+    if (!ParseTimingRequest(request, &timing).ok()) return std::nullopt;
+    add(fmt::format("{} run={} clock={} gap={} max_gaps={}", route, timing.run,
+                    static_cast<int>(timing.clock), timing.gap_threshold_ns,
+                    timing.max_gaps));
+    return key;
+  }
+  if (seg.size() == 5 && route == "analyses") {
+    // The parameters as given, in name order (the registry fills defaults
+    // in; a parameter given twice is refused, and cheaply).
+    AnalysisParams params;
+    for (const auto& [k, v] : request.params) {
+      if (k == "token") continue;
+      if (!params.emplace(k, v).second) return std::nullopt;
+    }
+    add("analysis");
+    add(seg[4]);
+    for (const auto& [k, v] : params) {
+      add(k);
+      add(v);
+    }
+    return key;
+  }
+  if (seg.size() >= 6 && route == "levels" &&
+      std::find(run.levels.begin(), run.levels.end(), seg[4]) !=
+          run.levels.end()) {
+    if (seg.size() == 6 && seg[5] == "memory") {
+      add("memory");
+      add(seg[4]);
+      return key;
+    }
+    if (seg.size() == 7 && seg[5] == "export") {
+      add("export");
+      add(seg[4]);
+      add(seg[6]);
+      return key;
+    }
+  }
+  return std::nullopt;
+}
+
+bool Api::IsHeavy(const HttpRequest& request) const {
+  // Pairing opens a model: seconds, and serialised anyway.
+  if (request.method == "POST") return true;
+  if (SuspiciousPath(request.path) || !request.path.starts_with("/api/runs/")) {
+    return false;
+  }
+  std::vector<std::string_view> seg =
+      Split(std::string_view(request.path).substr(1), '/');
+  uint64_t run_id = 0;
+  if (seg.size() < 4 || !ParseUint(seg[2], UINT32_MAX, &run_id)) return false;
+  size_t run_count = 0;
+  const RunState* run = FindRun(run_id, &run_count);
+  if (run == nullptr) return false;
+  std::optional<std::string> key = HeavyKey(run_id, *run, seg, request);
+  if (!key) return false;
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  auto it = cache_.find(*key);
+  return it == cache_.end() || !it->second->done.load();
+}
+
+HttpResponse Api::Cached(RunState& run, const std::string& key,
+                         const std::function<HttpResponse()>& compute) {
+  std::shared_ptr<CacheEntry> entry;
+  bool compute_here = false;
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    std::shared_ptr<CacheEntry>& slot = cache_[key];
+    if (!slot) {
+      slot = std::make_shared<CacheEntry>();
+      compute_here = true;
+    }
+    entry = slot;
+    entry->last_used = ++cache_clock_;
+  }
+  if (!compute_here) {
+    std::unique_lock<std::mutex> lock(entry->mutex);
+    entry->done_cv.wait(lock, [&] { return entry->done.load(); });
+    HttpResponse r = entry->response;
+    r.headers.emplace_back("X-Cache", "hit");
+    return r;
+  }
+  HttpResponse response;
+  try {
+    std::lock_guard<std::mutex> turn(run.heavy_mutex);
+    response = compute();
+  } catch (...) {
+    // Whoever waits gets an answer; nothing is kept.
+    response = Error(500, "internal error");
+  }
+  heavy_computations_.fetch_add(1);
+  size_t bytes = key.size() + response.content().size();
+  {
+    std::lock_guard<std::mutex> lock(entry->mutex);
+    entry->response = response;
+    entry->bytes = bytes;
+    entry->done.store(true);
+  }
+  entry->done_cv.notify_all();
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    auto self = cache_.find(key);
+    if (response.status != 200 || bytes > kMaxCachedResultBytes / 4) {
+      // Errors (a bad analysis parameter) are cheap to answer again; a huge
+      // result would push out many small ones. Waiters already have it.
+      if (self != cache_.end() && self->second == entry) cache_.erase(self);
+    } else {
+      cache_bytes_ += bytes;
+      while (cache_.size() > kMaxCachedResults ||
+             cache_bytes_ > kMaxCachedResultBytes) {
+        // The least recently used finished entry other than this one.
+        auto oldest = cache_.end();
+        for (auto it = cache_.begin(); it != cache_.end(); ++it) {
+          if (it->second == entry || !it->second->done.load()) continue;
+          if (oldest == cache_.end() ||
+              it->second->last_used < oldest->second->last_used) {
+            oldest = it;
+          }
+        }
+        if (oldest == cache_.end()) break;
+        cache_bytes_ -= oldest->second->bytes;
+        cache_.erase(oldest);
+      }
+    }
+  }
+  response.headers.emplace_back("X-Cache", "miss");
+  return response;
 }
 
 }  // namespace mi::server

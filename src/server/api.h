@@ -3,19 +3,22 @@
 // The request router of `model-inspector open`, free of sockets: it takes a
 // parsed request (method, percent-decoded path, query parameters, headers)
 // and returns the whole response, security headers included. The HTTP glue
-// (http_server.cc) only converts to and from cpp-httplib, so everything a
+// (server.cc) only converts to and from cpp-httplib, so everything a
 // request can reach is tested without a network (api_test.cc).
 //
 // What a request can reach: the embedded UI assets (an in-memory table) and
 // the runs given on the command line. No part of a request ever names a
 // file.
 
+#include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -99,9 +102,24 @@ struct ApiOptions {
 };
 
 // Limits, shared with the HTTP layer and the docs.
-inline constexpr size_t kMaxBodyBytes = 1 << 20;  // 413 above
-inline constexpr size_t kMaxUrlBytes = 8192;      // 414 above (httplib)
+// Request bodies: the only one the API reads is pairing's `{"candidate": N}`.
+// The server holds a waiting request whole before a worker takes it, so this
+// times kMaxConnections (server.h) bounds the memory of waiting requests.
+inline constexpr size_t kMaxBodyBytes = 64 << 10;  // 413 above
+inline constexpr size_t kMaxUrlBytes = 8192;       // 414 above (httplib)
+// Workers for cheap requests (assets, layout, timeline windows, node
+// details, search, cached results): they only ever run requests that have
+// fully arrived, so no client can hold one by sending slowly.
 inline constexpr size_t kMaxConcurrentRequests = 8;
+// Workers for heavy requests (an uncached summary, analysis, critical path,
+// memory, export; pairing): seconds of CPU each on a large trace, so few at
+// once and never on the cheap workers, which stay free for the UI.
+inline constexpr size_t kMaxHeavyRequests = 2;
+// Heavy results kept (least recently used dropped): whole-trace results
+// do not change while the server runs. A result larger than a quarter of
+// the byte budget is shared with the requests waiting for it but not kept.
+inline constexpr size_t kMaxCachedResults = 256;
+inline constexpr size_t kMaxCachedResultBytes = 256 << 20;
 inline constexpr size_t kMaxSearchResults = 1000;
 inline constexpr size_t kMaxLayoutItems = 1000000;
 inline constexpr size_t kMaxMappingRows = 10000;  // per /mapping page
@@ -119,6 +137,17 @@ class Api {
   // Thread-safe: the HTTP layer calls it from its worker threads.
   HttpResponse Handle(const HttpRequest& request);
 
+  // The refusal (403) of a request with a wrong Host or without the access
+  // token, or nothing: what Handle would answer before any routing. The
+  // HTTP layer asks as soon as a request's head has arrived, so such a
+  // request never takes a worker.
+  std::optional<HttpResponse> Refusal(const HttpRequest& request) const;
+  // Whether the request would compute a heavy result that is not cached
+  // yet (the HTTP layer runs those on the heavy workers). Cheap to ask.
+  bool IsHeavy(const HttpRequest& request) const;
+  // Heavy results computed so far (cache misses), for tests and benches.
+  uint64_t heavy_computations() const { return heavy_computations_.load(); }
+
   // A JSON error {"error": {"status", "message"}} with the security headers,
   // also used by the HTTP layer for its own errors (413, 414, 400).
   static HttpResponse Error(int status, std::string_view message);
@@ -134,6 +163,23 @@ class Api {
  private:
   struct LayoutEntry;
   struct RunState;
+  struct CacheEntry;
+
+  // The cache key of a heavy route (run, route, and every parameter that
+  // changes the result, normalised), or nothing for a cheap route or
+  // parameters the route refuses (the refusal is cheap).
+  std::optional<std::string> HeavyKey(size_t run_id, const RunState& run,
+                                      const std::vector<std::string_view>& seg,
+                                      const HttpRequest& request) const;
+  // The routes of one opened run (seg[3] on).
+  HttpResponse RouteRun(size_t run_id, RunState& run,
+                        const std::vector<std::string_view>& seg,
+                        const HttpRequest& request);
+  // The cached response under `key`, or `compute`'s: one computation per
+  // key at a time (identical requests wait for it), one heavy computation
+  // per run at a time. Adds `X-Cache: hit` or `miss`.
+  HttpResponse Cached(RunState& run, const std::string& key,
+                      const std::function<HttpResponse()>& compute);
 
   HttpResponse Route(const HttpRequest& request, bool* token_in_query);
   HttpResponse ServeAsset(std::string_view path) const;
@@ -182,6 +228,12 @@ class Api {
   std::mutex views_mutex_;
   std::map<std::string, std::shared_ptr<LayoutEntry>> views_;
   uint64_t view_clock_ = 0;
+  // Heavy results by HeavyKey, least recently used dropped first.
+  mutable std::mutex cache_mutex_;
+  std::map<std::string, std::shared_ptr<CacheEntry>> cache_;
+  size_t cache_bytes_ = 0;
+  uint64_t cache_clock_ = 0;
+  std::atomic<uint64_t> heavy_computations_{0};
 };
 
 // Helpers exposed for tests.
