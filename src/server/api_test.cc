@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -133,6 +134,79 @@ TEST_F(ApiTest, Summary) {
                   400);
   EXPECT_EQ(api_->Handle(Get("/api/runs/0/summary", {{"top", "3"}})).status,
             200);
+}
+
+// The summary's cache is keyed by the parameters that change the result,
+// normalised: `top=50` is the documented default (docs/reference/
+// http-api.md), so it is the parameterless request's entry.
+TEST(ApiCacheTest, SummaryCachedByNormalisedParameters) {
+  auto api = MakeApi();
+  HttpResponse plain = api->Handle(Get("/api/runs/0/summary"));
+  ASSERT_EQ(plain.status, 200);
+  EXPECT_EQ(plain.header("X-Cache"), "miss");
+  EXPECT_EQ(api->heavy_computations(), 1u);
+  EXPECT_FALSE(api->IsHeavy(Get("/api/runs/0/summary", {{"top", "50"}})));
+  HttpResponse top50 = api->Handle(Get("/api/runs/0/summary", {{"top", "50"}}));
+  EXPECT_EQ(top50.header("X-Cache"), "hit");
+  EXPECT_EQ(top50.content(), plain.content());
+  // clock=raw is the default too.
+  EXPECT_EQ(api->Handle(Get("/api/runs/0/summary", {{"clock", "raw"}}))
+                .header("X-Cache"),
+            "hit");
+  EXPECT_EQ(api->heavy_computations(), 1u);
+  // A parameter that changes the result is its own entry.
+  EXPECT_TRUE(api->IsHeavy(Get("/api/runs/0/summary", {{"top", "3"}})));
+  HttpResponse top3 = api->Handle(Get("/api/runs/0/summary", {{"top", "3"}}));
+  EXPECT_EQ(top3.header("X-Cache"), "miss");
+  EXPECT_NE(top3.content(), plain.content());
+  EXPECT_EQ(
+      api->Handle(Get("/api/runs/0/summary", {{"top", "3"}})).header("X-Cache"),
+      "hit");
+  EXPECT_EQ(api->heavy_computations(), 2u);
+  // Refused parameters are answered, not cached, and not heavy.
+  EXPECT_FALSE(api->IsHeavy(Get("/api/runs/0/summary", {{"top", "-1"}})));
+  ExpectJsonError(api->Handle(Get("/api/runs/0/summary", {{"top", "-1"}})),
+                  400);
+  EXPECT_EQ(api->heavy_computations(), 2u);
+  // Cheap routes are never heavy; the other heavy routes are, until cached.
+  EXPECT_FALSE(api->IsHeavy(Get("/api/runs/0/timeline")));
+  EXPECT_FALSE(api->IsHeavy(Get("/api/runs/0/levels/framework/nodes/0")));
+  EXPECT_TRUE(api->IsHeavy(Get("/api/runs/0/critical-path")));
+  EXPECT_TRUE(api->IsHeavy(Get("/api/runs/0/levels/compiled/memory")));
+  EXPECT_EQ(api->Handle(Get("/api/runs/0/critical-path")).header("X-Cache"),
+            "miss");
+  EXPECT_FALSE(api->IsHeavy(Get("/api/runs/0/critical-path")));
+  // clock=raw is the route's default: the same entry; calibrated is not.
+  EXPECT_EQ(api->Handle(Get("/api/runs/0/critical-path", {{"clock", "raw"}}))
+                .header("X-Cache"),
+            "hit");
+  EXPECT_EQ(
+      api->Handle(Get("/api/runs/0/critical-path", {{"clock", "calibrated"}}))
+          .header("X-Cache"),
+      "miss");
+}
+
+// Identical requests that arrive together compute the result once: the
+// others wait for it and get the same bytes.
+TEST(ApiCacheTest, SingleFlight) {
+  auto api = MakeApi();
+  constexpr int kClients = 8;
+  std::vector<HttpResponse> replies(kClients);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.emplace_back([&, i] {
+      replies[i] = api->Handle(Get("/api/runs/0/summary", {{"top", "7"}}));
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  int misses = 0;
+  for (const HttpResponse& r : replies) {
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.content(), replies[0].content());
+    misses += r.header("X-Cache") == "miss" ? 1 : 0;
+  }
+  EXPECT_EQ(misses, 1);
+  EXPECT_EQ(api->heavy_computations(), 1u);
 }
 
 TEST_F(ApiTest, RunAndLevelErrors) {
