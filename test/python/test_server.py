@@ -7,8 +7,10 @@ import json
 import random
 import re
 import signal
+import socket
 import struct
 import subprocess
+import threading
 import urllib.parse
 
 import pytest
@@ -455,6 +457,84 @@ def test_auto_token():
         s.get_json(f"/api/runs?token={token}")
     finally:
         assert s.close() == 0
+
+
+def test_slow_clients_and_strangers_do_not_starve_others():
+    """Ten connections that drip a request head (one header line at a time)
+    and a wrong-token request: the normal request is answered while the slow
+    ones are still open, the stranger gets 403, and each slow client ends
+    with the server's 408 once its whole-request deadline has passed
+    (docs/reference/http-api.md, "Limits"). Timeouts are failure guards."""
+    s = Server("--token", "slow-Token")
+    stop = threading.Event()
+    slow, fates = [], {}
+
+    def drip(i, sock):
+        sock.sendall(b"GET /api/runs HTTP/1.1\r\nHost: x\r\n")
+        n = 0
+        while not stop.wait(0.5):
+            try:
+                sock.sendall(b"X-Drip-%d: %d\r\n" % (i, n))
+            except OSError:
+                break  # the server closed it (after its 408)
+            n += 1
+        fates[i] = sock.recv(4096)
+
+    try:
+        for i in range(10):
+            sock = socket.create_connection((s.host, s.port), timeout=120)
+            slow.append(threading.Thread(target=drip, args=(i, sock)))
+            slow[-1].start()
+        doc = s.get_json("/api/runs", headers={"X-MI-Token": "slow-Token"})
+        assert len(doc["runs"]) == 1
+        # Every slow client was still dripping when the answer came.
+        assert all(t.is_alive() for t in slow) and not fates
+        code, headers, body = s.request("/api/runs", headers={"X-MI-Token": "wrong"})
+        assert code == 403 and headers["Connection"] == "close"
+        assert "access token" in json.loads(body)["error"]["message"]
+        for t in slow:
+            t.join(120)
+        assert sorted(fates) == list(range(10))
+        assert all(f.startswith(b"HTTP/1.1 408 ") for f in fates.values()), fates
+    finally:
+        stop.set()
+        for t in slow:
+            t.join(120)
+        assert s.close() == 0
+
+
+def test_connections_per_client_are_capped():
+    """The 33rd connection from one address is answered 503 and closed
+    (kMaxConnectionsPerClient, server.h; docs/reference/http-api.md)."""
+    s = Server()
+    held = []
+    try:
+        held = [socket.create_connection((s.host, s.port), timeout=60) for _ in range(32)]
+        over = socket.create_connection((s.host, s.port), timeout=60)
+        reply = b""
+        while chunk := over.recv(4096):
+            reply += chunk
+        over.close()
+        assert reply.startswith(b"HTTP/1.1 503 "), reply
+        assert b"Retry-After: 1" in reply and b"too many connections" in reply
+        # The held ones are served as usual.
+        held[0].sendall(b"GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % s.port)
+        assert held[0].recv(4096).startswith(b"HTTP/1.1 200 ")
+    finally:
+        for h in held:
+            h.close()
+        assert s.close() == 0
+
+
+def test_summary_cache_is_keyed_by_parameters(server):
+    """top=50 is the documented default: served from the default's entry."""
+    _, first, body = server.request("/api/runs/0/summary?top=3")
+    assert first["X-Cache"] in ("miss", "hit")
+    _, again, body2 = server.request("/api/runs/0/summary?top=3")
+    assert again["X-Cache"] == "hit" and body2 == body
+    _, plain, body3 = server.request("/api/runs/0/summary")
+    _, top50, body4 = server.request("/api/runs/0/summary?top=50")
+    assert top50["X-Cache"] == "hit" and body4 == body3
 
 
 def test_several_runs_and_clean_shutdown():
