@@ -223,6 +223,7 @@ struct Connection {
   std::string peer;          // the client's address, for the per-client cap
   std::string buffer;        // received, not yet answered
   size_t request_bytes = 0;  // head and body of the request at the front
+  size_t scanned = 0;        // the head's end is not before this offset
   Clock::time_point deadline;
   bool started = false;    // a byte of the next request has arrived
   bool lingering = false;  // refused: reading what is left, then closed
@@ -511,8 +512,11 @@ class Reception {
   // queue the whole request for a worker.
   Next Examine(std::unique_ptr<Connection>& c) {
     if (c->lingering || c->buffer.empty()) return Next::kWait;
-    size_t head_end = c->buffer.find("\r\n\r\n");
+    // Only the new bytes are searched (with the 3 before them), so a head
+    // sent one byte per packet costs linear time, not quadratic.
+    size_t head_end = c->buffer.find("\r\n\r\n", c->scanned);
     if (head_end == std::string::npos) {
+      c->scanned = c->buffer.size() < 3 ? 0 : c->buffer.size() - 3;
       if (c->buffer.size() > limits_.max_head_bytes) {
         Refuse(*c,
                Api::Error(431, fmt::format("request head over {} bytes",
@@ -697,6 +701,7 @@ class Reception {
     }
     c->buffer.erase(0, c->request_bytes);
     c->request_bytes = 0;
+    c->scanned = 0;
     c->started = !c->buffer.empty();
     c->deadline = Clock::now() + std::chrono::milliseconds(
                                      c->started ? limits_.request_deadline_ms
