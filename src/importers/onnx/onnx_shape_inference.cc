@@ -12,6 +12,8 @@
 #include <cstring>
 #include <exception>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -95,6 +97,84 @@ void FindInNodes(const Nodes& nodes, int depth,
       if (attr.has_g()) FindInGraph(attr.g(), depth + 1, out);
       for (const GraphProto& body : attr.graphs()) {
         FindInGraph(body, depth + 1, out);
+      }
+    }
+  }
+}
+
+// Model-local functions that call themselves, directly or through others:
+// libonnx expands every call while inferring, without limit, until the
+// stack overflows. A depth-first walk of the call graph finds the calls that
+// close a cycle (back edges); leaving them out breaks every cycle.
+using FunctionKey = std::pair<std::string_view, std::string_view>;
+
+struct FunctionKeyHash {
+  size_t operator()(const FunctionKey& key) const {
+    return std::hash<std::string_view>()(key.first) * 31 +
+           std::hash<std::string_view>()(key.second);
+  }
+};
+
+void CollectCalls(
+    const google::protobuf::RepeatedPtrField<NodeProto>& nodes, int depth,
+    const std::unordered_map<FunctionKey, size_t, FunctionKeyHash>& index,
+    std::vector<std::pair<const NodeProto*, size_t>>* calls) {
+  if (depth > kMaxSubgraphDepth) return;
+  for (const NodeProto& node : nodes) {
+    auto it = index.find({node.domain(), node.op_type()});
+    if (it != index.end()) calls->emplace_back(&node, it->second);
+    for (const AttributeProto& attr : node.attribute()) {
+      if (attr.has_g()) CollectCalls(attr.g().node(), depth + 1, index, calls);
+      for (const GraphProto& body : attr.graphs()) {
+        CollectCalls(body.node(), depth + 1, index, calls);
+      }
+    }
+  }
+}
+
+void FindRecursiveCalls(const ModelProto& model,
+                        std::vector<NodeUnfitForInference>* out) {
+  const int count = model.functions_size();
+  if (count == 0) return;
+  std::unordered_map<FunctionKey, size_t, FunctionKeyHash> index;
+  for (int f = 0; f < count; ++f) {
+    const ::onnx::FunctionProto& function = model.functions(f);
+    index.emplace(FunctionKey{function.domain(), function.name()},
+                  static_cast<size_t>(f));
+  }
+  std::vector<std::vector<std::pair<const NodeProto*, size_t>>> calls(
+      static_cast<size_t>(count));
+  for (int f = 0; f < count; ++f) {
+    CollectCalls(model.functions(f).node(), 0, index,
+                 &calls[static_cast<size_t>(f)]);
+  }
+  enum : uint8_t { kUnseen, kOnPath, kDone };
+  std::vector<uint8_t> state(static_cast<size_t>(count), kUnseen);
+  std::vector<std::pair<size_t, size_t>> stack;  // (function, next call)
+  for (size_t root = 0; root < state.size(); ++root) {
+    if (state[root] != kUnseen) continue;
+    state[root] = kOnPath;
+    stack.emplace_back(root, 0);
+    while (!stack.empty()) {
+      auto& [function, next] = stack.back();
+      if (next == calls[function].size()) {
+        state[function] = kDone;
+        stack.pop_back();
+        continue;
+      }
+      auto [node, callee] = calls[function][next++];
+      if (state[callee] == kOnPath) {
+        const ::onnx::FunctionProto& target =
+            model.functions(static_cast<int>(callee));
+        out->push_back(
+            {node, fmt::format("calls function '{}:{}', which is already "
+                               "being called (recursion); expected "
+                               "functions that do not call themselves",
+                               ShortString(target.domain()),
+                               ShortString(target.name()))});
+      } else if (state[callee] == kUnseen) {
+        state[callee] = kOnPath;
+        stack.emplace_back(callee, 0);
       }
     }
   }
@@ -198,6 +278,9 @@ void WriteAll(int fd, std::string_view bytes) {
     answer += "non-standard exception";
   }
   WriteAll(fd, answer);
+  // The parent reads the end of the answer now, not after this process's
+  // memory is unmapped.
+  ::close(fd);
   ::_exit(0);
 }
 
@@ -251,13 +334,12 @@ bool ReadAnswer(int fd, std::chrono::milliseconds deadline,
   }
 }
 
-// Writes the answer's frames into the model's graphs; a problem when the
-// answer does not match the model (then nothing is written).
-std::string ApplyAnswer(std::string_view frames, ModelProto& model) {
-  std::vector<GraphProto*> graphs;
-  CollectGraphs(model.mutable_graph(), 0, &graphs);
-  std::vector<GraphProto> carriers;
-  carriers.reserve(graphs.size());
+// The answer's frames, one GraphProto per graph of the model; a problem
+// when they do not match the model.
+std::string DecodeFrames(std::string_view frames,
+                         const std::vector<GraphProto*>& graphs,
+                         std::vector<GraphProto>* carriers) {
+  carriers->reserve(graphs.size());
   while (!frames.empty()) {
     if (frames.size() < 8) return "answered with a truncated frame";
     uint64_t size = 0;
@@ -266,23 +348,28 @@ std::string ApplyAnswer(std::string_view frames, ModelProto& model) {
     }
     frames.remove_prefix(8);
     if (size > frames.size()) return "answered with a truncated frame";
-    GraphProto& carrier = carriers.emplace_back();
+    GraphProto& carrier = carriers->emplace_back();
     if (!carrier.ParseFromArray(frames.data(), static_cast<int>(size))) {
       return "answered with an unreadable frame";
     }
     frames.remove_prefix(size);
   }
-  if (carriers.size() != graphs.size()) {
+  if (carriers->size() != graphs.size()) {
     return fmt::format("answered for {} graphs; the model has {}",
-                       carriers.size(), graphs.size());
+                       carriers->size(), graphs.size());
   }
   for (size_t g = 0; g < graphs.size(); ++g) {
-    const GraphProto& c = carriers[g];
+    const GraphProto& c = (*carriers)[g];
     if (c.input_size() != graphs[g]->input_size() ||
         c.output_size() != graphs[g]->output_size()) {
       return "answered with other graph inputs or outputs than the model's";
     }
   }
+  return {};
+}
+
+void ApplyFrames(const std::vector<GraphProto>& carriers,
+                 const std::vector<GraphProto*>& graphs) {
   for (size_t g = 0; g < graphs.size(); ++g) {
     GraphProto& graph = *graphs[g];
     const GraphProto& c = carriers[g];
@@ -294,7 +381,6 @@ std::string ApplyAnswer(std::string_view frames, ModelProto& model) {
     }
     *graph.mutable_value_info() = c.value_info();
   }
-  return {};
 }
 
 }  // namespace
@@ -306,6 +392,7 @@ std::vector<NodeUnfitForInference> FindNodesUnfitForInference(
   for (const ::onnx::FunctionProto& function : model.functions()) {
     FindInNodes(function.node(), 1, &out);
   }
+  FindRecursiveCalls(model, &out);
   return out;
 }
 
@@ -340,6 +427,16 @@ IsolatedInferenceResult InferShapesIsolated(
   bool in_time = ReadAnswer(fds[0], options.deadline, &answer);
   ::close(fds[0]);
   if (!in_time) ::kill(pid, SIGKILL);
+  // Decoded while the child's exit unmaps its copy of our memory (for a
+  // process holding GBs that takes as long as the fork).
+  std::vector<GraphProto*> graphs;
+  std::vector<GraphProto> carriers;
+  std::string decode_problem = "ended without an answer";
+  if (in_time && !answer.empty() && answer[0] == kAnswerInferred) {
+    CollectGraphs(model.mutable_graph(), 0, &graphs);
+    decode_problem =
+        DecodeFrames(std::string_view(answer).substr(1), graphs, &carriers);
+  }
   int status = 0;
   pid_t waited;
   do {
@@ -366,22 +463,22 @@ IsolatedInferenceResult InferShapesIsolated(
         fmt::format("crashed (exit status {})", WEXITSTATUS(status));
     return result;
   }
-  if (answer.empty()) {
-    result.problem = "ended without an answer";
-    return result;
-  }
-  if (answer[0] == kAnswerFailed) {
+  if (!answer.empty() && answer[0] == kAnswerFailed) {
     std::string message = answer.substr(1);
     if (message.empty()) message = "unknown error";
     result.problem = fmt::format("failed: {}", message);
     return result;
   }
-  if (answer[0] != kAnswerInferred) {
+  if (!answer.empty() && answer[0] != kAnswerInferred) {
     result.problem = "answered with an unknown status";
     return result;
   }
-  result.problem = ApplyAnswer(std::string_view(answer).substr(1), model);
-  result.applied = result.problem.empty();
+  if (!decode_problem.empty()) {
+    result.problem = std::move(decode_problem);
+    return result;
+  }
+  ApplyFrames(carriers, graphs);
+  result.applied = true;
   return result;
 }
 

@@ -190,6 +190,53 @@ TEST(OnnxShapeInferenceTest, NodesOfBodiesAndFunctionsAreChecked) {
   }
 }
 
+// x -> local:Again 'call' -> y; the function's body calls itself through
+// node 'again'. libonnx 1.12 expands the call without end (SIGSEGV once the
+// stack is exhausted).
+::onnx::ModelProto RecursiveFunctionModel() {
+  auto model = MakeModel();
+  auto* local = model.add_opset_import();
+  local->set_domain("local");
+  local->set_version(1);
+  auto* g = model.mutable_graph();
+  AddInput(g, "x", TensorProto::FLOAT, {2});
+  AddNode(g, "Again", {"x"}, {"y"}, "call")->set_domain("local");
+  AddNode(g, "Relu", {"x"}, {"z"}, "other");
+  AddOutput(g, "y", TensorProto::FLOAT, {});
+  AddOutput(g, "z", TensorProto::FLOAT, {});
+  for (int i = 0; i < 2; ++i) {
+    g->mutable_output(i)->mutable_type()->mutable_tensor_type()->clear_shape();
+  }
+  auto* function = model.add_functions();
+  function->set_name("Again");
+  function->set_domain("local");
+  function->add_input("a");
+  function->add_output("b");
+  *function->add_opset_import() = model.opset_import(0);
+  *function->add_opset_import() = *local;
+  auto* again = function->add_node();
+  again->set_op_type("Again");
+  again->set_domain("local");
+  again->set_name("again");
+  again->add_input("a");
+  again->add_output("b");
+  return model;
+}
+
+TEST(OnnxShapeInferenceTest, RecursiveFunctionCallIsLeftOut) {
+  auto r = ImportProto(RecursiveFunctionModel());
+  ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+  std::string messages = Messages(*r);
+  EXPECT_EQ(r->diagnostics.count(DiagnosticCode::kShapeInferenceFailed), 1u)
+      << messages;
+  EXPECT_NE(messages.find("leaves out node 'again' (Again): calls function "
+                          "'local:Again', which is already being called "
+                          "(recursion)"),
+            std::string::npos)
+      << messages;
+  EXPECT_EQ(r->model.FormatValueType(r->Value("z")), "float32[2]");
+}
+
 // The check off: libonnx divides by the zero stride inside the child.
 TEST(OnnxShapeInferenceTest, CrashInLibonnxCostsAWarningNotTheProcess) {
   onnx_import::OnnxConvertOptions options;
@@ -216,6 +263,20 @@ TEST(OnnxShapeInferenceTest, CrashInLibonnxCostsAWarningNotTheProcess) {
   }
 }
 
+// The check off: libonnx recurses until the child's stack overflows.
+TEST(OnnxShapeInferenceTest, StackOverflowInLibonnxCostsAWarning) {
+  onnx_import::OnnxConvertOptions options;
+  options.check_before_inference = false;
+  auto r = Convert(RecursiveFunctionModel(), options);
+  ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+  EXPECT_NE(Messages(*r).find("ONNX shape inference crashed (SIGSEGV); "
+                              "skipped, shapes as the file declares them"),
+            std::string::npos)
+      << Messages(*r);
+  EXPECT_EQ(r->model.value_dims(r->Value("z")).size(), 0u);
+}
+
+// The hook stands for a crash whose cause no check knows.
 TEST(OnnxShapeInferenceTest, ChildKilledBySegfaultGivesAWarning) {
   onnx_import::OnnxConvertOptions options;
   options.inference.fault_for_testing =
