@@ -1,6 +1,7 @@
 #include "base/strings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -8,6 +9,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "base/checked_math.h"
 
 namespace mi {
 namespace {
@@ -145,6 +148,15 @@ TEST(StringsTest, EscapesTerminalControls) {
                               "fdp.exe\xe2\x81\xa8"),
             "abc\\u202efdp.exe\\u2068");
   EXPECT_EQ(EscapeForTerminal("\xe2\x80"), "\\xe2\\x80");  // truncated
+}
+
+TEST(CheckedMathTest, SaturatingInt64) {
+  EXPECT_EQ(SaturatingInt64(-3.9), -3);
+  EXPECT_EQ(SaturatingInt64(1e300), INT64_MAX);
+  EXPECT_EQ(SaturatingInt64(-1e300), INT64_MIN);
+  EXPECT_EQ(SaturatingInt64(9223372036854775808.0), INT64_MAX);
+  EXPECT_EQ(SaturatingInt64(-9223372036854775808.0), INT64_MIN);
+  EXPECT_EQ(SaturatingInt64(std::nan("")), 0);
 }
 
 }  // namespace

@@ -89,3 +89,25 @@ with open(os.path.join(HERE, "syntax_error.onnx.json"), "w") as f:
             '  "graph": {"node": [{"opType": "Relu"}]},\n'
             '  "opsetImport": [{"version": "13"}]\n'
             '}\n')
+
+# Number literals libonnx's textual-syntax parser converts with std::stoll /
+# std::stof, whose exceptions say only "stoll" / "stof": a dimension past
+# int64 (line 2, column 10), an attribute float past float32 (line 4,
+# column 33; the same digits in the comment before it are not a literal) and
+# a '-' without digits (line 2, column 10).
+with open(os.path.join(HERE, "dim_out_of_range.onnxtxt"), "w") as f:
+    f.write('<ir_version: 8, opset_import: ["" : 13]>\n'
+            'g (float[99999999999999999999] x) => (float[4] y) {\n'
+            '  y = Relu(x)\n'
+            '}\n')
+with open(os.path.join(HERE, "float_out_of_range.onnxtxt"), "w") as f:
+    f.write('<ir_version: 8, opset_import: ["" : 13]>\n'
+            'g (float[4] x) => (float[4] y) {\n'
+            '  # alpha 1e999 would not fit\n'
+            '  y = LeakyRelu <alpha: float = 1e999> (x)\n'
+            '}\n')
+with open(os.path.join(HERE, "dash_without_digits.onnxtxt"), "w") as f:
+    f.write('<ir_version: 8, opset_import: ["" : 13]>\n'
+            'g (float[-] x) => (float[4] y) {\n'
+            '  y = Relu(x)\n'
+            '}\n')
