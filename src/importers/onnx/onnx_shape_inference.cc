@@ -9,8 +9,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -334,12 +336,31 @@ bool ReadAnswer(int fd, std::chrono::milliseconds deadline,
   }
 }
 
-// The answer's frames, one GraphProto per graph of the model; a problem
-// when they do not match the model.
+// The answer's frames, one GraphProto per graph of the model, parsed onto
+// the model's arena (so that ApplyFrames moves them in without a copy); a
+// problem when they do not match the model.
+class Carriers {
+ public:
+  explicit Carriers(google::protobuf::Arena* arena) : arena_(arena) {}
+  GraphProto* Add() {
+    if (arena_ != nullptr) {
+      return all_.emplace_back(
+          google::protobuf::Arena::CreateMessage<GraphProto>(arena_));
+    }
+    owned_.push_back(std::make_unique<GraphProto>());
+    return all_.emplace_back(owned_.back().get());
+  }
+  const std::vector<GraphProto*>& all() const { return all_; }
+
+ private:
+  google::protobuf::Arena* arena_;
+  std::vector<GraphProto*> all_;
+  std::vector<std::unique_ptr<GraphProto>> owned_;  // without an arena
+};
+
 std::string DecodeFrames(std::string_view frames,
                          const std::vector<GraphProto*>& graphs,
-                         std::vector<GraphProto>* carriers) {
-  carriers->reserve(graphs.size());
+                         Carriers* carriers) {
   while (!frames.empty()) {
     if (frames.size() < 8) return "answered with a truncated frame";
     uint64_t size = 0;
@@ -347,19 +368,25 @@ std::string DecodeFrames(std::string_view frames,
       size |= uint64_t{static_cast<uint8_t>(frames[i])} << (8 * i);
     }
     frames.remove_prefix(8);
-    if (size > frames.size()) return "answered with a truncated frame";
-    GraphProto& carrier = carriers->emplace_back();
-    if (!carrier.ParseFromArray(frames.data(), static_cast<int>(size))) {
+    if (size > frames.size() || size > static_cast<uint64_t>(INT_MAX)) {
+      return "answered with a truncated frame";
+    }
+    if (carriers->all().size() == graphs.size()) {
+      return fmt::format("answered for more graphs than the model's {}",
+                         graphs.size());
+    }
+    GraphProto* carrier = carriers->Add();
+    if (!carrier->ParseFromArray(frames.data(), static_cast<int>(size))) {
       return "answered with an unreadable frame";
     }
     frames.remove_prefix(size);
   }
-  if (carriers->size() != graphs.size()) {
+  if (carriers->all().size() != graphs.size()) {
     return fmt::format("answered for {} graphs; the model has {}",
-                       carriers->size(), graphs.size());
+                       carriers->all().size(), graphs.size());
   }
   for (size_t g = 0; g < graphs.size(); ++g) {
-    const GraphProto& c = (*carriers)[g];
+    const GraphProto& c = *carriers->all()[g];
     if (c.input_size() != graphs[g]->input_size() ||
         c.output_size() != graphs[g]->output_size()) {
       return "answered with other graph inputs or outputs than the model's";
@@ -368,18 +395,21 @@ std::string DecodeFrames(std::string_view frames,
   return {};
 }
 
-void ApplyFrames(const std::vector<GraphProto>& carriers,
+// Moves the inferred types in (a swap of pointers on the same arena).
+void ApplyFrames(const Carriers& carriers,
                  const std::vector<GraphProto*>& graphs) {
   for (size_t g = 0; g < graphs.size(); ++g) {
     GraphProto& graph = *graphs[g];
-    const GraphProto& c = carriers[g];
+    GraphProto& c = *carriers.all()[g];
     for (int i = 0; i < c.input_size(); ++i) {
-      *graph.mutable_input(i)->mutable_type() = c.input(i).type();
+      graph.mutable_input(i)->mutable_type()->Swap(
+          c.mutable_input(i)->mutable_type());
     }
     for (int i = 0; i < c.output_size(); ++i) {
-      *graph.mutable_output(i)->mutable_type() = c.output(i).type();
+      graph.mutable_output(i)->mutable_type()->Swap(
+          c.mutable_output(i)->mutable_type());
     }
-    *graph.mutable_value_info() = c.value_info();
+    graph.mutable_value_info()->Swap(c.mutable_value_info());
   }
 }
 
@@ -430,7 +460,7 @@ IsolatedInferenceResult InferShapesIsolated(
   // Decoded while the child's exit unmaps its copy of our memory (for a
   // process holding GBs that takes as long as the fork).
   std::vector<GraphProto*> graphs;
-  std::vector<GraphProto> carriers;
+  Carriers carriers(model.GetArena());
   std::string decode_problem = "ended without an answer";
   if (in_time && !answer.empty() && answer[0] == kAnswerInferred) {
     CollectGraphs(model.mutable_graph(), 0, &graphs);
