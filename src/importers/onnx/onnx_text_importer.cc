@@ -379,10 +379,29 @@ Status ParseOnnxJson(const std::string& source, const std::string& path,
             "at " + what.substr(1, close - 1) + ": " + what.substr(close + 3);
       }
     }
+    // Protobuf quotes a value it cannot take ('invalid value "X"') but not
+    // where it is: placed when that JSON string occurs once in the file.
+    std::string where = path;
+    size_t quoted = what.find("invalid value \"");
+    if (quoted != std::string::npos) {
+      size_t begin = quoted + 14;  // at the opening quote
+      size_t end = what.find('"', begin + 1);
+      if (end != std::string::npos) {
+        std::string needle = what.substr(begin, end - begin + 1);
+        size_t at = source.find(needle);
+        if (at != std::string::npos &&
+            source.find(needle, at + 1) == std::string::npos) {
+          uint64_t line = 0;
+          uint64_t column = 0;
+          LineAndColumnAt(source, at, &line, &column);
+          where = fmt::format("{}:{}:{}", path, line, column);
+        }
+      }
+    }
     return MalformedInputError(fmt::format(
         "{}: {}; expected protobuf's JSON mapping of an ONNX ModelProto "
         "(camelCase field names, int64 as strings)",
-        path, what));
+        where, what));
   }
   return Status::Ok();
 }

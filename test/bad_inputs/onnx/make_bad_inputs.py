@@ -111,3 +111,23 @@ with open(os.path.join(HERE, "dash_without_digits.onnxtxt"), "w") as f:
             'g (float[-] x) => (float[4] y) {\n'
             '  y = Relu(x)\n'
             '}\n')
+
+# The same dimension in protobuf's JSON mapping (protobuf names the field and
+# the value; the value is placed at line 4, column 98) and in protobuf text
+# (line 3, column 80).
+with open(os.path.join(HERE, "dim_out_of_range.onnx.json"), "w") as f:
+    f.write('{\n'
+            '  "irVersion": "8",\n'
+            '  "graph": {"node": [{"opType": "Relu", "input": ["x"], "output": ["y"]}],\n'
+            '   "input": [{"name": "x", "type": {"tensorType": {"elemType": 1, "shape": '
+            '{"dim": [{"dimValue": "99999999999999999999"}]}}}}]},\n'
+            '  "opsetImport": [{"version": "13"}]\n'
+            '}\n')
+with open(os.path.join(HERE, "dim_out_of_range.prototxt"), "w") as f:
+    f.write('ir_version: 3\n'
+            'graph {\n'
+            '  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { '
+            'dim_value: 99999999999999999999 } } } } }\n'
+            '  node { op_type: "Relu" input: "x" output: "y" }\n'
+            '}\n'
+            'opset_import { version: 13 }\n')
