@@ -324,6 +324,15 @@ Status OnnxModelConverter::Convert(ModelProto& model) {
     }
     IsolatedInferenceResult inferred =
         InferShapesIsolated(model, skip, options_.inference);
+    for (const CrashedNode& crashed : inferred.crashed_in) {
+      const NodeProto& node = *crashed.node;
+      Report(DiagnosticCode::kShapeInferenceFailed, NodeLocation(node),
+             fmt::format("ONNX shape inference {} in node '{}' ({}), which "
+                         "was left out; the shapes that depend on it are as "
+                         "the file declares them",
+                         crashed.crash, ShortString(node.name()),
+                         ShortString(node.op_type())));
+    }
     if (!inferred.applied) {
       Report(DiagnosticCode::kShapeInferenceFailed, SourceLocation{ctx_.path},
              fmt::format("ONNX shape inference {}; skipped, shapes as the "

@@ -426,9 +426,13 @@ std::vector<NodeUnfitForInference> FindNodesUnfitForInference(
   return out;
 }
 
-IsolatedInferenceResult InferShapesIsolated(
-    ModelProto& model, const std::vector<const NodeProto*>& skip,
-    const IsolatedInferenceOptions& options) {
+namespace {
+
+// One child: infers, and writes the answer into `model` when `apply`.
+IsolatedInferenceResult RunOnce(ModelProto& model,
+                                const std::vector<const NodeProto*>& skip,
+                                const IsolatedInferenceOptions& options,
+                                bool apply) {
   IsolatedInferenceResult result;
   // Builds the schema registry here, before the fork (see RunChild).
   (void)::onnx::OpSchemaRegistry::Schema("Conv", 11, "");
@@ -507,8 +511,66 @@ IsolatedInferenceResult InferShapesIsolated(
     result.problem = std::move(decode_problem);
     return result;
   }
+  if (!apply) return result;
   ApplyFrames(carriers, graphs);
   result.applied = true;
+  return result;
+}
+
+bool Crashed(const IsolatedInferenceResult& r) {
+  return r.problem.starts_with("crashed");
+}
+
+// The first main-graph node (file order, which is the order libonnx infers
+// in) whose inference crashes: a bisection over n, each step a child with
+// the nodes from n on left out. nullptr when the crash does not go away
+// with every node left out (it is elsewhere: a function, or the fault is
+// not in a node at all), or the steps run past `budget`.
+const NodeProto* LocateCrash(ModelProto& model,
+                             std::vector<const NodeProto*> skip,
+                             const IsolatedInferenceOptions& options,
+                             std::chrono::steady_clock::time_point budget) {
+  const auto& nodes = model.graph().node();
+  const size_t base = skip.size();
+  auto crashes_with_first = [&](int n) {
+    skip.resize(base);
+    for (int i = n; i < nodes.size(); ++i) skip.push_back(&nodes[i]);
+    return Crashed(RunOnce(model, skip, options, /*apply=*/false));
+  };
+  if (nodes.empty() || crashes_with_first(0)) return nullptr;
+  int good = 0;            // the first `good` nodes infer
+  int bad = nodes.size();  // the first `bad` nodes crash
+  while (bad - good > 1) {
+    if (std::chrono::steady_clock::now() > budget) return nullptr;
+    int mid = good + (bad - good) / 2;
+    (crashes_with_first(mid) ? bad : good) = mid;
+  }
+  return &nodes[bad - 1];
+}
+
+}  // namespace
+
+IsolatedInferenceResult InferShapesIsolated(
+    ModelProto& model, const std::vector<const NodeProto*>& skip,
+    const IsolatedInferenceOptions& options) {
+  IsolatedInferenceResult result = RunOnce(model, skip, options, true);
+  if (!Crashed(result) || options.max_crashing_nodes_left_out == 0) {
+    return result;
+  }
+  // Find the node it crashed in, leave it out, infer the rest again.
+  const auto budget = std::chrono::steady_clock::now() + options.locate_budget;
+  std::vector<const NodeProto*> left_out = skip;
+  while (Crashed(result) &&
+         result.crashed_in.size() < options.max_crashing_nodes_left_out) {
+    const NodeProto* node = LocateCrash(model, left_out, options, budget);
+    if (node == nullptr) break;
+    std::string crash = result.problem;
+    std::vector<CrashedNode> crashed_in = std::move(result.crashed_in);
+    crashed_in.push_back({node, crash});
+    left_out.push_back(node);
+    result = RunOnce(model, left_out, options, true);
+    result.crashed_in = std::move(crashed_in);
+  }
   return result;
 }
 

@@ -43,7 +43,17 @@ enum class InferenceChildFault : uint8_t { kNone, kSegfault, kHang };
 struct IsolatedInferenceOptions {
   // The child is killed when it has not answered by then.
   std::chrono::milliseconds deadline{60000};
+  // After a crash, the main-graph node it crashed in is looked for (a
+  // bisection, a child per step, within `locate_budget`) and left out, and
+  // the rest is inferred again; up to this many nodes.
+  size_t max_crashing_nodes_left_out = 3;
+  std::chrono::milliseconds locate_budget{10000};
   InferenceChildFault fault_for_testing = InferenceChildFault::kNone;
+};
+
+struct CrashedNode {
+  const ::onnx::NodeProto* node = nullptr;
+  std::string crash;  // "crashed (SIGFPE)"
 };
 
 struct IsolatedInferenceResult {
@@ -51,6 +61,8 @@ struct IsolatedInferenceResult {
   // Why not, for the warning: "crashed (SIGFPE)", "failed: <libonnx's
   // message>", "did not finish within 60 s", "could not start (fork: ...)".
   std::string problem;
+  // Main-graph nodes inference crashed in, left out of the final run.
+  std::vector<CrashedNode> crashed_in;
 };
 
 // Runs InferShapes(check_type=false, error_mode=0, data_propagation=true)
@@ -58,7 +70,8 @@ struct IsolatedInferenceResult {
 // the child's copy by one no schema has (libonnx then skips them, as it
 // skips contrib ops). The child sends back the input, output and value_info
 // lists of every graph and body; the parent writes them into `model`. On any
-// problem `model` is left as it was.
+// problem `model` is left as it was. After a crash, the main-graph node it
+// crashed in is found and left out, and the rest is inferred again.
 IsolatedInferenceResult InferShapesIsolated(
     ::onnx::ModelProto& model,
     const std::vector<const ::onnx::NodeProto*>& skip,
