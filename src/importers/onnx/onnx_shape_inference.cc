@@ -535,7 +535,14 @@ const NodeProto* LocateCrash(ModelProto& model,
   auto crashes_with_first = [&](int n) {
     skip.resize(base);
     for (int i = n; i < nodes.size(); ++i) skip.push_back(&nodes[i]);
-    return Crashed(RunOnce(model, skip, options, /*apply=*/false));
+    // A step that hangs ends with the budget, not a full deadline later.
+    IsolatedInferenceOptions step = options;
+    step.deadline =
+        std::min(options.deadline,
+                 std::max(std::chrono::milliseconds(1),
+                          std::chrono::duration_cast<std::chrono::milliseconds>(
+                              budget - std::chrono::steady_clock::now())));
+    return Crashed(RunOnce(model, skip, step, /*apply=*/false));
   };
   if (nodes.empty() || crashes_with_first(0)) return nullptr;
   int good = 0;            // the first `good` nodes infer
