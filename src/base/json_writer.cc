@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
+
 namespace mi {
 namespace {
 
@@ -38,12 +40,12 @@ void JsonWriter::AppendEscaped(std::string* out, std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x7F) {
       // Copy a run of plain characters at once.
       size_t j = i + 1;
       while (j < s.size()) {
         auto d = static_cast<unsigned char>(s[j]);
-        if (d < 0x20 || d == '"' || d == '\\' || d >= 0x80) break;
+        if (d < 0x20 || d == '"' || d == '\\' || d >= 0x7F) break;
         ++j;
       }
       out->append(s.data() + i, j - i);
@@ -74,7 +76,7 @@ void JsonWriter::AppendEscaped(std::string* out, std::string_view s) {
       default:
         break;
     }
-    if (c < 0x20) {
+    if (c < 0x20 || c == 0x7F) {  // DEL is a terminal control too
       char buf[8];
       std::snprintf(buf, sizeof(buf), "\\u%04x", c);
       out->append(buf);
@@ -86,7 +88,18 @@ void JsonWriter::AppendEscaped(std::string* out, std::string_view s) {
       out->append("\xEF\xBF\xBD");  // U+FFFD replacement character
       ++i;
     } else {
-      out->append(s.data() + i, len);
+      // C1 and bidirectional controls are valid JSON as they are, but a
+      // terminal showing the JSON would act on them: written as \uHHHH,
+      // the same string to a JSON reader.
+      Utf8Char ch = DecodeUtf8(s, i);
+      if (ch.length == len && IsTerminalControl(ch.code_point)) {
+        char buf[8];
+        std::snprintf(buf, sizeof(buf), "\\u%04x",
+                      static_cast<unsigned>(ch.code_point));
+        out->append(buf);
+      } else {
+        out->append(s.data() + i, len);
+      }
       i += len;
     }
   }

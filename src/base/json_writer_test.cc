@@ -34,6 +34,16 @@ TEST(JsonWriterTest, EscapesHostileStrings) {
   EXPECT_EQ(out, "\"a\\\"b\\\\c\\n\\u0001\xEF\xBF\xBD\"");
 }
 
+// ESC, DEL, C1 CSI (U+009B) and the right-to-left override (U+202E) are
+// written as \u escapes: the same string to a JSON reader, nothing a
+// terminal acts on when the JSON is printed.
+TEST(JsonWriterTest, EscapesTerminalControls) {
+  std::string out;
+  JsonWriter::AppendEscaped(
+      &out, "a\x1b]0;t\x07|\x7f|\xc2\x9b|\xe2\x80\xae|\xc3\xa9");
+  EXPECT_EQ(out, "\"a\\u001b]0;t\\u0007|\\u007f|\\u009b|\\u202e|\xc3\xa9\"");
+}
+
 TEST(JsonWriterTest, NonFiniteDoublesBecomeNull) {
   std::string out;
   JsonWriter w(&out);

@@ -1,5 +1,7 @@
 #include "base/strings.h"
 
+#include <fmt/format.h>
+
 namespace mi {
 
 std::string_view TrimLeft(std::string_view s, std::string_view chars) {
@@ -97,6 +99,65 @@ bool NaturalLess(std::string_view a, std::string_view b) {
     ++j;
   }
   return a.size() - i < b.size() - j;
+}
+
+Utf8Char DecodeUtf8(std::string_view s, size_t i) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  unsigned char c = byte(0);
+  if (c < 0x80) return {c, 1};
+  size_t length;
+  char32_t cp;
+  char32_t min;
+  if (c >= 0xC2 && c <= 0xDF) {
+    length = 2, cp = c & 0x1F, min = 0x80;
+  } else if ((c & 0xF0) == 0xE0) {
+    length = 3, cp = c & 0x0F, min = 0x800;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    length = 4, cp = c & 0x07, min = 0x10000;
+  } else {
+    return {};
+  }
+  if (i + length > s.size()) return {};
+  for (size_t k = 1; k < length; ++k) {
+    if ((byte(k) & 0xC0) != 0x80) return {};
+    cp = (cp << 6) | (byte(k) & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return {};
+  return {cp, length};
+}
+
+std::string EscapeForTerminal(std::string_view text) {
+  // Most text is printable ASCII: returned as it is.
+  size_t i = 0;
+  while (i < text.size()) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c >= 0x7F) break;
+    ++i;
+  }
+  std::string out(text.substr(0, i));
+  while (i < text.size()) {
+    Utf8Char ch = DecodeUtf8(text, i);
+    if (ch.length == 0) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[i]));
+      ++i;
+      continue;
+    }
+    if (!IsTerminalControl(ch.code_point)) {
+      out.append(text.substr(i, ch.length));
+    } else if (ch.code_point == '\n') {
+      out += "\\n";
+    } else if (ch.code_point == '\r') {
+      out += "\\r";
+    } else if (ch.code_point == '\t') {
+      out += "\\t";
+    } else if (ch.code_point < 0x80) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned>(ch.code_point));
+    } else {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned>(ch.code_point));
+    }
+    i += ch.length;
+  }
+  return out;
 }
 
 }  // namespace mi

@@ -2,8 +2,9 @@
 
 // Small ASCII string helpers shared across modules: trimming, splitting and
 // joining, case-insensitive matching of names a tool writes in varying case,
-// strict whole-text number parsing, file names of paths and the natural
-// order of file names. Everything here is locale-independent.
+// strict whole-text number parsing, file names of paths, the natural
+// order of file names, UTF-8 decoding and text made safe for a terminal.
+// Everything here is locale-independent.
 
 #include <charconv>
 #include <optional>
@@ -84,5 +85,35 @@ std::optional<double> ParseDouble(std::string_view text);
 // msprof_slice_2 comes before msprof_slice_10 (leading zeros ignored; on a
 // tie the rest decides). Everything else compares bytewise.
 bool NaturalLess(std::string_view a, std::string_view b);
+
+// The code point of the UTF-8 sequence starting at s[i] and its length in
+// bytes; length 0 when s[i] starts no valid sequence (a stray continuation
+// byte, a truncated sequence, an overlong form, a surrogate, a value past
+// U+10FFFF).
+struct Utf8Char {
+  char32_t code_point = 0;
+  size_t length = 0;
+};
+Utf8Char DecodeUtf8(std::string_view s, size_t i);
+
+// Code points a terminal acts on instead of showing: the C0 controls (ESC
+// starts escape sequences, CR and LF move the cursor), DEL, the C1 controls
+// (U+0080..U+009F: CSI and OSC in their 8-bit form) and the bidirectional
+// marks, embeddings, overrides and isolates, which reorder what follows on
+// the line ("Trojan Source").
+constexpr bool IsTerminalControl(char32_t c) {
+  return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0x061C || c == 0x200E ||
+         c == 0x200F || (c >= 0x202A && c <= 0x202E) ||
+         (c >= 0x2066 && c <= 0x2069);
+}
+
+// `text` for a terminal: every terminal control made visible, so that a
+// name taken from an input file can neither retitle the window, clear the
+// screen, move the cursor nor start a new line (a fake table row). LF, CR
+// and TAB become \n, \r and \t; the other C0 controls, DEL and bytes that
+// are not valid UTF-8 become \xHH (ESC is \x1b); C1 controls and the
+// bidirectional controls become \uHHHH. Everything else, valid UTF-8 and
+// backslashes included, is unchanged.
+std::string EscapeForTerminal(std::string_view text);
 
 }  // namespace mi

@@ -1,6 +1,7 @@
 #include "base/strings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -8,6 +9,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "base/checked_math.h"
 
 namespace mi {
 namespace {
@@ -101,6 +104,59 @@ TEST(StringsTest, ParsesWholeNumbersOnly) {
   for (std::string_view bad : {"", "+1", " 1", "1 ", "1,5", "1e999", "x"}) {
     EXPECT_EQ(ParseDouble(bad), std::nullopt) << bad;
   }
+}
+
+TEST(StringsTest, DecodesUtf8Strictly) {
+  EXPECT_EQ(DecodeUtf8("a", 0).code_point, U'a');
+  Utf8Char e_acute = DecodeUtf8("\xc3\xa9", 0);  // U+00E9
+  EXPECT_EQ(e_acute.code_point, 0xE9u);
+  EXPECT_EQ(e_acute.length, 2u);
+  Utf8Char rlo = DecodeUtf8("\xe2\x80\xae", 0);  // U+202E
+  EXPECT_EQ(rlo.code_point, 0x202Eu);
+  EXPECT_EQ(rlo.length, 3u);
+  EXPECT_EQ(DecodeUtf8("\xf0\x9f\x98\x80", 0).code_point, 0x1F600u);
+  // Stray continuation, overlong '/', surrogate U+D800, past U+10FFFF,
+  // truncated.
+  for (std::string_view bad :
+       {"\x80", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+        "\xe2\x80"}) {
+    EXPECT_EQ(DecodeUtf8(bad, 0).length, 0u) << bad.size();
+  }
+}
+
+// Expected texts written out by hand from the rules in strings.h.
+TEST(StringsTest, EscapesTerminalControls) {
+  EXPECT_EQ(EscapeForTerminal("Conv_0/relu"), "Conv_0/relu");
+  EXPECT_EQ(EscapeForTerminal("caf\xc3\xa9 \xe6\xa8\xa1\xe5\x9e\x8b"),
+            "caf\xc3\xa9 \xe6\xa8\xa1\xe5\x9e\x8b");  // UTF-8 text stays
+  EXPECT_EQ(EscapeForTerminal("a\\b"), "a\\b");
+  // OSC 0 (set the window title) ended by BEL; CSI 2J (clear screen).
+  EXPECT_EQ(EscapeForTerminal("x\x1b]0;pwned\x07y"), "x\\x1b]0;pwned\\x07y");
+  EXPECT_EQ(EscapeForTerminal("\x1b[2J"), "\\x1b[2J");
+  EXPECT_EQ(EscapeForTerminal("row\r\nfake\trow"), "row\\r\\nfake\\trow");
+  EXPECT_EQ(EscapeForTerminal(std::string_view("a\0b", 3)), "a\\x00b");
+  EXPECT_EQ(EscapeForTerminal("del\x7f"), "del\\x7f");
+  // C1 CSI (U+009B) as UTF-8, and a bare 0x9b byte (8-bit CSI).
+  EXPECT_EQ(EscapeForTerminal("\xc2\x9b"
+                              "2J"),
+            "\\u009b2J");
+  EXPECT_EQ(EscapeForTerminal("\x9b"
+                              "2J"),
+            "\\x9b2J");
+  // Right-to-left override and a first-strong isolate.
+  EXPECT_EQ(EscapeForTerminal("abc\xe2\x80\xae"
+                              "fdp.exe\xe2\x81\xa8"),
+            "abc\\u202efdp.exe\\u2068");
+  EXPECT_EQ(EscapeForTerminal("\xe2\x80"), "\\xe2\\x80");  // truncated
+}
+
+TEST(CheckedMathTest, SaturatingInt64) {
+  EXPECT_EQ(SaturatingInt64(-3.9), -3);
+  EXPECT_EQ(SaturatingInt64(1e300), INT64_MAX);
+  EXPECT_EQ(SaturatingInt64(-1e300), INT64_MIN);
+  EXPECT_EQ(SaturatingInt64(9223372036854775808.0), INT64_MAX);
+  EXPECT_EQ(SaturatingInt64(-9223372036854775808.0), INT64_MIN);
+  EXPECT_EQ(SaturatingInt64(std::nan("")), 0);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
 #include "cli/common.h"
 #include "encoders/json_encoder.h"
 #include "encoders/table_encoder.h"
@@ -77,12 +78,12 @@ int Run(const AnalyzeFlags& flags) {
       std::fprintf(stderr,
                    "error: --param: expected NAME=VALUE (e.g. "
                    "gap_threshold_ns=50000), found '%s'\n",
-                   p.c_str());
+                   EscapeForTerminal(p).c_str());
       return 2;
     }
     if (!params.emplace(p.substr(0, eq), p.substr(eq + 1)).second) {
       std::fprintf(stderr, "error: --param: '%s' is given twice\n",
-                   p.substr(0, eq).c_str());
+                   EscapeForTerminal(p.substr(0, eq)).c_str());
       return 2;
     }
   }

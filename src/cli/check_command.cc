@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
 #include "cli/common.h"
 #include "encoders/json_encoder.h"
 
@@ -26,11 +27,14 @@ bool CoveredByFindings(const DiagnosticInfo& d) {
 std::string RenderText(const ValidationResult& report) {
   std::string out;
   for (const LevelValidationInfo& level : report.levels) {
+    // Graph, file and node names come from the inputs: shown escaped.
     out += fmt::format("{} graph '{}' ({}): {} nodes, {} errors, {} warnings\n",
-                       level.level, level.graph, level.file, level.nodes,
-                       level.errors, level.warnings);
+                       level.level, EscapeForTerminal(level.graph),
+                       EscapeForTerminal(level.file), level.nodes, level.errors,
+                       level.warnings);
     for (const ValidationFindingInfo& f : level.findings) {
-      out += fmt::format("  {} [{}] {}\n", f.severity, f.rule, f.message);
+      out += fmt::format("  {} [{}] {}\n", f.severity, f.rule,
+                         EscapeForTerminal(f.message));
     }
   }
   uint64_t errors = report.errors;

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
+
 namespace mi::cli {
 
 void AddInputFlags(CLI::App* command, InputFlags* flags, bool paths_required) {
@@ -31,8 +33,9 @@ void AddInputFlags(CLI::App* command, InputFlags* flags, bool paths_required) {
 }
 
 int ReportError(const Status& status) {
+  // Messages quote names and text from the inputs: shown escaped.
   std::fprintf(stderr, "model-inspector: error: %s\n",
-               status.ToString().c_str());
+               EscapeForTerminal(status.ToString()).c_str());
   return ExitCodeFor(status.code());
 }
 
@@ -57,8 +60,9 @@ std::unique_ptr<Session> OpenOrReport(const InputFlags& flags, int* exit_code,
       last = now;
       printed = true;
       std::fprintf(stderr, "\rreading %s: %3d%% (%.0f of %.0f MB)",
-                   file.c_str(), static_cast<int>(100.0 * done / total),
-                   done / 1e6, total / 1e6);
+                   EscapeForTerminal(file).c_str(),
+                   static_cast<int>(100.0 * done / total), done / 1e6,
+                   total / 1e6);
     };
   }
   auto session = Session::Open(options);
@@ -81,7 +85,7 @@ void PrintDiagnostics(const Session& session, bool verbose) {
                  static_cast<unsigned long long>(d.count),
                  d.description.c_str());
     for (const std::string& e : d.examples) {
-      std::fprintf(stderr, "  %s\n", e.c_str());
+      std::fprintf(stderr, "  %s\n", EscapeForTerminal(e).c_str());
     }
   }
 }

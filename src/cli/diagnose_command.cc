@@ -44,7 +44,7 @@ bool ParseThreshold(const std::string& text, DiagnoseOptions* options) {
     std::fprintf(stderr,
                  "error: --threshold: expected RULE=VALUE (e.g. "
                  "layout_conversion_share=0.1), found '%s'\n",
-                 text.c_str());
+                 EscapeForTerminal(text).c_str());
     return false;
   }
   options->thresholds[text.substr(0, eq)] = *v;
@@ -70,8 +70,10 @@ void PrintFindings(const std::vector<FindingInfo>& findings) {
   std::string out = fmt::format("{} finding{}\n\n", findings.size(),
                                 findings.size() == 1 ? "" : "s");
   for (const FindingInfo& f : findings) {
-    out += fmt::format("[{}] {}: {}\n", f.severity, f.rule_id, f.message);
-    out += fmt::format("  suggestion: {}\n", f.suggestion);
+    // Messages and suggestions name ops and nodes of the inputs.
+    out += fmt::format("[{}] {}: {}\n", f.severity, f.rule_id,
+                       EscapeForTerminal(f.message));
+    out += fmt::format("  suggestion: {}\n", EscapeForTerminal(f.suggestion));
     if (!f.nodes.empty())
       out += fmt::format("  nodes: {}\n", IdList(f.nodes, 8));
     if (!f.tasks.empty())

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "base/strings.h"
 #include "cli/common.h"
 
 namespace mi::cli {
@@ -60,7 +61,7 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
     }
     std::printf(
         "wrote %s/graph.json, trace.json, summary.json, analyses.json\n",
-        out.c_str());
+        EscapeForTerminal(out).c_str());
   });
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/atomic_file.h"
+#include "base/strings.h"
 #include "cli/common.h"
 #include "model_inspector/session.h"
 
@@ -75,9 +76,11 @@ void RegisterExportModelExplorerCommand(CLI::App& app, int* exit_code) {
       *exit_code = ReportError(written);
       return;
     }
-    std::printf("wrote %s%s%s (%s level)\n", flags->out_graph.c_str(),
+    std::printf("wrote %s%s%s (%s level)\n",
+                EscapeForTerminal(flags->out_graph).c_str(),
                 flags->out_node_data.empty() ? "" : ", ",
-                flags->out_node_data.c_str(), level.c_str());
+                EscapeForTerminal(flags->out_node_data).c_str(),
+                EscapeForTerminal(level).c_str());
   });
 }
 

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
 #include "cli/common.h"
 #include "encoders/json_encoder.h"
 #include "encoders/table_printer.h"
@@ -101,7 +102,7 @@ std::string NodeNames(const Session& session, const std::string& level,
     }
     auto details = session.NodeDetails(level, id);
     std::string name = details.ok() ? details->name : std::to_string(id);
-    out += (shown == 0 ? "" : ", ") + name;
+    out += (shown == 0 ? "" : ", ") + EscapeForTerminal(name);
     ++shown;
   }
   return out;
@@ -151,7 +152,7 @@ int Run(const PathFlags& flags) {
       "Node {} ({} level, id {}): {} task{} of its own\n"
       "{} ancestors ({} tasks): {}\n"
       "{} descendants ({} tasks): {}\n",
-      flags.node, level, id.value(), j.node_tasks.size(),
+      EscapeForTerminal(flags.node), level, id.value(), j.node_tasks.size(),
       j.node_tasks.size() == 1 ? "" : "s", j.ancestors.size(),
       j.ancestor_tasks.size(),
       NodeNames(*session, level, j.ancestors, kNamesShown),

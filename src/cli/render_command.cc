@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/atomic_file.h"
+#include "base/strings.h"
 #include "cli/common.h"
 #include "model_inspector/session.h"
 
@@ -137,7 +138,7 @@ void RegisterRenderCommand(CLI::App& app, int* exit_code) {
       *exit_code = ReportError(written);
       return;
     }
-    std::printf("wrote %s\n", flags->out.c_str());
+    std::printf("wrote %s\n", EscapeForTerminal(flags->out).c_str());
   });
 }
 

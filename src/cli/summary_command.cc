@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
 #include "cli/common.h"
 #include "encoders/json_encoder.h"
 #include "encoders/table_printer.h"
@@ -271,19 +272,20 @@ int Run(const SummaryFlags& flags) {
     std::fprintf(stderr,
                  "error: --from-us: expected microseconds with at most three "
                  "decimals (e.g. 6153.5), found '%s'\n",
-                 flags.from_us.c_str());
+                 EscapeForTerminal(flags.from_us).c_str());
     return 2;
   }
   if (!flags.to_us.empty() && !ParseMicroseconds(flags.to_us, &options.to_ns)) {
     std::fprintf(stderr,
                  "error: --to-us: expected microseconds with at most three "
                  "decimals (e.g. 8434), found '%s'\n",
-                 flags.to_us.c_str());
+                 EscapeForTerminal(flags.to_us).c_str());
     return 2;
   }
   if (options.from_ns >= options.to_ns) {
     std::fprintf(stderr, "error: --from-us (%s) must be before --to-us (%s)\n",
-                 flags.from_us.c_str(), flags.to_us.c_str());
+                 EscapeForTerminal(flags.from_us).c_str(),
+                 EscapeForTerminal(flags.to_us).c_str());
     return 2;
   }
   std::unique_ptr<Session> session = OpenOrReport(flags.input, &exit_code);

@@ -26,7 +26,9 @@
     "a node input names a tensor no node, input or initializer produces")     \
   X(kGraphCycle, kError, "the graph has a cycle")                             \
   X(kShapeInferenceFailed, kDataLoss,                                         \
-    "ONNX shape inference failed; shapes the file lacks stay unknown")        \
+    "ONNX shape inference failed, crashed (in its own process) or left out "  \
+    "a node whose attributes would crash it; shapes the file lacks stay "     \
+    "unknown")                                                                \
   X(kExternalDataMissing, kInfo,                                              \
     "an initializer's external data file is missing (weights are never read " \
     "but the reference is reported)")                                         \

@@ -178,5 +178,33 @@ TEST(TableEncoderTest, TopLevelArrayAndEmptyArrays) {
             "Idle\ngaps: none\n");
 }
 
+// A name from an input file with ESC sequences, CR/LF and a C1 control:
+// made visible in every table format before the format's own quoting, so
+// no output holds a byte a terminal acts on (expected text by hand).
+TEST(TableEncoderTest, TerminalControlsInCellsAreShownEscaped) {
+  struct Hostile : AnalysisResult {
+    std::string_view analysis_id() const override { return "hostile"; }
+    void Write(ResultWriter& w) const override {
+      w.BeginArray();
+      w.BeginObject()
+          .Field("name", "a\x1b]0;t\x07,\"b\"|\r\nfake row\xc2\x9b")
+          .FieldInt("time_ns", 1000)
+          .EndObject();
+      w.EndArray();
+    }
+  };
+  const std::string shown = "a\\x1b]0;t\\x07,\"b\"|\\r\\nfake row\\u009b";
+  EXPECT_EQ(EncodeTables(Hostile(), "T\x1b[2J", TableFormat::kText),
+            "T\\x1b[2J\nname" + std::string(shown.size() - 4, ' ') +
+                "  time (us)\n" + std::string(shown.size(), '-') +
+                "  ---------\n" + shown + "        1.0\n");
+  EXPECT_EQ(EncodeTables(Hostile(), "T", TableFormat::kCsv),
+            "# T\nname,time (us)\n"
+            "\"a\\x1b]0;t\\x07,\"\"b\"\"|\\r\\nfake row\\u009b\",1.0\n");
+  EXPECT_EQ(EncodeTables(Hostile(), "T", TableFormat::kMarkdown),
+            "### T\n\n| name | time (us) |\n|---|---:|\n"
+            "| a\\x1b]0;t\\x07,\"b\"\\|\\r\\nfake row\\u009b | 1.0 |\n");
+}
+
 }  // namespace
 }  // namespace mi::encoders

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
 #include "encoders/table_printer.h"
 
 namespace mi::encoders {
@@ -171,16 +172,19 @@ std::string Render(const Table& t, TableFormat format) {
   return RenderText(t);
 }
 
+// Headings, key: value lines and lists are printed outside the table
+// printer: terminal controls in them are made visible here.
 std::string Heading(std::string_view title, TableFormat format) {
+  std::string shown = EscapeForTerminal(title);
   switch (format) {
     case TableFormat::kCsv:
-      return "# " + std::string(title) + "\n";
+      return "# " + shown + "\n";
     case TableFormat::kMarkdown:
-      return "## " + std::string(title) + "\n";
+      return "## " + shown + "\n";
     case TableFormat::kText:
       break;
   }
-  return std::string(title) + "\n";
+  return shown + "\n";
 }
 
 // Appends the blocks of one object (its scalars, then its tables and
@@ -202,9 +206,10 @@ void RenderObject(const std::string& title, const ResultValue& object,
   }
   if (!scalars.rows.empty()) {
     if (format == TableFormat::kText) {
-      std::string block = title + "\n";
+      std::string block = EscapeForTerminal(title) + "\n";
       for (const auto& row : scalars.rows) {
-        block += row[0] + ": " + (row[1].empty() ? "-" : row[1]) + "\n";
+        block += EscapeForTerminal(row[0]) + ": " +
+                 (row[1].empty() ? "-" : EscapeForTerminal(row[1])) + "\n";
       }
       out->push_back(std::move(block));
     } else {
@@ -288,11 +293,14 @@ std::string EncodeTables(const ResultValue& value, std::string_view title,
   } else if (IsObjectArray(value)) {
     blocks.push_back(Render(ArrayTable(std::string(title), value), format));
   } else if (value.kind == ResultValue::Kind::kArray) {
-    blocks.push_back(
-        Heading(title, format) +
-        (value.items.empty() ? std::string("none") : List("", value)) + "\n");
+    blocks.push_back(Heading(title, format) +
+                     (value.items.empty()
+                          ? std::string("none")
+                          : EscapeForTerminal(List("", value))) +
+                     "\n");
   } else {
-    blocks.push_back(Heading(title, format) + CellOf("", value) + "\n");
+    blocks.push_back(Heading(title, format) +
+                     EscapeForTerminal(CellOf("", value)) + "\n");
   }
   if (blocks.empty()) blocks.push_back(Heading(title, format) + "none\n");
   std::string out;

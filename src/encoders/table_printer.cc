@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/strings.h"
+
 namespace mi::encoders {
 namespace {
 
@@ -45,10 +47,23 @@ std::string Shorten(const std::string& s) {
   return s.substr(0, keep) + "..." + s.substr(s.size() - keep);
 }
 
+// Cells hold names from input files: terminal controls in them are made
+// visible in every format (a CSV or Markdown table is read on a terminal
+// too), before each format's own quoting.
+Table Escaped(const Table& input) {
+  Table table = input;
+  table.title = EscapeForTerminal(table.title);
+  for (auto& h : table.header) h = EscapeForTerminal(h);
+  for (auto& row : table.rows) {
+    for (auto& cell : row) cell = EscapeForTerminal(cell);
+  }
+  return table;
+}
+
 }  // namespace
 
 std::string RenderText(const Table& input) {
-  Table table = input;
+  Table table = Escaped(input);
   for (auto& row : table.rows) {
     for (size_t c = 0; c < row.size(); ++c) {
       if (table.full_last_column && c + 1 == row.size()) continue;
@@ -84,7 +99,8 @@ std::string RenderText(const Table& input) {
   return out;
 }
 
-std::string RenderCsv(const Table& table) {
+std::string RenderCsv(const Table& input) {
+  Table table = Escaped(input);
   std::string out = "# " + table.title + "\n";
   auto line = [&](const std::vector<std::string>& cells) {
     for (size_t c = 0; c < cells.size(); ++c) {
@@ -98,7 +114,8 @@ std::string RenderCsv(const Table& table) {
   return out;
 }
 
-std::string RenderMarkdown(const Table& table) {
+std::string RenderMarkdown(const Table& input) {
+  Table table = Escaped(input);
   std::string out = "### " + MarkdownCell(table.title) + "\n\n|";
   for (const auto& h : table.header) out += " " + MarkdownCell(h) + " |";
   out += "\n|";

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/checked_math.h"
 #include "base/strings.h"
 #include "importers/common/ge_model/ge_ir_subset.pb.h"
 #include "importers/common/ge_model/ge_model_converter.h"
@@ -146,7 +147,7 @@ class JsonToGe {
   }
   static int64_t Int(const nlohmann::json& v) {
     if (v.is_number_integer()) return v.get<int64_t>();
-    if (v.is_number()) return static_cast<int64_t>(v.get<double>());
+    if (v.is_number()) return SaturatingInt64(v.get<double>());
     if (v.is_string()) {
       const std::string& s = v.get_ref<const std::string&>();
       return std::strtoll(s.c_str(), nullptr, 10);

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <exception>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -18,10 +17,9 @@
 #include "base/checked_math.h"
 #include "base/strings.h"
 #include "importers/onnx/onnx_convert_util.h"
+#include "importers/onnx/onnx_shape_inference.h"
 #include "importers/onnx/onnx_skeleton.h"
-#include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
-#include "onnx/shape_inference/implementation.h"
 
 namespace mi::importers::onnx_import {
 namespace {
@@ -310,23 +308,36 @@ Status OnnxModelConverter::Convert(ModelProto& model) {
     // Contrib ops (com.microsoft*) have no schema here; error_mode 0 makes
     // inference skip such nodes instead of failing the whole model.
     SanitizeForShapeInference(model.mutable_graph(), 0);
-    std::string failure;
-    try {
-      ::onnx::shape_inference::InferShapes(
-          model, ::onnx::OpSchemaRegistry::Instance(),
-          ::onnx::ShapeInferenceOptions(/*check_type_val=*/false,
-                                        /*strict_mode_val=*/0,
-                                        /*data_prop_val=*/true));
-    } catch (const std::exception& e) {
-      failure = e.what();
-      if (failure.empty()) failure = "unknown error";
-    } catch (...) {
-      failure = "non-standard exception";
+    std::vector<const NodeProto*> skip;
+    if (options_.check_before_inference) {
+      for (const NodeUnfitForInference& unfit :
+           FindNodesUnfitForInference(model)) {
+        const NodeProto& node = *unfit.node;
+        Report(DiagnosticCode::kShapeInferenceFailed, NodeLocation(node),
+               fmt::format("ONNX shape inference leaves out node '{}' ({}): "
+                           "{}; the shapes that depend on it are as the "
+                           "file declares them",
+                           ShortString(node.name()),
+                           ShortString(node.op_type()), unfit.reason));
+        skip.push_back(&node);
+      }
     }
-    if (!failure.empty()) {
-      Report(
-          DiagnosticCode::kShapeInferenceFailed, SourceLocation{ctx_.path},
-          fmt::format("ONNX shape inference failed: {}", ShortString(failure)));
+    IsolatedInferenceResult inferred =
+        InferShapesIsolated(model, skip, options_.inference);
+    for (const CrashedNode& crashed : inferred.crashed_in) {
+      const NodeProto& node = *crashed.node;
+      Report(DiagnosticCode::kShapeInferenceFailed, NodeLocation(node),
+             fmt::format("ONNX shape inference {} in node '{}' ({}), which "
+                         "was left out; the shapes that depend on it are as "
+                         "the file declares them",
+                         crashed.crash, ShortString(node.name()),
+                         ShortString(node.op_type())));
+    }
+    if (!inferred.applied) {
+      Report(DiagnosticCode::kShapeInferenceFailed, SourceLocation{ctx_.path},
+             fmt::format("ONNX shape inference {}; skipped, shapes as the "
+                         "file declares them",
+                         ShortString(inferred.problem)));
     }
   }
 

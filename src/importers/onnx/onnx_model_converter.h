@@ -9,6 +9,7 @@
 #include <string>
 
 #include "importers/common/importer.h"
+#include "importers/onnx/onnx_shape_inference.h"
 #include "model_inspector/status.h"
 
 namespace onnx {
@@ -23,6 +24,12 @@ struct OnnxConvertOptions {
   std::string model_directory;
   // Runs ONNX shape inference when some node output lacks type or shape.
   bool run_shape_inference = true;
+  // Looks first for attribute values known to crash libonnx's inference
+  // and leaves their nodes out of it, with a warning naming node, attribute
+  // and value. Tests turn it off to reach the crash inside the child.
+  bool check_before_inference = true;
+  // Inference runs in a forked child (onnx_shape_inference.h).
+  IsolatedInferenceOptions inference;
 };
 
 // `model` may be modified (shape inference adds value_info).

@@ -182,7 +182,10 @@ TEST(OnnxTextFormsTest, JsonErrorsHavePlaceAndExpectation) {
   auto schema = ImportText(
       "{\"irVersion\": \"8\", \"graph\": {\"node\": \"Relu\"}}", "s.json");
   EXPECT_EQ(schema->status.code(), StatusCode::kMalformedInput);
-  EXPECT_EQ(schema->status.message().rfind("s.json: ", 0), 0u)
+  // The value protobuf quotes is placed: "Relu" starts at column 38.
+  EXPECT_EQ(schema->status.message().rfind(
+                "s.json:1:38: at graph.node: invalid value \"Relu\"", 0),
+            0u)
       << schema->status.message();
   EXPECT_NE(schema->status.message().find(
                 "expected protobuf's JSON mapping of an ONNX ModelProto"),

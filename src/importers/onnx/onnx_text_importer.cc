@@ -6,9 +6,13 @@
 // parses to a ModelProto and shares the conversion with the binary importer.
 
 #include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <google/protobuf/util/json_util.h>
@@ -16,6 +20,7 @@
 
 #include "base/strings.h"
 #include "importers/common/protobuf_text.h"
+#include "importers/onnx/onnx_convert_util.h"
 #include "importers/onnx/onnx_importer.h"
 #include "importers/onnx/onnx_model_converter.h"
 #include "importers/onnx/onnx_skeleton.h"
@@ -152,6 +157,120 @@ int64_t LatestDefaultOpset() {
   return it == map.end() ? 17 : it->second.second;
 }
 
+// libonnx's textual-syntax parser converts number literals with std::stoll
+// (dimensions, integer attributes, versions), std::stoull, std::stof and
+// std::stod and lets their exceptions out, whose message is only the
+// function's name ("stoll"). This finds the literal it failed on: the
+// first, in the parser's own lexing (ParserBase::Parse(Literal&): '-' or a
+// digit, digits with at most one '.', an optional exponent; '#' comments
+// and "..." strings skipped), that the named conversion cannot take,
+// checked with std::from_chars. nullopt when `conversion` is none of those
+// or no literal fails it.
+std::optional<Status> NumberLiteralError(const std::string& source,
+                                         const std::string& path,
+                                         std::string_view conversion) {
+  const bool to_int = conversion == "stoll" || conversion == "stoi";
+  const bool to_uint = conversion == "stoull" || conversion == "stoul";
+  const bool to_float = conversion == "stof";
+  const bool to_double = conversion == "stod";
+  if (!to_int && !to_uint && !to_float && !to_double) return std::nullopt;
+  auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  auto is_alpha = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
+  const size_t n = source.size();
+  size_t i = 0;
+  while (i < n) {
+    char c = source[i];
+    if (c == '#') {
+      while (i < n && source[i] != '\n') ++i;
+      continue;
+    }
+    if (c == '"') {
+      ++i;
+      while (i < n && source[i] != '"') ++i;
+      ++i;
+      continue;
+    }
+    if (is_alpha(c)) {
+      while (i < n && (is_alpha(source[i]) || is_digit(source[i]))) ++i;
+      continue;
+    }
+    if (!is_digit(c) && c != '-') {
+      ++i;
+      continue;
+    }
+    const size_t from = i++;
+    bool is_float = false;
+    while (i < n && (is_digit(source[i]) || source[i] == '.')) {
+      if (source[i] == '.') {
+        if (is_float) break;
+        is_float = true;
+      }
+      ++i;
+    }
+    if (i < n && (source[i] == 'e' || source[i] == 'E')) {
+      is_float = true;
+      ++i;
+      if (i < n && (source[i] == '+' || source[i] == '-')) ++i;
+      while (i < n && is_digit(source[i])) ++i;
+    }
+    std::string_view literal(source.data() + from, i - from);
+    std::string problem;
+    if ((to_int || to_uint) && !is_float) {
+      std::string_view digits = literal;
+      // std::stoull takes "-N" (and wraps it); only its digits can fail.
+      if (to_uint && digits.starts_with('-')) digits.remove_prefix(1);
+      bool fits = to_int ? ParseInteger<int64_t>(digits).has_value()
+                         : ParseInteger<uint64_t>(digits).has_value();
+      if (!fits) {
+        problem =
+            digits == "-" || digits.empty()
+                ? "'-' is not followed by a digit; expected a number"
+                : fmt::format(
+                      "integer {} is out of range; expected an integer from "
+                      "{} to {}",
+                      onnx_import::ShortString(literal),
+                      to_int ? std::to_string(INT64_MIN) : std::string("0"),
+                      to_int ? std::to_string(INT64_MAX)
+                             : std::to_string(UINT64_MAX));
+      }
+    } else if (to_float || to_double) {
+      bool ok;
+      if (to_float) {
+        float value;
+        auto [end, ec] =
+            std::from_chars(literal.data(), literal.data() + literal.size(),
+                            value, std::chars_format::general);
+        ok = ec == std::errc() && end == literal.data() + literal.size();
+      } else {
+        double value;
+        auto [end, ec] =
+            std::from_chars(literal.data(), literal.data() + literal.size(),
+                            value, std::chars_format::general);
+        ok = ec == std::errc() && end == literal.data() + literal.size();
+      }
+      if (!ok) {
+        problem = literal == "-"
+                      ? "'-' is not followed by a digit; expected a number"
+                      : fmt::format(
+                            "number {} cannot be held by a {}; expected a "
+                            "finite value within its range",
+                            onnx_import::ShortString(literal),
+                            to_float ? "float32" : "float64");
+      }
+    }
+    if (!problem.empty()) {
+      uint64_t line = 0;
+      uint64_t column = 0;
+      LineAndColumnAt(source, from, &line, &column);
+      return MalformedInputError(
+          fmt::format("{}:{}:{}: {}", path, line, column, problem));
+    }
+  }
+  return std::nullopt;
+}
+
 // The textual syntax: a model ('<' first) or a bare graph.
 Status ParseOnnxSyntax(const std::string& source, size_t first,
                        const std::string& path, ::onnx::ModelProto* model) {
@@ -171,6 +290,17 @@ Status ParseOnnxSyntax(const std::string& source, size_t first,
     }
   } catch (const std::exception& e) {
     parse_error = e.what();
+    if (auto located = NumberLiteralError(source, path, parse_error)) {
+      return *located;
+    }
+    if (parse_error == "stoll" || parse_error == "stoull" ||
+        parse_error == "stof" || parse_error == "stod") {
+      return MalformedInputError(fmt::format(
+          "{}: a number literal is out of range or malformed (libonnx's "
+          "{} failed); expected integers within int64 and floats within "
+          "float32",
+          path, parse_error));
+    }
     if (parse_error.empty()) parse_error = "syntax error";
   } catch (...) {
     parse_error = "syntax error";
@@ -249,10 +379,29 @@ Status ParseOnnxJson(const std::string& source, const std::string& path,
             "at " + what.substr(1, close - 1) + ": " + what.substr(close + 3);
       }
     }
+    // Protobuf quotes a value it cannot take ('invalid value "X"') but not
+    // where it is: placed when that JSON string occurs once in the file.
+    std::string where = path;
+    size_t quoted = what.find("invalid value \"");
+    if (quoted != std::string::npos) {
+      size_t begin = quoted + 14;  // at the opening quote
+      size_t end = what.find('"', begin + 1);
+      if (end != std::string::npos) {
+        std::string needle = what.substr(begin, end - begin + 1);
+        size_t at = source.find(needle);
+        if (at != std::string::npos &&
+            source.find(needle, at + 1) == std::string::npos) {
+          uint64_t line = 0;
+          uint64_t column = 0;
+          LineAndColumnAt(source, at, &line, &column);
+          where = fmt::format("{}:{}:{}", path, line, column);
+        }
+      }
+    }
     return MalformedInputError(fmt::format(
         "{}: {}; expected protobuf's JSON mapping of an ONNX ModelProto "
         "(camelCase field names, int64 as strings)",
-        path, what));
+        where, what));
   }
   return Status::Ok();
 }

@@ -89,3 +89,45 @@ with open(os.path.join(HERE, "syntax_error.onnx.json"), "w") as f:
             '  "graph": {"node": [{"opType": "Relu"}]},\n'
             '  "opsetImport": [{"version": "13"}]\n'
             '}\n')
+
+# Number literals libonnx's textual-syntax parser converts with std::stoll /
+# std::stof, whose exceptions say only "stoll" / "stof": a dimension past
+# int64 (line 2, column 10), an attribute float past float32 (line 4,
+# column 33; the same digits in the comment before it are not a literal) and
+# a '-' without digits (line 2, column 10).
+with open(os.path.join(HERE, "dim_out_of_range.onnxtxt"), "w") as f:
+    f.write('<ir_version: 8, opset_import: ["" : 13]>\n'
+            'g (float[99999999999999999999] x) => (float[4] y) {\n'
+            '  y = Relu(x)\n'
+            '}\n')
+with open(os.path.join(HERE, "float_out_of_range.onnxtxt"), "w") as f:
+    f.write('<ir_version: 8, opset_import: ["" : 13]>\n'
+            'g (float[4] x) => (float[4] y) {\n'
+            '  # alpha 1e999 would not fit\n'
+            '  y = LeakyRelu <alpha: float = 1e999> (x)\n'
+            '}\n')
+with open(os.path.join(HERE, "dash_without_digits.onnxtxt"), "w") as f:
+    f.write('<ir_version: 8, opset_import: ["" : 13]>\n'
+            'g (float[-] x) => (float[4] y) {\n'
+            '  y = Relu(x)\n'
+            '}\n')
+
+# The same dimension in protobuf's JSON mapping (protobuf names the field and
+# the value; the value is placed at line 4, column 98) and in protobuf text
+# (line 3, column 80).
+with open(os.path.join(HERE, "dim_out_of_range.onnx.json"), "w") as f:
+    f.write('{\n'
+            '  "irVersion": "8",\n'
+            '  "graph": {"node": [{"opType": "Relu", "input": ["x"], "output": ["y"]}],\n'
+            '   "input": [{"name": "x", "type": {"tensorType": {"elemType": 1, "shape": '
+            '{"dim": [{"dimValue": "99999999999999999999"}]}}}}]},\n'
+            '  "opsetImport": [{"version": "13"}]\n'
+            '}\n')
+with open(os.path.join(HERE, "dim_out_of_range.prototxt"), "w") as f:
+    f.write('ir_version: 3\n'
+            'graph {\n'
+            '  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { '
+            'dim_value: 99999999999999999999 } } } } }\n'
+            '  node { op_type: "Relu" input: "x" output: "y" }\n'
+            '}\n'
+            'opset_import { version: 13 }\n')
