@@ -78,10 +78,10 @@ uint64_t CgroupMemoryMax() {
 uint64_t PhysicalMemoryBytes() {
   long pages = ::sysconf(_SC_PHYS_PAGES);
   long page_size = ::sysconf(_SC_PAGESIZE);
-  uint64_t physical = pages > 0 && page_size > 0
-                          ? static_cast<uint64_t>(pages) *
-                                static_cast<uint64_t>(page_size)
-                          : 0;
+  uint64_t physical =
+      pages > 0 && page_size > 0
+          ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size)
+          : 0;
   uint64_t cgroup = CgroupMemoryMax();
   if (cgroup > 0 && (physical == 0 || cgroup < physical)) return cgroup;
   return physical;
@@ -114,8 +114,9 @@ StatusOr<uint64_t> ParseMemorySize(std::string_view text) {
                     text, why));
   };
   size_t i = 0;
-  while (i < text.size() &&
-         (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) {
+  while (
+      i < text.size() &&
+      (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) {
     ++i;
   }
   std::string number(text.substr(0, i));
@@ -126,7 +127,8 @@ StatusOr<uint64_t> ParseMemorySize(std::string_view text) {
   std::string unit;
   for (char c : text.substr(i)) {
     if (c == ' ') continue;
-    unit.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    unit.push_back(
+        static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
   }
   if (unit.size() > 1 && (unit.ends_with("IB") || unit.ends_with("B"))) {
     unit.resize(unit.ends_with("IB") ? unit.size() - 2 : unit.size() - 1);

@@ -22,8 +22,8 @@ TEST(ParseMemorySize, AcceptsBytesAndBinaryUnits) {
 }
 
 TEST(ParseMemorySize, RefusesWhatIsNotASize) {
-  for (const char* text : {"", "G", "abc", "4X", "1.2.3G", "0", "0.1", "-5M",
-                           "99999999999T"}) {
+  for (const char* text :
+       {"", "G", "abc", "4X", "1.2.3G", "0", "0.1", "-5M", "99999999999T"}) {
     auto r = ParseMemorySize(text);
     ASSERT_FALSE(r.ok()) << text;
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);

@@ -170,9 +170,9 @@ StatusOr<std::string> ReadDecompressedFile(const std::string& path,
     if (chunk.empty()) break;
     // What the string will hold after the append: growth doubles it.
     size_t needed = out.size() + chunk.size();
-    size_t capacity =
-        needed <= out.capacity() ? out.capacity()
-                                 : std::max(needed, 2 * out.capacity());
+    size_t capacity = needed <= out.capacity()
+                          ? out.capacity()
+                          : std::max(needed, 2 * out.capacity());
     if (!charge->Set(before + capacity)) {
       charge->Set(before);  // the text is dropped with the error
       return charge->LimitError(

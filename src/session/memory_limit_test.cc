@@ -73,8 +73,7 @@ void ExpectLimitError(const Status& status, const std::string& path,
   EXPECT_NE(m.find("would exceed the memory limit of 64 MiB"),
             std::string::npos)
       << m;
-  EXPECT_NE(m.find("--memory-limit SIZE or MI_MEMORY_LIMIT"),
-            std::string::npos)
+  EXPECT_NE(m.find("--memory-limit SIZE or MI_MEMORY_LIMIT"), std::string::npos)
       << m;
 }
 
@@ -118,9 +117,8 @@ TEST_F(MemoryLimitTest, DecompressedTextStopsAtTheLimit) {
 TEST_F(MemoryLimitTest, ParseEstimateCountsBeforeTheParse) {
   // 8 MiB of empty "node {}" messages: the text fits in 64 MiB, its parse
   // (a NodeProto of ~100+ bytes per 9 bytes of text) would not.
-  std::string path =
-      WriteGz("nodes.onnxtxt.gz", "ir_version: 7\ngraph {\n", "node { }\n",
-              (uint64_t{8} << 20) / 9, "}\n");
+  std::string path = WriteGz("nodes.onnxtxt.gz", "ir_version: 7\ngraph {\n",
+                             "node { }\n", (uint64_t{8} << 20) / 9, "}\n");
   auto session = Open(path);
   ASSERT_FALSE(session.ok());
   ExpectLimitError(session.status(), path, ": parsing its 8 MiB of text");
@@ -170,8 +168,8 @@ TEST_F(MemoryLimitTest, MillionsOfTinyTraceEventsStopAtTheLimit) {
   // holds well under 1M of them: the read stops part way, at an event
   // boundary the message names by byte.
   const uint64_t events = 2'000'000;
-  std::string path = WriteGz("bomb.json.gz", R"({"traceEvents":[)",
-                             TinyEvent(), events, "{}]}");
+  std::string path = WriteGz("bomb.json.gz", R"({"traceEvents":[)", TinyEvent(),
+                             events, "{}]}");
   auto session = Open(path);
   ASSERT_FALSE(session.ok());
   ExpectLimitError(session.status(), path, "@byte ");

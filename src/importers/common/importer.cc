@@ -97,7 +97,12 @@ MemoryCharge& ImportContext::held_charge() {
   return *own_held;
 }
 
-Status ChargeBuilt(ImportContext& ctx, std::string_view place, size_t extra) {
+namespace {
+
+// `place()` is called only for the error: the charge that fits, every
+// kChargeInterval bytes of input, builds no string.
+template <typename Place>
+Status ChargeBuiltImpl(ImportContext& ctx, size_t extra, const Place& place) {
   size_t bytes = extra;
   if (ctx.model != nullptr) bytes += ctx.model->MemoryUsage();
   if (ctx.trace != nullptr) {
@@ -107,13 +112,25 @@ Status ChargeBuilt(ImportContext& ctx, std::string_view place, size_t extra) {
   }
   MemoryCharge& charge = ctx.held_charge();
   if (charge.Set(bytes)) return Status::Ok();
-  std::string what = "the model and trace read so far (" +
-                     FormatMemorySize(bytes) + ")";
+  std::string what =
+      "the model and trace read so far (" + FormatMemorySize(bytes) + ")";
   if (ctx.trace != nullptr && ctx.trace->task_count() > 0) {
     what = "the trace read so far (" + std::to_string(ctx.trace->task_count()) +
            " tasks, " + FormatMemorySize(bytes) + " with the model)";
   }
-  return charge.LimitError(place, what);
+  return charge.LimitError(place(), what);
+}
+
+}  // namespace
+
+Status ChargeBuilt(ImportContext& ctx, std::string_view place, size_t extra) {
+  return ChargeBuiltImpl(ctx, extra, [place] { return place; });
+}
+
+Status ChargeBuiltAt(ImportContext& ctx, uint64_t offset, size_t extra) {
+  return ChargeBuiltImpl(ctx, extra, [&ctx, offset] {
+    return ctx.path + "@byte " + std::to_string(offset);
+  });
 }
 
 uint64_t EstimateParsedText(std::string_view text) {
@@ -152,13 +169,12 @@ Status Importer::Import(ImportContext& ctx) const {
     return InternalError(std::string(descriptor().name) +
                          " importer has neither Import() nor a reader");
   }
-  MI_ASSIGN_OR_RETURN(auto chunks,
-                      io::ChunkReader::Open(ctx.path,
-                                            io::ChunkReader::kDefaultChunkSize,
-                                            ctx.budget));
+  MI_ASSIGN_OR_RETURN(
+      auto chunks,
+      io::ChunkReader::Open(ctx.path, io::ChunkReader::kDefaultChunkSize,
+                            ctx.budget));
   auto charge = [&](uint64_t offset) {
-    return ChargeBuilt(ctx, ctx.path + "@byte " + std::to_string(offset),
-                       reader->MemoryUsage());
+    return ChargeBuiltAt(ctx, offset, reader->MemoryUsage());
   };
   MI_RETURN_IF_ERROR(charge(0));
   while (true) {

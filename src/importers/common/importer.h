@@ -118,6 +118,8 @@ SourceId EnsureSource(ImportContext& ctx);
 // by at most what that much input builds.
 Status ChargeBuilt(ImportContext& ctx, std::string_view place,
                    size_t extra = 0);
+// The same at decompressed byte `offset` of ctx.path ("file@byte N").
+Status ChargeBuiltAt(ImportContext& ctx, uint64_t offset, size_t extra);
 inline constexpr size_t kChargeInterval = size_t{1} << 20;
 
 // The memory a whole text parsed into a protobuf message (ONNX text, GE

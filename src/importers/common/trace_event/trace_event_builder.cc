@@ -784,10 +784,10 @@ size_t TraceEventBuilder::MemoryUsage() const {
   // A hash map entry is a node of key, value and two pointers: ~64 bytes
   // (a process label is short: held in the string itself).
   constexpr size_t kMapEntry = 64;
-  size_t bytes = (tracks_.size() + track_thread_keys_.size() +
-                  open_slices_.size() + thread_names_.size() +
-                  process_names_.size() + process_labels_.size()) *
-                 kMapEntry;
+  size_t bytes =
+      (tracks_.size() + track_thread_keys_.size() + open_slices_.size() +
+       thread_names_.size() + process_names_.size() + process_labels_.size()) *
+      kMapEntry;
   return bytes + open_slice_count_ * sizeof(OpenSlice) +
          run_markers_.capacity() * sizeof(RunMarker) +
          stream_waits_.capacity() * sizeof(StreamWait);
