@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -47,11 +48,15 @@ bool MemoryCharge::Set(uint64_t bytes) {
 
 Status MemoryCharge::LimitError(std::string_view where,
                                 std::string_view what) const {
-  return MemoryLimitError(fmt::format(
-      "{}: {} would exceed the memory limit of {} ({} already in use); raise "
-      "it with --memory-limit SIZE or MI_MEMORY_LIMIT",
-      where, what, FormatMemorySize(budget_->limit()),
-      FormatMemorySize(budget_->used())));
+  // What other charges hold (read buffers, other files, other runs).
+  uint64_t others = budget_->used() - std::min(budget_->used(), bytes_);
+  return MemoryLimitError(
+      fmt::format("{}: {} would exceed the memory limit of {}{}; raise it with "
+                  "--memory-limit SIZE or MI_MEMORY_LIMIT",
+                  where, what, FormatMemorySize(budget_->limit()),
+                  others == 0 ? std::string()
+                              : " (" + FormatMemorySize(others) +
+                                    " held by read buffers and other inputs)"));
 }
 
 namespace {

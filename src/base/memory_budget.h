@@ -72,9 +72,9 @@ class MemoryCharge {
   uint64_t bytes() const { return bytes_; }
   MemoryBudget& budget() const { return *budget_; }
 
-  // "<where>: <what> would exceed the memory limit of 64 MiB (... in use);
-  // raise it with --memory-limit SIZE or MI_MEMORY_LIMIT". `where` names the
-  // file and the place (file@byte N, file:line, file: event N).
+  // "<where>: <what> would exceed the memory limit of 64 MiB (9 MiB held by
+  // read buffers and other inputs); raise it with --memory-limit SIZE or
+  // MI_MEMORY_LIMIT". `where`: file and place (file@byte N, file:line).
   Status LimitError(std::string_view where, std::string_view what) const;
 
  private:

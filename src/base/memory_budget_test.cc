@@ -68,12 +68,17 @@ TEST(MemoryCharge, GrowsShrinksAndReleasesOnDestruction) {
     EXPECT_EQ(budget.used(), 50u);
     EXPECT_TRUE(b.Add(50));
     EXPECT_EQ(budget.used(), 100u);
+    // b holds 90 of the 100 used; a holds the other 10.
     Status error = b.LimitError("trace.json@byte 7", "the trace");
     EXPECT_EQ(error.code(), StatusCode::kMemoryLimit);
     EXPECT_EQ(error.message(),
               "trace.json@byte 7: the trace would exceed the memory limit of "
-              "100 B (100 B already in use); raise it with --memory-limit SIZE "
-              "or MI_MEMORY_LIMIT");
+              "100 B (10 B held by read buffers and other inputs); raise it "
+              "with --memory-limit SIZE or MI_MEMORY_LIMIT");
+    EXPECT_TRUE(a.Set(0));
+    EXPECT_EQ(b.LimitError("t.csv:3", "the row").message(),
+              "t.csv:3: the row would exceed the memory limit of 100 B; raise "
+              "it with --memory-limit SIZE or MI_MEMORY_LIMIT");
   }
   EXPECT_EQ(budget.used(), 0u);
 }

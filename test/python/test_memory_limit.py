@@ -54,6 +54,17 @@ def test_environment_sets_the_limit_and_the_flag_wins(tmp_path):
     assert proc.stdout == ""
 
 
+def test_open_refuses_a_run_past_the_limit(tmp_path):
+    # The server's opener (runs given on the command line, and the pair
+    # route) uses the same budget; with no run left to serve, `open` exits
+    # with the error instead of serving.
+    bomb = tmp_path / "bomb.json.gz"
+    write_trace_bomb(bomb, 2_000_000)
+    proc = run("open", bomb, "--memory-limit", "32M", "--no-browser", check=False)
+    assert proc.returncode == 7, proc.stderr
+    assert "would exceed the memory limit of 32 MiB" in proc.stderr
+
+
 def test_bad_sizes_are_usage_errors(tmp_path):
     model = committed(FIXTURES / "resnet18" / "model.onnx")
     proc = run("summary", model, "--memory-limit", "lots", check=False)
