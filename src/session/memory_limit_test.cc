@@ -158,6 +158,25 @@ TEST_F(MemoryLimitTest, CsvRowOfManyFieldsStopsAtTheFieldCount) {
       << session.status().message();
 }
 
+TEST_F(MemoryLimitTest, NeverClosedQuoteInTraceEventCsvStopsAtTheRecordCap) {
+  // Trace events flattened to CSV (onnx-array-api's columns): a quote opens
+  // on line 2 and 80 MiB follow without the closing quote; a record is
+  // capped at 64 MiB, as a JSON trace event is. (Under a 64 MiB limit the
+  // budget stops it first: the record's buffer is charged.)
+  std::string path =
+      WriteGz("prof.csv.gz", "cat,pid,tid,dur,ts,ph,name\n\"",
+              std::string(4095, 'x') + "\n", (uint64_t{80} << 20) / 4096);
+  OpenOptions options;
+  options.paths = {path};  // the default budget: the cap, not it, stops this
+  auto session = Session::Open(options);
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.status().code(), StatusCode::kMalformedInput);
+  EXPECT_EQ(session.status().message().rfind(
+                path + ":2:1: record longer than 64 MiB", 0),
+            0u)
+      << session.status().message();
+}
+
 std::string TinyEvent() {
   return R"({"ph":"X","name":"k","ts":1,"dur":1,"pid":1,"tid":1},)";
 }
