@@ -56,6 +56,13 @@ struct OpenOptions {
   bool calibrate_clocks = true;
   // (file, bytes done, bytes total) during long reads.
   std::function<void(const std::string&, uint64_t, uint64_t)> progress;
+  // The memory the load may use, in bytes (docs/reference/cli.md
+  // "--memory-limit"). 0: the process's budget, shared by every open session
+  // (its limit is --memory-limit / MI_MEMORY_LIMIT, by default 75% of the
+  // machine's memory). A load that would pass it fails with a memory-limit
+  // error naming the file, the place and the limit. The session holds the
+  // charge of its model and trace until it is destroyed.
+  uint64_t memory_limit = 0;
 };
 
 struct InputFile {

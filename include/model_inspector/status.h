@@ -19,6 +19,7 @@ enum class StatusCode : uint8_t {
   kMalformedInput,   // an input file is broken
   kUnsupported,      // valid input we do not handle (yet)
   kIo,               // the operating system refused a read or a write
+  kMemoryLimit,      // an input would need more memory than the set limit
   kInternal,         // a bug in model-inspector
 };
 
@@ -76,6 +77,9 @@ inline Status UnsupportedError(std::string m) {
 }
 inline Status IoError(std::string m) {
   return Status(StatusCode::kIo, std::move(m));
+}
+inline Status MemoryLimitError(std::string m) {
+  return Status(StatusCode::kMemoryLimit, std::move(m));
 }
 inline Status InternalError(std::string m) {
   return Status(StatusCode::kInternal, std::move(m));

@@ -16,6 +16,8 @@ int ExitCodeFor(StatusCode code) {
       return 5;
     case StatusCode::kIo:
       return 6;
+    case StatusCode::kMemoryLimit:
+      return 7;
     case StatusCode::kInternal:
       return 70;
   }
@@ -36,6 +38,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "unsupported";
     case StatusCode::kIo:
       return "i/o error";
+    case StatusCode::kMemoryLimit:
+      return "memory limit";
     case StatusCode::kInternal:
       return "internal error";
   }

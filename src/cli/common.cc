@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/memory_budget.h"
 #include "base/strings.h"
 
 namespace mi::cli {
@@ -30,6 +31,34 @@ void AddInputFlags(CLI::App* command, InputFlags* flags, bool paths_required) {
   command->add_flag("-v,--verbose", flags->verbose,
                     "also print info diagnostics");
   command->add_flag("-q,--quiet", flags->quiet, "no progress output");
+  AddMemoryLimitOption(command);
+}
+
+void AddMemoryLimitOption(CLI::App* command) {
+  command
+      ->add_option_function<std::string>(
+          "--memory-limit",
+          [](const std::string& value) {
+            auto bytes = ParseMemorySize(value);
+            if (!bytes.ok()) {
+              throw CLI::ValidationError("--memory-limit",
+                                         bytes.status().message());
+            }
+            MemoryBudget::Process().set_limit(*bytes);
+          },
+          "memory the inputs may take while they are read (512M, 4G, "
+          "1.5GiB, bytes; default: MI_MEMORY_LIMIT, else 75% of the "
+          "machine's memory); an input that would pass it fails naming "
+          "file, place and limit (exit code 7)")
+      ->type_name("SIZE");
+}
+
+int CheckMemoryLimitEnvironment() {
+  auto from_env = MemoryLimitFromEnvironment();
+  if (from_env.ok()) return 0;
+  std::fprintf(stderr, "model-inspector: error: %s\n",
+               from_env.status().message().c_str());
+  return 2;
 }
 
 int ReportError(const Status& status) {

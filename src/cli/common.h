@@ -28,7 +28,17 @@ struct InputFlags {
   }
 };
 
+// Adds the input options, --memory-limit among them.
 void AddInputFlags(CLI::App* command, InputFlags* flags, bool paths_required);
+
+// `--memory-limit SIZE` (512M, 4G, 1.5GiB, bytes): sets the limit of the
+// process's memory budget (base/memory_budget.h), which every read charges;
+// MI_MEMORY_LIMIT when not given, else 75% of the machine's memory. Added to
+// the main app and to every command that reads inputs.
+void AddMemoryLimitOption(CLI::App* command);
+
+// MI_MEMORY_LIMIT set but not a size: the error (exit code 2), else 0.
+int CheckMemoryLimitEnvironment();
 
 // Opens the inputs; on failure prints "model-inspector: error: ..." and
 // returns nullptr with *exit_code set (and *error, when given, to the

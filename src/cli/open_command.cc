@@ -386,6 +386,7 @@ void RegisterOpenCommand(CLI::App& app, int* exit_code) {
       "(no PATH: the bundled demo run)");
   cmd->add_option("paths", flags->paths,
                   "one run each: a run directory, a model or a trace");
+  AddMemoryLimitOption(cmd);
   cmd->add_option("--run", flags->groups,
                   "one run made of several files (model, compiled model, "
                   "trace); repeatable; runs from PATHs come first")

@@ -3,10 +3,15 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 namespace mi::io {
+
+namespace {
+constexpr size_t kGzipInputBuffer = size_t{1} << 20;
+}  // namespace
 
 struct ChunkReader::ZState {
   z_stream stream{};
@@ -17,8 +22,8 @@ struct ChunkReader::ZState {
 };
 
 StatusOr<std::unique_ptr<ChunkReader>> ChunkReader::Open(
-    const std::string& path, size_t chunk_size) {
-  std::unique_ptr<ChunkReader> r(new ChunkReader());
+    const std::string& path, size_t chunk_size, MemoryBudget* budget) {
+  std::unique_ptr<ChunkReader> r(new ChunkReader(budget));
   r->path_ = path;
   r->chunk_size_ = chunk_size;
   struct stat st;
@@ -40,17 +45,27 @@ StatusOr<std::unique_ptr<ChunkReader>> ChunkReader::Open(
   if (got == 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
       static_cast<unsigned char>(magic[1]) == 0x8b) {
     r->is_gzip_ = true;
+    if (!r->buffers_charge_.Set(chunk_size + kGzipInputBuffer)) {
+      return r->buffers_charge_.LimitError(
+          path, "the read buffers (" +
+                    FormatMemorySize(chunk_size + kGzipInputBuffer) + ")");
+    }
     r->z_ = std::make_unique<ZState>();
     // 15 + 32: zlib or gzip header, detected automatically.
     if (inflateInit2(&r->z_->stream, 15 + 32) != Z_OK) {
       return InternalError("zlib inflateInit2 failed");
     }
     r->z_->initialised = true;
-    r->in_buffer_.resize(1 << 20);
+    r->in_buffer_.resize(kGzipInputBuffer);
+  } else if (!r->buffers_charge_.Set(chunk_size)) {
+    return r->buffers_charge_.LimitError(
+        path, "the read buffer (" + FormatMemorySize(chunk_size) + ")");
   }
   r->out_buffer_.resize(chunk_size);
   return r;
 }
+
+ChunkReader::ChunkReader(MemoryBudget* budget) : buffers_charge_(budget) {}
 
 ChunkReader::~ChunkReader() {
   if (file_ != nullptr) std::fclose(file_);
@@ -141,12 +156,32 @@ StatusOr<std::string> ReadDecompressedHead(const std::string& path,
   return std::string(*chunk);
 }
 
-StatusOr<std::string> ReadDecompressedFile(const std::string& path) {
-  MI_ASSIGN_OR_RETURN(auto reader, ChunkReader::Open(path));
+StatusOr<std::string> ReadDecompressedFile(const std::string& path,
+                                           MemoryCharge* held) {
+  MemoryCharge local;
+  MemoryCharge* charge = held != nullptr ? held : &local;
+  MI_ASSIGN_OR_RETURN(auto reader,
+                      ChunkReader::Open(path, ChunkReader::kDefaultChunkSize,
+                                        &charge->budget()));
   std::string out;
+  const uint64_t before = charge->bytes();
   while (true) {
     MI_ASSIGN_OR_RETURN(std::string_view chunk, reader->Next());
     if (chunk.empty()) break;
+    // What the string will hold after the append: growth doubles it.
+    size_t needed = out.size() + chunk.size();
+    size_t capacity = needed <= out.capacity()
+                          ? out.capacity()
+                          : std::max(needed, 2 * out.capacity());
+    if (!charge->Set(before + capacity)) {
+      charge->Set(before);  // the text is dropped with the error
+      return charge->LimitError(
+          path + "@byte " + std::to_string(out.size()),
+          "the decompressed text (" + FormatMemorySize(needed) +
+              " so far, of " + FormatMemorySize(reader->file_size()) +
+              (reader->is_gzip() ? " compressed)" : " on disk)"));
+    }
+    out.reserve(capacity);
     out.append(chunk);
   }
   return out;

@@ -2,7 +2,9 @@
 
 // Reads a file as a sequence of chunks, inflating gzip transparently (PyTorch
 // writes `.pt.trace.json.gz`). Importers see the decompressed bytes only, and
-// multi-GB traces never need to sit in memory whole.
+// multi-GB traces never need to sit in memory whole. Decompressed bytes held
+// count against the memory budget (base/memory_budget.h): a reader's buffers
+// while it is open, the whole file for ReadDecompressedFile.
 
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/memory_budget.h"
 #include "model_inspector/status.h"
 
 namespace mi::io {
@@ -19,8 +22,11 @@ class ChunkReader {
  public:
   static constexpr size_t kDefaultChunkSize = 8 << 20;
 
+  // The buffers (chunk_size, plus 1 MiB of compressed input for gzip) are
+  // charged to `budget` (null: the process's) while the reader is open.
   static StatusOr<std::unique_ptr<ChunkReader>> Open(
-      const std::string& path, size_t chunk_size = kDefaultChunkSize);
+      const std::string& path, size_t chunk_size = kDefaultChunkSize,
+      MemoryBudget* budget = nullptr);
   ~ChunkReader();
   ChunkReader(const ChunkReader&) = delete;
   ChunkReader& operator=(const ChunkReader&) = delete;
@@ -38,7 +44,7 @@ class ChunkReader {
   uint64_t bytes_produced() const { return bytes_produced_; }
 
  private:
-  ChunkReader() = default;
+  explicit ChunkReader(MemoryBudget* budget);
   StatusOr<size_t> ReadRaw(char* dst, size_t n);
 
   std::string path_;
@@ -54,13 +60,19 @@ class ChunkReader {
   uint64_t file_size_ = 0;
   uint64_t bytes_produced_ = 0;
   std::string pending_head_;  // bytes read while sniffing the gzip magic
+  MemoryCharge buffers_charge_;
 };
 
 // Reads up to `max_bytes` of decompressed data from the start of a file.
 StatusOr<std::string> ReadDecompressedHead(const std::string& path,
                                            size_t max_bytes);
 
-// Reads and decompresses a whole (small) file into memory.
-StatusOr<std::string> ReadDecompressedFile(const std::string& path);
+// Reads and decompresses a whole file into memory, charging the text as it
+// grows: the limit stops a gzip bomb at the byte where it would pass it
+// (MemoryLimitError). With `held`, the charge stays on it after the return,
+// for as long as the caller keeps the text; without, it is released on
+// return (the text is then the caller's to account for).
+StatusOr<std::string> ReadDecompressedFile(const std::string& path,
+                                           MemoryCharge* held = nullptr);
 
 }  // namespace mi::io

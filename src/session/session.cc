@@ -439,6 +439,10 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
   std::vector<importers::RunFiles::LeftOut> left_out;
   MI_RETURN_IF_ERROR(ExpandPaths(options, registry, &files, &left_out));
   auto impl = std::make_unique<Impl>();
+  if (options.memory_limit > 0) {
+    impl->own_budget = std::make_unique<MemoryBudget>(options.memory_limit);
+  }
+  impl->held = std::make_unique<MemoryCharge>(impl->own_budget.get());
   for (const importers::RunFiles::LeftOut& l : left_out) {
     std::string examples;
     for (size_t i = 0; i < l.paths.size() && i < 3; ++i) {
@@ -491,6 +495,8 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
     ctx.trace = &impl->trace;
     ctx.diagnostics = &impl->diagnostics;
     ctx.level_hint = file.hint;
+    ctx.budget = &impl->held->budget();
+    ctx.held = impl->held.get();
     const bool trace_file =
         importer->descriptor().content == importers::ContentKind::kTrace;
     if (trace_file) {
@@ -515,6 +521,8 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
       };
     }
     MI_RETURN_IF_ERROR(importer->Import(ctx));
+    // Formats read whole (ONNX, .om, GE dumps) are charged once read.
+    MI_RETURN_IF_ERROR(importers::ChargeBuilt(ctx, file.path));
     InputFile input;
     input.path = file.path;
     input.format = std::string(importer->descriptor().name);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/json_writer.h"
+#include "base/memory_budget.h"
 
 #include "analysis/analysis_descriptor.h"
 #include "analysis/blocks/block_time.h"
@@ -25,6 +26,10 @@ namespace mi {
 struct TimelineIndex;
 
 struct Session::Impl {
+  // OpenOptions::memory_limit's own budget (null: the process's), and the
+  // charge of the model and trace below, released when the session goes.
+  std::unique_ptr<MemoryBudget> own_budget;
+  std::unique_ptr<MemoryCharge> held;
   StringPool strings;
   Model model{&strings};
   Trace trace{&strings};

@@ -315,6 +315,12 @@ class CsvReader : public Reader {
           continue;
         } else {
           field_.push_back(c);
+          if (field_.size() > kMaxField) {
+            return MalformedInputError(
+                Where(quote_line_) +
+                "quoted field longer than 16 MiB (its quote opens on this "
+                "line and is not closed); expected a CANN profiler CSV table");
+          }
           continue;
         }
       }
@@ -324,6 +330,12 @@ class CsvReader : public Reader {
         quote_line_ = line_;
       } else if (c == ',') {
         EndField();
+        if (++record_fields_ > kMaxFields) {
+          return MalformedInputError(
+              Where(record_line_) + "row with more than " +
+              std::to_string(kMaxFields) +
+              " fields; expected a CANN profiler CSV table");
+        }
       } else if (c == '\n') {
         EndField();
         MI_RETURN_IF_ERROR(EndRecord(record_line_));
@@ -341,6 +353,12 @@ class CsvReader : public Reader {
       }
     }
     return Status::Ok();
+  }
+
+  // The row being read and the rows waiting for their device's tie.
+  size_t MemoryUsage() const override {
+    return field_.capacity() + record_bytes_ +
+           pending_.capacity() * sizeof(PendingRow);
   }
 
   Status NotifyEndOfFile() override {
@@ -403,12 +421,17 @@ class CsvReader : public Reader {
   }
 
  private:
+  // Fixed caps, far above any CANN table's: one field (also inside quotes,
+  // where a quote that never closes would otherwise take the rest of the
+  // file) and the fields of one row (each an empty std::string at least).
   static constexpr size_t kMaxField = size_t{16} << 20;
+  static constexpr size_t kMaxFields = size_t{1} << 16;
 
   std::string Where(uint64_t line) const {
     return ctx_.path + ":" + std::to_string(line) + ": ";
   }
   void EndField() {
+    record_bytes_ += sizeof(std::string) + field_.capacity();
     fields_.push_back(std::move(field_));
     field_.clear();
     field_started_ = false;
@@ -416,6 +439,8 @@ class CsvReader : public Reader {
   Status EndRecord(uint64_t line) {
     std::vector<std::string> record = std::move(fields_);
     fields_.clear();
+    record_fields_ = 0;
+    record_bytes_ = 0;
     if (record.size() == 1 && Clean(record[0]).empty()) return Status::Ok();
     if (!have_header_) {
       have_header_ = true;
@@ -926,6 +951,8 @@ class CsvReader : public Reader {
   bool field_started_ = false;
   std::string field_;
   std::vector<std::string> fields_;
+  size_t record_fields_ = 0;
+  size_t record_bytes_ = 0;  // of fields_
   bool have_header_ = false;
   size_t header_size_ = 0;
   Columns cols_;

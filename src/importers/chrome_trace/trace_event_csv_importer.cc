@@ -120,7 +120,19 @@ class TraceEventCsvReader : public Reader, public TraceEventBuilder::Reporter {
     }
     pending_.erase(0, start);
     scan_from_ = pending_.size();
+    // One record is at most what one JSON trace event may be; a quote that
+    // never closes would otherwise hold the rest of the file.
+    if (pending_.size() > kMaxRecordBytes) {
+      return MalformedInputError(
+          path_ + ":" + std::to_string(line_ + 1) +
+          ":1: record longer than 64 MiB (a quoted field never closed?); "
+          "expected one trace event per line");
+    }
     return Status::Ok();
+  }
+
+  size_t MemoryUsage() const override {
+    return pending_.capacity() + builder_.MemoryUsage();
   }
 
   Status NotifyEndOfFile() override {
@@ -236,6 +248,8 @@ class TraceEventCsvReader : public Reader, public TraceEventBuilder::Reporter {
     builder_.AddEvent(event);
     return Status::Ok();
   }
+
+  static constexpr size_t kMaxRecordBytes = size_t{64} << 20;
 
   ImportContext& ctx_;
   std::string path_;

@@ -91,6 +91,72 @@ StatusOr<std::string> ReadSniffHead(const std::string& path) {
   return out;
 }
 
+MemoryCharge& ImportContext::held_charge() {
+  if (held != nullptr) return *held;
+  if (own_held == nullptr) own_held = std::make_unique<MemoryCharge>(budget);
+  return *own_held;
+}
+
+namespace {
+
+// `place()` is called only for the error: the charge that fits, every
+// kChargeInterval bytes of input, builds no string.
+template <typename Place>
+Status ChargeBuiltImpl(ImportContext& ctx, size_t extra, const Place& place) {
+  size_t bytes = extra;
+  if (ctx.model != nullptr) bytes += ctx.model->MemoryUsage();
+  if (ctx.trace != nullptr) {
+    bytes += ctx.trace->MemoryUsage() + ctx.trace->strings().MemoryUsage();
+  } else if (ctx.model != nullptr) {
+    bytes += ctx.model->strings().MemoryUsage();
+  }
+  MemoryCharge& charge = ctx.held_charge();
+  if (charge.Set(bytes)) return Status::Ok();
+  std::string what =
+      "the model and trace read so far (" + FormatMemorySize(bytes) + ")";
+  if (ctx.trace != nullptr && ctx.trace->task_count() > 0) {
+    what = "the trace read so far (" + std::to_string(ctx.trace->task_count()) +
+           " tasks, " + FormatMemorySize(bytes) + " with the model)";
+  }
+  return charge.LimitError(place(), what);
+}
+
+}  // namespace
+
+Status ChargeBuilt(ImportContext& ctx, std::string_view place, size_t extra) {
+  return ChargeBuiltImpl(ctx, extra, [place] { return place; });
+}
+
+Status ChargeBuiltAt(ImportContext& ctx, uint64_t offset, size_t extra) {
+  return ChargeBuiltImpl(ctx, extra, [&ctx, offset] {
+    return ctx.path + "@byte " + std::to_string(offset);
+  });
+}
+
+uint64_t EstimateParsedText(std::string_view text) {
+  uint64_t messages = 0;
+  uint64_t fields = 0;
+  for (char c : text) {
+    messages += (c == '{') | (c == '(');
+    fields += (c == '\n') | (c == ',');
+  }
+  return 2 * uint64_t{text.size()} + 128 * messages + 16 * fields;
+}
+
+StatusOr<std::string> ReadTextToParse(const ImportContext& ctx,
+                                      MemoryCharge* charge) {
+  MI_ASSIGN_OR_RETURN(std::string text,
+                      io::ReadDecompressedFile(ctx.path, charge));
+  uint64_t parsed = EstimateParsedText(text);
+  if (!charge->Add(parsed)) {
+    return charge->LimitError(
+        ctx.path, "parsing its " + FormatMemorySize(text.size()) +
+                      " of text (estimated at " + FormatMemorySize(parsed) +
+                      " besides the text)");
+  }
+  return text;
+}
+
 void Importer::ClaimRunFiles(RunFiles&) const {}
 
 std::unique_ptr<Reader> Importer::CreateReader(ImportContext&) const {
@@ -103,16 +169,31 @@ Status Importer::Import(ImportContext& ctx) const {
     return InternalError(std::string(descriptor().name) +
                          " importer has neither Import() nor a reader");
   }
-  MI_ASSIGN_OR_RETURN(auto chunks, io::ChunkReader::Open(ctx.path));
+  MI_ASSIGN_OR_RETURN(
+      auto chunks,
+      io::ChunkReader::Open(ctx.path, io::ChunkReader::kDefaultChunkSize,
+                            ctx.budget));
+  auto charge = [&](uint64_t offset) {
+    return ChargeBuiltAt(ctx, offset, reader->MemoryUsage());
+  };
+  MI_RETURN_IF_ERROR(charge(0));
   while (true) {
     MI_ASSIGN_OR_RETURN(std::string_view chunk, chunks->Next());
     if (chunk.empty()) break;
-    MI_RETURN_IF_ERROR(reader->Parse(chunk));
+    // In pieces, the model and trace charged after each: the limit is
+    // passed by at most what kChargeInterval bytes of input build.
+    uint64_t offset = chunks->bytes_produced() - chunk.size();
+    for (size_t i = 0; i < chunk.size(); i += kChargeInterval) {
+      MI_RETURN_IF_ERROR(reader->Parse(chunk.substr(i, kChargeInterval)));
+      MI_RETURN_IF_ERROR(
+          charge(offset + std::min(chunk.size(), i + kChargeInterval)));
+    }
     if (ctx.progress) {
       ctx.progress(chunks->file_bytes_read(), chunks->file_size());
     }
   }
-  return reader->NotifyEndOfFile();
+  MI_RETURN_IF_ERROR(reader->NotifyEndOfFile());
+  return charge(chunks->bytes_produced());
 }
 
 }  // namespace mi::importers

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "base/ids.h"
+#include "base/memory_budget.h"
 #include "diag/diagnostics.h"
 #include "model/model.h"
 #include "model_inspector/status.h"
@@ -51,6 +52,16 @@ struct ImportContext {
 
   // Filled by the importer: the root graphs it added.
   std::vector<GraphId> graphs_added;
+
+  // The memory budget the read works within (null: the process's). The
+  // model and trace being built are charged to `held` (the session's, so the
+  // charge lasts as long as they do; null: a charge of this context's own)
+  // by ChargeBuilt(): their MemoryUsage() and the reader's own state.
+  MemoryBudget* budget = nullptr;
+  MemoryCharge* held = nullptr;
+  std::unique_ptr<MemoryCharge> own_held;  // when `held` is null
+  // `held`, else `own_held` (made on first use).
+  MemoryCharge& held_charge();
 };
 
 class Reader {
@@ -58,6 +69,9 @@ class Reader {
   virtual ~Reader() = default;
   virtual Status Parse(std::string_view chunk) = 0;
   virtual Status NotifyEndOfFile() = 0;
+  // Bytes the reader holds itself (events waiting for their end, pending
+  // rows), charged with the model and trace.
+  virtual size_t MemoryUsage() const { return 0; }
 };
 
 struct ImporterDescriptor {
@@ -95,6 +109,32 @@ class Importer {
 // empty), which is then stored in ctx.source. Records ctx.path among the
 // source's files.
 SourceId EnsureSource(ImportContext& ctx);
+
+// Charges what the model and trace being built use now (Model, Trace and
+// their strings' MemoryUsage(), plus `extra`: a reader's own state) to
+// ctx.held_charge(); MemoryLimitError naming `place` ("file@byte N",
+// "file:line") and the limit when that would pass it. The streaming readers
+// are charged every kChargeInterval bytes of input, so the limit is passed
+// by at most what that much input builds.
+Status ChargeBuilt(ImportContext& ctx, std::string_view place,
+                   size_t extra = 0);
+// The same at decompressed byte `offset` of ctx.path ("file@byte N").
+Status ChargeBuiltAt(ImportContext& ctx, uint64_t offset, size_t extra);
+inline constexpr size_t kChargeInterval = size_t{1} << 20;
+
+// The memory a whole text parsed into a protobuf message (ONNX text, GE
+// dumps) holds besides the text itself, estimated for the budget before the
+// parse: twice the text (strings copied, repeated fields' slack) plus 128
+// bytes per '{' or '(' (a message object each) and 16 per line or ','
+// (a field each). Ignores what a comment or string holds, so it errs high.
+uint64_t EstimateParsedText(std::string_view text);
+
+// Reads a file whole (gzip inflated) to parse it as text: the text is
+// charged to `charge` as it is read, then EstimateParsedText() on top, so
+// the limit stops a bomb before the parse. The caller keeps `charge` for as
+// long as the text and its parse live.
+StatusOr<std::string> ReadTextToParse(const ImportContext& ctx,
+                                      MemoryCharge* charge);
 
 // Path without a trailing ".gz".
 std::string_view StripGzSuffix(std::string_view path);

@@ -21,7 +21,6 @@
 #include "importers/common/ge_model/ge_model_converter.h"
 #include "importers/common/protobuf_text.h"
 #include "importers/common/run_files.h"
-#include "io/chunk_reader.h"
 
 namespace mi::importers {
 namespace {
@@ -102,7 +101,8 @@ class GeProtoTextImporter : public Importer {
   }
 
   Status Import(ImportContext& ctx) const override {
-    MI_ASSIGN_OR_RETURN(std::string text, io::ReadDecompressedFile(ctx.path));
+    MemoryCharge text_charge(ctx.budget);
+    MI_ASSIGN_OR_RETURN(std::string text, ReadTextToParse(ctx, &text_charge));
     return ImportGeProtoTextFromBuffer(text, ctx);
   }
 };
@@ -394,7 +394,8 @@ class AtcJsonImporter : public Importer {
 
  public:
   Status Import(ImportContext& ctx) const override {
-    MI_ASSIGN_OR_RETURN(std::string text, io::ReadDecompressedFile(ctx.path));
+    MemoryCharge text_charge(ctx.budget);
+    MI_ASSIGN_OR_RETURN(std::string text, ReadTextToParse(ctx, &text_charge));
     return ImportAtcJsonFromBuffer(text, ctx);
   }
 };

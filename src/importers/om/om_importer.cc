@@ -640,7 +640,9 @@ class OmImporter : public Importer {
 
   Status Import(ImportContext& ctx) const override {
     if (ctx.path.ends_with(".gz")) {
-      MI_ASSIGN_OR_RETURN(std::string data, io::ReadDecompressedFile(ctx.path));
+      MemoryCharge data_charge(ctx.budget);
+      MI_ASSIGN_OR_RETURN(std::string data,
+                          io::ReadDecompressedFile(ctx.path, &data_charge));
       return ImportOmFromBuffer(data, ctx);
     }
     MI_ASSIGN_OR_RETURN(std::unique_ptr<MappedFile> file,

@@ -16,7 +16,6 @@
 #include "importers/common/protobuf_text.h"
 #include "importers/onnx/onnx_importer.h"
 #include "importers/onnx/onnx_model_converter.h"
-#include "io/chunk_reader.h"
 #include "model/model.h"
 #include "onnx/onnx_pb.h"
 
@@ -59,7 +58,8 @@ class GeOnnxImporter : public Importer {
   }
 
   Status Import(ImportContext& ctx) const override {
-    MI_ASSIGN_OR_RETURN(std::string text, io::ReadDecompressedFile(ctx.path));
+    MemoryCharge text_charge(ctx.budget);
+    MI_ASSIGN_OR_RETURN(std::string text, ReadTextToParse(ctx, &text_charge));
     return ImportGeOnnxTextFromBuffer(text, ctx);
   }
 };

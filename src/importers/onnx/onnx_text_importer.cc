@@ -24,7 +24,6 @@
 #include "importers/onnx/onnx_importer.h"
 #include "importers/onnx/onnx_model_converter.h"
 #include "importers/onnx/onnx_skeleton.h"
-#include "io/chunk_reader.h"
 #include "onnx/defs/parser.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
@@ -424,7 +423,8 @@ class OnnxTextImporter : public Importer {
   }
 
   Status Import(ImportContext& ctx) const override {
-    MI_ASSIGN_OR_RETURN(std::string text, io::ReadDecompressedFile(ctx.path));
+    MemoryCharge text_charge(ctx.budget);
+    MI_ASSIGN_OR_RETURN(std::string text, ReadTextToParse(ctx, &text_charge));
     return ImportOnnxTextFromBuffer(text, ctx);
   }
 };

@@ -19,6 +19,8 @@ namespace {
 constexpr uint64_t kReserveBytesPerEvent = 160;
 // Reserving more than this from a size estimate is not worth the risk.
 constexpr uint64_t kMaxReservedTasks = uint64_t{64} << 20;
+// A task's columns (Trace::MemoryUsage), rounded up.
+constexpr uint64_t kReservedBytesPerTask = 128;
 
 std::string PrintableSnippet(std::string_view text, size_t max_bytes) {
   std::string out;
@@ -57,12 +59,22 @@ class JsonTraceReader : public Reader,
     if (expected_bytes > 0) {
       uint64_t tasks =
           std::min(expected_bytes / kReserveBytesPerEvent, kMaxReservedTasks);
+      // Never more than half of what the memory budget has left: the
+      // reservation is charged as soon as it is made.
+      const MemoryBudget& budget = ctx.held_charge().budget();
+      uint64_t room =
+          budget.limit() > budget.used() ? budget.limit() - budget.used() : 0;
+      tasks = std::min(tasks, room / 2 / kReservedBytesPerTask);
       ctx.trace->Reserve(ctx.trace->task_count() + tasks);
     }
   }
 
   Status Parse(std::string_view chunk) override {
     return tokenizer_.Feed(chunk);
+  }
+
+  size_t MemoryUsage() const override {
+    return builder_.MemoryUsage() + tokenizer_.MemoryUsage();
   }
 
   Status NotifyEndOfFile() override {

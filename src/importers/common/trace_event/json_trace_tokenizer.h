@@ -67,6 +67,10 @@ class JsonTraceTokenizer {
   bool saw_device_properties() const { return saw_device_properties_; }
   bool saw_trace_events() const { return saw_trace_events_; }
   uint64_t event_count() const { return event_count_; }
+  // Bytes buffered: an event or a top-level value begun in an earlier chunk.
+  size_t MemoryUsage() const {
+    return partial_.capacity() + key_.capacity() + captured_value_.capacity();
+  }
 
   // Position of byte `offset` of the event currently handed to
   // Delegate::OnTraceEvent. Only valid during that call.

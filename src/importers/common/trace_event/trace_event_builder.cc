@@ -383,6 +383,7 @@ void TraceEventBuilder::AddSliceEvent(const ParsedEvent& event, bool complete) {
     IdKey pid = MakeIdKey(event.pid);
     IdKey tid = event.tid.present ? MakeIdKey(event.tid) : pid;
     open_slices_[{pid, tid}].push_back({row});
+    ++open_slice_count_;
   }
 }
 
@@ -448,6 +449,7 @@ void TraceEventBuilder::AddEvent(const ParsedEvent& event) {
       }
       TaskRow row = it->second.back().row;
       it->second.pop_back();
+      --open_slice_count_;
       row.duration_ns = event.ts_ns - row.start_ns;
       AddTask(row);
       return;
@@ -711,6 +713,7 @@ void TraceEventBuilder::Finish() {
     AddTask(row);
   }
   open_slices_.clear();
+  open_slice_count_ = 0;
 
   // Metadata may come after the events it names: apply it now.
   for (const auto& [track_value, keys] : track_thread_keys_) {
@@ -775,6 +778,19 @@ void TraceEventBuilder::Finish() {
       stats_->distributed_rank <= INT32_MAX) {
     source.rank = static_cast<int32_t>(stats_->distributed_rank);
   }
+}
+
+size_t TraceEventBuilder::MemoryUsage() const {
+  // A hash map entry is a node of key, value and two pointers: ~64 bytes
+  // (a process label is short: held in the string itself).
+  constexpr size_t kMapEntry = 64;
+  size_t bytes =
+      (tracks_.size() + track_thread_keys_.size() + open_slices_.size() +
+       thread_names_.size() + process_names_.size() + process_labels_.size()) *
+      kMapEntry;
+  return bytes + open_slice_count_ * sizeof(OpenSlice) +
+         run_markers_.capacity() * sizeof(RunMarker) +
+         stream_waits_.capacity() * sizeof(StreamWait);
 }
 
 }  // namespace mi::importers::trace_event

@@ -107,6 +107,9 @@ class TraceEventBuilder {
   file_process_names() const {
     return process_names_;
   }
+  // What the builder holds besides the trace (its maps, 'B' events waiting
+  // for their 'E'), estimated for the memory budget.
+  size_t MemoryUsage() const;
 
  private:
   struct TrackKey {
@@ -186,6 +189,7 @@ class TraceEventBuilder {
   // times relative to the profiler's start, not the epoch.
   uint64_t legacy_events_ = 0;
   std::vector<StreamWait> stream_waits_;
+  size_t open_slice_count_ = 0;  // over open_slices_
   size_t first_track_ = 0;
   StringId last_cat_text_id_;
   std::string last_cat_text_;
