@@ -82,6 +82,10 @@ int HttpStatusFor(StatusCode code) {
       return 400;
     case StatusCode::kNotFound:
       return 404;
+    case StatusCode::kMalformedInput:
+      return 422;  // the request was fine; the file it names is not
+    case StatusCode::kMemoryLimit:
+      return 507;  // the server lacks the memory the set limit allows
     default:
       return 500;
   }
