@@ -2,7 +2,7 @@
 # Runs every test: the full build + ctest (unit, golden, bad-input corpus,
 # schema validation, fuzz-corpus replay, Python tests), then the same suite
 # under ASan+UBSan (clang), then a short libFuzzer run of every fuzz target
-# (scripts/fuzz.sh: MI_FUZZ_SECONDS per target, default 20).
+# (scripts/fuzz.sh: MI_FUZZ_SECONDS per target, default 15).
 # Usage: scripts/test.sh [--no-sanitizers] [--no-fuzz]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,5 +32,5 @@ fi
 if [ "$FUZZ" = 1 ]; then
   # Its own build (only the fuzz targets, -O2 with ASan+UBSan): fuzzing the
   # -O0 build-asan binaries would run several times fewer inputs.
-  scripts/fuzz.sh --seconds "${MI_FUZZ_SECONDS:-20}" --jobs "$JOBS"
+  scripts/fuzz.sh --seconds "${MI_FUZZ_SECONDS:-15}" --jobs "$JOBS"
 fi
