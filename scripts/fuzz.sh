@@ -70,7 +70,7 @@ fuzz_one() {
   # New inputs go to the first directory (the work corpus); the committed
   # corpus is only read.
   local rc=0
-  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+  ASAN_OPTIONS=detect_leaks=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$bin" "$corpus" "$ROOT/test/fuzz/$t" "${dict[@]}" \
       -max_total_time="$SECONDS_PER_TARGET" -max_len="$MAX_LEN" \
