@@ -53,8 +53,13 @@ function(mi_fuzzer)
     target_link_libraries(${MI_NAME} PRIVATE mi_fuzz_replay_main)
   endif()
   if(MI_TESTS AND MI_CORPUS)
+    # -runs=0: a libFuzzer binary runs the corpus once and stops instead of
+    # fuzzing (and writing new inputs into the committed corpus).
+    if(MI_FUZZ)
+      set(replay_flags -runs=0)
+    endif()
     add_test(NAME ${MI_NAME}_replay
-      COMMAND ${MI_NAME} ${PROJECT_SOURCE_DIR}/${MI_CORPUS})
+      COMMAND ${MI_NAME} ${replay_flags} ${PROJECT_SOURCE_DIR}/${MI_CORPUS})
   endif()
 endfunction()
 

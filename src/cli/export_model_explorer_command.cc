@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/atomic_file.h"
 #include "base/strings.h"
@@ -68,10 +69,12 @@ void RegisterExportModelExplorerCommand(CLI::App& app, int* exit_code) {
       }
       node_data = std::move(data).value();
     }
-    Status written = WriteFileAtomically(flags->out_graph, *graph);
-    if (written.ok() && !flags->out_node_data.empty()) {
-      written = WriteFileAtomically(flags->out_node_data, node_data);
+    // Both files are written in full before either is renamed into place.
+    std::vector<FileContent> files = {{flags->out_graph, *graph}};
+    if (!flags->out_node_data.empty()) {
+      files.push_back({flags->out_node_data, node_data});
     }
+    Status written = WriteFilesAtomically(files);
     if (!written.ok()) {
       *exit_code = ReportError(written);
       return;

@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -18,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "base/atomic_file.h"
 #include "cli/common.h"
 #include "cli/demo_run.h"
 #include "model_inspector/session.h"
@@ -82,12 +82,12 @@ class UnpackedDemo {
       fs::path path = fs::path(root_) / "resnet18" / f.path;
       std::error_code ec;
       fs::create_directories(path.parent_path(), ec);
-      std::ofstream out(path, std::ios::binary);
-      out.write(f.data.data(), static_cast<std::streamsize>(f.data.size()));
-      out.close();
-      if (ec || !out) {
-        return IoError(path.string() +
-                       ": could not write the bundled demo run's file");
+      Status written =
+          ec ? IoError(path.parent_path().string() +
+                       ": cannot create directory: " + ec.message())
+             : WriteFileAtomically(path.string(), f.data);
+      if (!written.ok()) {
+        return written.WithContext("the bundled demo run");
       }
     }
     return Status::Ok();

@@ -602,11 +602,9 @@ SummaryReport Session::Summary(const SummaryOptions& options) const {
 }
 
 Status Session::ExportDumps(const std::string& out_dir) const {
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec)
-    return IoError(out_dir + ": cannot create directory: " + ec.message());
-  // Encode everything first, then write: a failure leaves no partial set.
+  // Encode everything first, then write the four files as one set: the
+  // directory holds either the previous export or this one, never a mix
+  // (base/atomic_file.h).
   std::string graph = EncodeGraphJson(*impl_);
   std::string trace = EncodeTraceJson(*impl_);
   SummaryOptions options;
@@ -615,14 +613,10 @@ Status Session::ExportDumps(const std::string& out_dir) const {
       encoders::EncodeJson(Summary(options), encoders::JsonStyle::kPretty);
   std::string analyses =
       encoders::EncodeJson(ExportedAnalyses(), encoders::JsonStyle::kPretty);
-  MI_RETURN_IF_ERROR(
-      WriteFileAtomically((fs::path(out_dir) / "graph.json").string(), graph));
-  MI_RETURN_IF_ERROR(
-      WriteFileAtomically((fs::path(out_dir) / "trace.json").string(), trace));
-  MI_RETURN_IF_ERROR(WriteFileAtomically(
-      (fs::path(out_dir) / "summary.json").string(), summary));
-  return WriteFileAtomically((fs::path(out_dir) / "analyses.json").string(),
-                             analyses);
+  return WriteDirectoryAtomically(out_dir, {{"graph.json", graph},
+                                            {"trace.json", trace},
+                                            {"summary.json", summary},
+                                            {"analyses.json", analyses}});
 }
 
 StatusOr<std::string> Session::RenderSvg(const RenderOptions& options) const {

@@ -142,3 +142,77 @@ def test_every_edge_has_dtype_and_shape(exports, model, level):
         # NCHWc blocked layout: the runtime's real (channel-padded) shape.
         first = next(n for n in nodes if n["name"] == "/relu/Relu_output_0_nchwc")
         assert first["outputs"][0]["shape"] == [1, 16, 112, 112]
+
+
+def _tree(path):
+    """Every file under `path` (hidden ones too) by relative path, with its bytes."""
+    return {str(p.relative_to(path)): p.read_bytes()
+            for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+def _export_with_file_size_limit(out, limit, ignore_sigxfsz):
+    """Exports the resnet18 PyTorch run (graph.json 30 KB, trace.json 420 KB:
+    measured) to `out` with no file allowed past `limit` bytes
+    (RLIMIT_FSIZE). The kernel then kills the export with SIGXFSZ while it
+    writes trace.json, after graph.json was written in full, running no
+    cleanup (as SIGKILL); with SIGXFSZ ignored the write fails with EFBIG
+    instead, like a full disk."""
+    import resource
+    import signal
+    import subprocess
+    from conftest import BINARY
+
+    def limit_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if ignore_sigxfsz:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    return subprocess.run(
+        [BINARY, "export", "--quiet", FIXTURES / "resnet18" / "model.onnx",
+         FIXTURES / "resnet18" / "torch_profile.pt.trace.json.gz", "--out", out],
+        capture_output=True, text=True, timeout=300, preexec_fn=limit_files)
+
+
+@pytest.mark.parametrize("users_folder", [False, True], ids=["export_folder", "users_folder"])
+def test_killed_export_leaves_the_previous_set_whole(tmp_path, users_folder):
+    """A previous export, then an export of another run killed midway: the
+    folder still holds exactly the previous set (never a new graph.json
+    beside an old trace.json), and the next export removes what the killed
+    one left behind and writes the new set whole."""
+    import signal
+    out = tmp_path / "out"
+    run("export", "--quiet", FIXTURES / "resnet18" / "ort_all", "--out", out)
+    if users_folder:  # not only the export's files: replaced in place
+        (out / "notes.txt").write_text("the user's own file")
+    before = _tree(out)
+    assert set(before) >= {"graph.json", "trace.json", "summary.json", "analyses.json"}
+
+    proc = _export_with_file_size_limit(out, 100_000, ignore_sigxfsz=False)
+    assert proc.returncode == -signal.SIGXFSZ, (proc.returncode, proc.stderr)
+    assert {k: v for k, v in _tree(out).items() if not k.startswith(".")} == before
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name != "out"] + \
+                [k for k in _tree(out) if k.startswith(".")]
+    assert leftovers, "the killed export left nothing behind: was it killed midway?"
+
+    reference = tmp_path / "reference"
+    run("export", "--quiet", FIXTURES / "resnet18" / "model.onnx",
+        FIXTURES / "resnet18" / "torch_profile.pt.trace.json.gz", "--out", reference)
+    run("export", "--quiet", FIXTURES / "resnet18" / "model.onnx",
+        FIXTURES / "resnet18" / "torch_profile.pt.trace.json.gz", "--out", out)
+    expected = _tree(reference)
+    if users_folder:
+        expected["notes.txt"] = b"the user's own file"
+    assert _tree(out) == expected
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "reference"]
+
+
+def test_failed_export_keeps_the_previous_set_and_no_temp_files(tmp_path):
+    out = tmp_path / "out"
+    run("export", "--quiet", FIXTURES / "resnet18" / "ort_all", "--out", out)
+    before = _tree(out)
+    proc = _export_with_file_size_limit(out, 100_000, ignore_sigxfsz=True)
+    assert proc.returncode == 6, (proc.returncode, proc.stderr)
+    assert "trace.json: write failed: File too large" in proc.stderr
+    assert _tree(out) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]

@@ -433,6 +433,16 @@ Status ImportAtcJsonFromBuffer(std::string_view text, ImportContext& ctx) {
       (void)again;
     } catch (const nlohmann::json::parse_error& e) {
       byte = e.byte;
+    } catch (const nlohmann::json::exception& e) {
+      // A number out of double's range (out_of_range.406: "number overflow
+      // parsing '2e308'") carries no offset: locate the number's text.
+      std::string_view what = e.what();
+      size_t open = what.find('\'');
+      size_t close = what.rfind('\'');
+      if (open != std::string_view::npos && close > open + 1) {
+        size_t at = text.find(what.substr(open + 1, close - open - 1));
+        if (at != std::string_view::npos) byte = at + 1;
+      }
     }
     uint64_t line = 0, column = 0;
     LineAndColumnAt(text, byte > 0 ? byte - 1 : 0, &line, &column);
