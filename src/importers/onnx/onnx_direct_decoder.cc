@@ -25,7 +25,6 @@ namespace {
 
 constexpr WireMessageSchema kAnySchema{"message", {}};
 
-constexpr int32_t kDataTypeFloat = 1;
 constexpr int32_t kDataTypeInt32 = 6;
 constexpr int32_t kDataTypeInt64 = 7;
 constexpr int32_t kAttributeTypeMax = 14;  // TYPE_PROTOS

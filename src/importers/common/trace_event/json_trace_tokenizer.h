@@ -115,7 +115,6 @@ class JsonTraceTokenizer {
   const char* chunk_end_ = nullptr;
   uint64_t chunk_byte_offset_ = 0;
   TextPosition chunk_start_position_;
-  bool at_file_start_ = true;
 
   // Event scanning state (survives chunk boundaries).
   uint32_t event_depth_ = 0;          // '{' nesting
