@@ -873,6 +873,15 @@ class CsvReader : public Reader {
           std::string(name.substr(0, 80)));
       return Status::Ok();
     }
+    int64_t end_ns = 0;
+    if (__builtin_add_overflow(*start, *dur, &end_ns)) {
+      ctx_.diagnostics->Report(
+          DiagnosticCode::kCsvRowSkipped, {ctx_.path, line, 0},
+          "row skipped: start time plus duration is past the clock's range "
+          "(expected both within about 292 years in ns)",
+          std::string(name.substr(0, 80)));
+      return Status::Ok();
+    }
     std::string_view type = Cell(r, cols_.type);
     std::string_view core = Cell(r, cols_.core);
     // task_time writes kernel_name N/A for non-kernel tasks (MEMCPY_ASYNC,
@@ -934,10 +943,10 @@ class CsvReader : public Reader {
     trace.AddTask(row);
     if (tasks_added_++ == 0) {
       first_start_ = *start;
-      last_end_ = *start + *dur;
+      last_end_ = end_ns;
     }
     first_start_ = std::min(first_start_, *start);
-    last_end_ = std::max(last_end_, *start + *dur);
+    last_end_ = std::max(last_end_, end_ns);
     return Status::Ok();
   }
 
