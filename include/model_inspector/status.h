@@ -24,8 +24,9 @@ enum class StatusCode : uint8_t {
 };
 
 // Process exit code for each status code; documented in
-// docs/reference/cli.md (Exit codes). 0 is success, 1 is reserved for "ran fine but
-// found problems" (e.g. a regression gate), 2 for command-line usage errors.
+// docs/reference/cli.md (Exit codes). 0 is success, 1 is reserved for "ran fine
+// but found problems" (e.g. a regression gate), 2 for command-line usage
+// errors.
 int ExitCodeFor(StatusCode code);
 std::string_view StatusCodeName(StatusCode code);
 
