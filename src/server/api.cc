@@ -91,6 +91,31 @@ int HttpStatusFor(StatusCode code) {
   }
 }
 
+// A JSON body with the bundled demo's temporary folder written as people
+// should see it (`shown_root`), as /api/runs lists its paths: the
+// properties' "file" names the model the loader read from there.
+std::string WithShownRoot(const ServedRun& run, std::string body) {
+  if (run.real_root.empty()) return body;
+  auto escaped = [](std::string_view text) {
+    std::string quoted;
+    JsonWriter(&quoted).String(text);
+    return quoted.substr(1, quoted.size() - 2);  // without the quotes
+  };
+  // As a string's beginning only: '"' + root, so a path that merely
+  // contains the root elsewhere stays as it is.
+  const std::string from = "\"" + escaped(run.real_root);
+  const std::string to = "\"" + escaped(run.shown_root);
+  std::string out;
+  size_t at = 0;
+  for (size_t hit; (hit = body.find(from, at)) != std::string::npos;
+       at = hit + from.size()) {
+    out.append(body, at, hit - at).append(to);
+  }
+  if (at == 0) return body;
+  out.append(body, at, std::string::npos);
+  return out;
+}
+
 HttpResponse FromStatus(const Status& status) {
   return Api::Error(HttpStatusFor(status.code()), status.message());
 }
@@ -580,7 +605,7 @@ HttpResponse Api::RouteRun(size_t run_id, RunState& run,
     if (seg.size() == 6 && seg[5] == "properties") {
       auto json = run.run.session->ModelPropertiesJson(level);
       if (!json.ok()) return FromStatus(json.status());
-      return Json(std::move(json).value());
+      return Json(WithShownRoot(run.run, std::move(json).value()));
     }
     if (seg.size() == 6 && seg[5] == "values") {
       return Values(run, level, request);

@@ -1320,6 +1320,12 @@ TEST(ApiShownPathTest, TheDemosFolderIsNotListed) {
     EXPECT_TRUE(input["path"].get<std::string>().starts_with("(bundled demo)/"))
         << input.dump();
   }
+  // The model panel's "file" row: the model the loader read from the
+  // temporary folder, shown under the demo's name.
+  nlohmann::json properties =
+      ParseJson(api.Handle(Get("/api/runs/0/levels/compiled/properties")));
+  EXPECT_EQ(properties["file"], "(bundled demo)/ort_all/model.optimized.onnx")
+      << properties.dump();
 }
 
 TEST_F(ApiTest, Assets) {
