@@ -5,6 +5,7 @@ stream busy times count kernels, copies and memsets alone, and the waits
 are summed here from the raw files with the json module, independently of
 model-inspector."""
 import collections
+import csv
 import gzip
 import json
 
@@ -118,3 +119,50 @@ def test_kineto_real_trace_totals_are_kernels_and_copies():
     doc = summary(KINETO_H100)
     assert doc["total_us"] == pytest.approx(work, rel=1e-9, abs=0.01)
     assert "sync" not in {r["kind"] for r in doc["op_types"]}
+
+
+# The goldens ascend/task_time_current and ascend/msprof_slices_run_dir print
+# "4 tasks (1 of them syncs and waits, not in the total), total 328.1 us".
+# Derived here from the raw files: four device tasks, one of them the
+# EVENT_RECORD (0.02 us, a wait, not work), and 313.886 + 12.0 + 2.26 =
+# 328.146 us of work.
+ASCEND_GOLDEN_FIXTURES = {
+    "task_time_current": FIXTURES / "ascend" / "task_time_20250101120000.csv",
+    "msprof_slices_run_dir": FIXTURES / "ascend" /
+    "PROF_000001_20250101120000000_ABCDEFGHIJKLMNOP" /
+    "mindstudio_profiler_output",
+}
+ASCEND_SYNC_TYPES = ("EVENT_RECORD", "EVENT_WAIT", "NOTIFY_WAIT",
+                     "STREAM_WAIT")
+
+
+def ascend_device_tasks(path):
+    """(name or type, duration in us) of every device task in the file(s)."""
+    if path.suffix == ".csv":
+        with committed(path).open() as f:
+            return [(r["kernel_type"], float(r["task_time(us)"]))
+                    for r in csv.DictReader(f)]
+    events = []
+    for slice_path in sorted(committed(path).glob("msprof_slice_*.json")):
+        doc = json.loads(slice_path.read_text())
+        events += doc if isinstance(doc, list) else doc["traceEvents"]
+    # Slices after the first do not repeat the process names.
+    hardware = {e["pid"] for e in events
+                if e.get("ph") == "M" and e["name"] == "process_name"
+                and e["args"]["name"] == "Ascend Hardware"}
+    return [(e["args"].get("Task Type", e["name"]), e["dur"])
+            for e in events if e.get("ph") == "X" and e["pid"] in hardware]
+
+
+@pytest.mark.parametrize("golden", sorted(ASCEND_GOLDEN_FIXTURES))
+def test_ascend_golden_header_counts_the_wait_apart(golden):
+    tasks = ascend_device_tasks(ASCEND_GOLDEN_FIXTURES[golden])
+    syncs = [t for t in tasks if t[0].startswith(ASCEND_SYNC_TYPES)]
+    work_us = sum(d for t, d in tasks if not t.startswith(ASCEND_SYNC_TYPES))
+    expected = (f"# Time by op type (execution tasks, {len(tasks)} tasks "
+                f"({len(syncs)} of them syncs and waits, not in the total), "
+                f"total {work_us:.1f} us)")
+    assert (len(tasks), len(syncs)) == (4, 1)
+    golden_text = committed(FIXTURES.parent / "golden" / "ascend" /
+                            f"{golden}.out").read_text()
+    assert expected in golden_text.splitlines()
