@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
+
 namespace mi {
 
 MemoryBudget& MemoryBudget::Process() {
@@ -73,9 +75,7 @@ uint64_t CgroupMemoryMax() {
   std::ifstream max("/sys/fs/cgroup" + path + "/memory.max");
   std::string value;
   if (!(max >> value) || value == "max") return 0;
-  char* end = nullptr;
-  unsigned long long bytes = std::strtoull(value.c_str(), &end, 10);
-  return end != nullptr && *end == '\0' ? bytes : 0;
+  return ParseInteger<uint64_t>(value).value_or(0);
 }
 
 }  // namespace
@@ -152,7 +152,9 @@ StatusOr<uint64_t> ParseMemorySize(std::string_view text) {
   } else {
     return bad("unknown unit");
   }
-  double bytes = std::strtod(number.c_str(), nullptr) * scale;
+  std::optional<double> value = ParseDouble(number);
+  if (!value) return bad("no number");
+  double bytes = *value * scale;
   if (!std::isfinite(bytes) || bytes >= 1.8e19) return bad("too large");
   if (bytes < 1) return bad("must be more than zero");
   return static_cast<uint64_t>(bytes);
