@@ -515,30 +515,30 @@ class Reception {
     // Only the new bytes are searched (with the 3 before them), so a head
     // sent one byte per packet costs linear time, not quadratic.
     size_t head_end = c->buffer.find("\r\n\r\n", c->scanned);
-    if (head_end == std::string::npos) {
-      c->scanned = c->buffer.size() < 3 ? 0 : c->buffer.size() - 3;
-      if (c->buffer.size() > limits_.max_head_bytes) {
-        Refuse(*c,
-               Api::Error(431, fmt::format("request head over {} bytes",
-                                           limits_.max_head_bytes)),
-               false);
-      }
-      return Next::kWait;
-    }
-    head_end += 4;
-    HttpRequest request;
-    size_t content_length = 0;
-    bool chunked = false;
-    if (head_end > limits_.max_head_bytes) {
+    const size_t head_size =
+        head_end == std::string::npos ? c->buffer.size() : head_end + 4;
+    if (head_size > limits_.max_head_bytes) {
       Refuse(*c,
              Api::Error(431, fmt::format("request head over {} bytes",
                                          limits_.max_head_bytes)),
              false);
       return Next::kWait;
     }
+    if (head_end == std::string::npos) {
+      c->scanned = c->buffer.size() < 3 ? 0 : c->buffer.size() - 3;
+      return Next::kWait;
+    }
+    head_end += 4;
+    HttpRequest request;
+    size_t content_length = 0;
+    bool chunked = false;
     if (!ParseHead(std::string_view(c->buffer).substr(0, head_end), &request,
                    &content_length, &chunked)) {
-      Refuse(*c, Api::Error(400, "bad request"), false);
+      Refuse(*c,
+             Api::Error(400,
+                        "malformed request head; expected a request line "
+                        "'METHOD /path HTTP/1.1' and 'Name: value' headers"),
+             false);
       return Next::kWait;
     }
     bool head_only = request.method == "HEAD";
