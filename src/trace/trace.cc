@@ -136,7 +136,14 @@ size_t Trace::MemoryUsage() const {
          tracks_.capacity() * sizeof(TrackInfo) +
          runs_.capacity() * sizeof(RunInfo) +
          task_memory_.capacity() * sizeof(TaskMemoryRecord) +
-         allocator_samples_.capacity() * sizeof(AllocatorSample);
+         allocator_samples_.capacity() * sizeof(AllocatorSample) +
+         communication_.collectives.capacity() * sizeof(CollectiveRecord) +
+         communication_.bandwidth.capacity() *
+             sizeof(CommunicationBandwidthRow) +
+         communication_.links.capacity() * sizeof(CommunicationLinkRow) +
+         communication_.step_trace.capacity() * sizeof(StepTraceRow) +
+         communication_.cluster_communication.capacity() *
+             sizeof(ClusterCommunicationRow);
 }
 
 CorrelationIndex::CorrelationIndex(const Trace& trace) : trace_(trace) {

@@ -17,6 +17,7 @@
 #include "base/ids.h"
 #include "base/string_pool.h"
 #include "trace/allocator_records.h"
+#include "trace/collectives.h"
 #include "trace/profile_tables.h"
 
 namespace mi {
@@ -67,6 +68,11 @@ struct SourceInfo {
   // Distributed rank when the source says (Kineto distributedInfo.rank,
   // torch_npu profiler_info_<rank>.json), else -1.
   int32_t rank = -1;
+  // Ranks in the job when the source says (Kineto distributedInfo.world_size,
+  // torch_npu distributed_args.world_size), else -1.
+  int32_t world_size = -1;
+  // Process groups (communicators) the source describes (collectives.h).
+  std::vector<ProcessGroupInfo> process_groups;
   // Host name when the source says, else empty (none of the formats read
   // today names the host in its trace files).
   StringId host = StringPool::kEmpty;
@@ -275,6 +281,10 @@ class Trace {
     return allocator_samples_;
   }
 
+  // Collectives and communication tables (collectives.h).
+  const CommunicationTables& communication() const { return communication_; }
+  CommunicationTables& mutable_communication() { return communication_; }
+
   // Profiler tables beside the tasks (profile_tables.h).
   const ProfileTables& profile_tables() const { return profile_tables_; }
   ProfileTables& mutable_profile_tables() { return profile_tables_; }
@@ -312,6 +322,7 @@ class Trace {
   std::vector<TaskMemoryRecord> task_memory_;
   std::vector<AllocatorSample> allocator_samples_;
   ProfileTables profile_tables_;
+  CommunicationTables communication_;
 };
 
 // Runtime calls (Kineto cudaLaunchKernel, CANN calls with a connection_id)
