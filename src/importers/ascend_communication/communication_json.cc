@@ -20,7 +20,8 @@
 namespace mi::importers {
 namespace {
 
-using Json = nlohmann::json;
+// In file order: rows are kept as written.
+using Json = nlohmann::ordered_json;
 
 constexpr std::string_view kTotalOpInfo = "Total Op Info";
 
