@@ -20,7 +20,9 @@ import gzip
 import json
 from decimal import ROUND_HALF_UP, Decimal
 
-from conftest import SAMPLES, committed, run
+import jsonschema
+
+from conftest import SAMPLES, SCHEMAS, committed, run
 
 TEXT_L1 = committed(SAMPLES / "cluster" / "msinsight_pt_text_level1_2rank_2024")
 CLUSTER_OUT = committed(SAMPLES / "ascend" / "msinsight_cluster_analysis_output")
@@ -30,7 +32,10 @@ B200 = committed(SAMPLES / "traces" / "kineto" / "tracelens" / "b200__eager_trac
 def export(tmp_path, *inputs):
     out = tmp_path / "export"
     run("export", *map(str, inputs), "--out", str(out), "-q")
-    return json.loads((out / "trace.json").read_text())
+    trace = json.loads((out / "trace.json").read_text())
+    jsonschema.Draft202012Validator(
+        json.loads((SCHEMAS / "trace.schema.json").read_text())).validate(trace)
+    return trace
 
 
 def us_to_ns(v):
