@@ -241,3 +241,34 @@ def test_b200_nccl_kernels(tmp_path):
     for pg in info["pg_config"]:
         assert groups[pg["pg_name"]]["global_ranks"] == pg["ranks"]
         assert groups[pg["pg_name"]]["description"] == pg["pg_desc"]
+
+
+def test_kernel_details_alone_makes_the_records_and_communication_joins(tmp_path):
+    """Without a timeline the HCCL rows of kernel_details.csv are the
+    collectives; communication.json named after it joins onto them by name
+    (the table's run is 'whole trace', not a ProfilerStep)."""
+    out = output_dir(0)
+    trace = export(tmp_path, out / "kernel_details.csv", out / "communication.json")
+    records = trace["communication"]["collectives"]
+    with open(out / "kernel_details.csv", newline="") as f:
+        hccl = [r for r in csv.DictReader(f) if r["Accelerator Core"].strip() == "HCCL"]
+    assert [r["name"] for r in records] == [r["Name"] for r in hccl]
+    for record, row in zip(records, hccl):
+        assert record["task_id"] is not None
+        assert record["end_ns"] - record["start_ns"] == us_to_ns(row["Duration(us)"])
+        assert record["step"] == "step50" and record["transit_ns"] is not None
+    assert len({r["source"] for r in records}) == 1
+
+
+def test_step_trace_identities_of_the_samples(tmp_path):
+    """torch_npu's identities, on what was read: Computing + Communication(Not
+    Overlapped) + Free = Stage + Bubble within 0.2 us; Communication -
+    Communication(Not Overlapped) = Overlapped."""
+    trace = export(tmp_path, TEXT_L1)
+    rows = trace["communication"]["step_trace"]
+    assert len(rows) == 2
+    for r in rows:
+        assert abs(r["computing_ns"] + r["communication_not_overlapped_ns"] + r["free_ns"]
+                   - r["stage_ns"] - r["bubble_ns"]) <= 200
+        assert abs(r["communication_ns"] - r["communication_not_overlapped_ns"]
+                   - r["overlapped_ns"]) <= 1
