@@ -130,6 +130,10 @@ def test_text_level1_collectives_and_tables(tmp_path):
                     assert abs(record["end_ns"] - record["start_ns"]
                                - scaled_ns(info["Elapse Time(ms)"])) <= 1000
         assert abs(total_ns - elapse_ms * 1000000) <= 10 * len(records)
+        # The groups the ops name, known by hash only (no metadata in 2024).
+        [src] = [s for s in trace["sources"] if s["source"] == source]
+        assert {g["name"] for g in src["process_groups"]} == {r["group"] for r in records}
+        assert all(g["global_ranks"] == [] for g in src["process_groups"])
         # Bandwidth rows: one per op (and Total Op Info) and transport, as
         # written; SDMA stays its own row (an aggregate of the others).
         bandwidth = [r for r in comm["bandwidth"] if r["source"] == source]

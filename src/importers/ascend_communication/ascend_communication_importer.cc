@@ -57,14 +57,13 @@ class AscendCommunicationImporter : public Importer {
     if (FirstByte(head) != '{') return 0;
     std::string_view name = BaseName(path);
     if (name == "communication.json" || name == "communication_matrix.json" ||
-        name == "cluster_communication.json") {
+        name == "cluster_communication.json" ||
+        name == "profiler_metadata.json") {
       return 98;
     }
-    if (name == "profiler_metadata.json" &&
-        (Contains(head, "\"ENV_VARIABLES\"") ||
-         Contains(head, "\"distributed_args\"") ||
-         Contains(head, "\"parallel_group_info\""))) {
-      return 98;
+    if (Contains(head, "\"distributed_args\"") ||
+        Contains(head, "\"parallel_group_info\"")) {
+      return 96;
     }
     if (Contains(head, "\"traceEvents\"")) return 0;
     if (Contains(head, "\"Communication Time Info\"") ||

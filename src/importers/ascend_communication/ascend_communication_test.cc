@@ -213,6 +213,16 @@ TEST(AscendCommunication, MetadataGroupsNameTheTimelineGroups) {
   EXPECT_EQ(c.end_ns, 15);
 }
 
+TEST(AscendCommunication, MetadataWithOtherKeysAddsNothing) {
+  Reading r;
+  ASSERT_TRUE(r.Json(R"json({"some_future_key": {"a": 1}})json",
+                     "r/profiler_metadata.json")
+                  .ok());
+  EXPECT_EQ(r.trace.source(r.source).world_size, -1);
+  EXPECT_TRUE(r.trace.source(r.source).process_groups.empty());
+  EXPECT_TRUE(r.comm().empty());
+}
+
 TEST(AscendCommunication, MatrixLinks) {
   Reading r;
   ASSERT_TRUE(r.Json(R"json({"step1": {"p2p": {}, "collective": {

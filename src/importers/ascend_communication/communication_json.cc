@@ -106,7 +106,8 @@ StatusOr<CommunicationJsonReader::Kind> CommunicationJsonReader::KindOf()
                  "...}}; profiler_metadata.json)");
   }
   if (doc_.contains("ENV_VARIABLES") || doc_.contains("distributed_args") ||
-      doc_.contains("parallel_group_info")) {
+      doc_.contains("parallel_group_info") ||
+      FileNameOf(StripGzSuffix(ctx_.path)) == "profiler_metadata.json") {
     return Kind::kMetadata;
   }
   bool steps = !doc_.empty();
@@ -232,7 +233,20 @@ void CommunicationJsonReader::JoinOp(std::string_view step_key,
     by_name_[name.value()].push_back(records.size() - 1);
   }
   record->step_label = Intern(step_key);
-  if (!group.empty()) record->group = Intern(group);
+  if (!group.empty()) {
+    record->group = Intern(group);
+    // A group no metadata described: known by its hash only.
+    SourceInfo& source = trace_.mutable_source(source_);
+    bool known = false;
+    for (const ProcessGroupInfo& g : source.process_groups) {
+      known = known || g.name == record->group;
+    }
+    if (!known) {
+      ProcessGroupInfo g;
+      g.name = record->group;
+      source.process_groups.push_back(std::move(g));
+    }
+  }
   record->transit_ns = Scaled(time_info, "Transit Time(ms)", 1e6);
   record->wait_ns = Scaled(time_info, "Wait Time(ms)", 1e6);
   record->synchronization_ns =

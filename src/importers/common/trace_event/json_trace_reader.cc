@@ -57,10 +57,9 @@ TraceEventBuilder::DistributedInfo ReadDistributedInfo(std::string_view json) {
     TraceEventBuilder::ProcessGroupConfig config;
     std::string_view text;
     int64_t number;
-    simdjson::dom::element name = g["pg_name"];
-    if (name.get_string().get(text) == simdjson::SUCCESS) {
+    if (g["pg_name"].get_string().get(text) == simdjson::SUCCESS) {
       config.name = text;
-    } else if (name.get_int64().get(number) == simdjson::SUCCESS) {
+    } else if (g["pg_name"].get_int64().get(number) == simdjson::SUCCESS) {
       config.name = std::to_string(number);
     } else {
       config.name = key;
