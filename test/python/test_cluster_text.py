@@ -25,6 +25,7 @@ import jsonschema
 from conftest import SAMPLES, SCHEMAS, committed, run
 
 TEXT_L1 = committed(SAMPLES / "cluster" / "msinsight_pt_text_level1_2rank_2024")
+TEXT_L0 = committed(SAMPLES / "cluster" / "msinsight_pt_text_level0_2rank_2025")
 CLUSTER_OUT = committed(SAMPLES / "ascend" / "msinsight_cluster_analysis_output")
 B200 = committed(SAMPLES / "traces" / "kineto" / "tracelens" / "b200__eager_trace.json.gz")
 
@@ -48,13 +49,13 @@ def scaled_ns(ms):
     return Decimal(repr(ms)) * 1000000
 
 
-def output_dir(rank):
-    return TEXT_L1 / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+def output_dir(rank, folder=TEXT_L1):
+    return folder / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
 
 
-def hccl_ops_of_trace_view(rank):
+def hccl_ops_of_trace_view(rank, folder=TEXT_L1):
     """The hcom_* X events on the process named HCCL (or Communication)."""
-    with gzip.open(output_dir(rank) / "trace_view.json.gz", "rt") as f:
+    with gzip.open(output_dir(rank, folder) / "trace_view.json.gz", "rt") as f:
         events = json.load(f)
     events = events["traceEvents"] if isinstance(events, dict) else events
     hccl = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
@@ -276,3 +277,30 @@ def test_step_trace_identities_of_the_samples(tmp_path):
                    - r["stage_ns"] - r["bubble_ns"]) <= 200
         assert abs(r["communication_ns"] - r["communication_not_overlapped_ns"]
                    - r["overlapped_ns"]) <= 1
+
+
+def test_text_level0_records_carry_the_group_tag(tmp_path):
+    """Level0: no communication files. Each rank's hcom_* ops are records
+    whose group is the <G> of their names (no file gives the hash), the
+    same op names on both ranks; the summed time equals the trace_view
+    events' and step_trace_time's Communication (85516.889 / 68605.71 us);
+    profiler_metadata.json holds only ENV_VARIABLES, so no world size."""
+    trace = export(tmp_path, TEXT_L0)
+    comm = trace["communication"]
+    names = {}
+    for s in trace["sources"]:
+        records = [r for r in comm["collectives"] if r["source"] == s["source"]]
+        ops = hccl_ops_of_trace_view(s["rank"], TEXT_L0)
+        assert sorted(r["name"] for r in records) == sorted(e["name"] for e in ops)
+        total = sum(r["end_ns"] - r["start_ns"] for r in records)
+        assert abs(total - sum(us_to_ns(e["dur"]) for e in ops)) <= len(ops)
+        [row] = [r for r in comm["step_trace"] if r["source"] == s["source"]]
+        assert abs(total - row["communication_ns"]) <= 10 * len(ops)
+        for r in records:
+            tag, seq = r["name"].split("__")[1].split("_")[:2]
+            assert (r["group"], r["sequence"], r["step"]) == (tag, int(seq), "")
+            assert r["transit_ns"] is None
+        assert "world_size" not in s and "process_groups" not in s
+        assert any(f.endswith("profiler_metadata.json") for f in s["files"])
+        names[s["rank"]] = sorted(r["name"] for r in records)
+    assert names[0] == names[1] and len(names[0]) == 4
