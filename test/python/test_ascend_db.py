@@ -202,3 +202,22 @@ def test_a_db_missing_a_column_names_table_and_column(tmp_path):
     proc = run("summary", path, check=False)
     assert proc.returncode == 4, proc.stderr
     assert "table TASK has no column 'streamId'" in proc.stderr
+
+
+def test_a_db_past_the_memory_limit_stops_naming_table_and_row(tmp_path):
+    """600,000 TASK rows build about 54 MB of tasks (90 bytes each, trace.h):
+    past a 32 MB limit the read stops at a charge point (every 65,536 rows)
+    naming the file, the table and the row (exit 7)."""
+    path = tmp_path / "ascend_pytorch_profiler_0.db"
+    db = sqlite3.connect(path)
+    db.executescript("CREATE TABLE STRING_IDS(id INTEGER, value TEXT);"
+                     "INSERT INTO STRING_IDS VALUES (1, 'KERNEL_AIVEC');"
+                     "CREATE TABLE TASK(startNs INTEGER, endNs INTEGER, deviceId INTEGER,"
+                     " streamId INTEGER, taskType INTEGER);")
+    db.executemany("INSERT INTO TASK VALUES (?, ?, 0, 2, 1)",
+                   ((i * 10, i * 10 + 5) for i in range(600_000)))
+    db.commit()
+    db.close()
+    proc = run("summary", path, "--memory-limit", "32M", check=False)
+    assert proc.returncode == 7, proc.stderr
+    assert f"{path}: table TASK row " in proc.stderr
