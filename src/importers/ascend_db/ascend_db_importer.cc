@@ -503,7 +503,10 @@ class DbReader {
   }
 
   int64_t DurationOf(int64_t start, int64_t end) {
-    if (end >= start) return end - start;
+    int64_t duration = 0;
+    if (end >= start && !__builtin_sub_overflow(end, start, &duration)) {
+      return duration;
+    }
     ++negative_durations_;
     if (negative_durations_ == 1) {
       ctx_.diagnostics->Report(DiagnosticCode::kNegativeDuration, {ctx_.path},
@@ -1065,8 +1068,11 @@ class DbReader {
         added.step_label = step;
         if (!q.IsNull(4)) {
           added.start_ns = MicrosToNs(q.Double(4));
-          added.end_ns =
-              added.start_ns + std::max<int64_t>(0, MillisToNs(q.Double(3)));
+          if (__builtin_add_overflow(
+                  added.start_ns, std::max<int64_t>(0, MillisToNs(q.Double(3))),
+                  &added.end_ns)) {
+            added.end_ns = added.start_ns;
+          }
         }
         for (const ProcessGroupInfo& g :
              trace_.source(source_).process_groups) {
