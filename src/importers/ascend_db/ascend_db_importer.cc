@@ -1335,35 +1335,60 @@ std::unique_ptr<Importer> CreateAscendDbImporter() {
   return std::make_unique<ascend_db::AscendDbImporter>();
 }
 
+namespace {
+
+// Opens `path`, saying what is wrong with a file that is not SQLite before
+// SQLite does.
+StatusOr<std::unique_ptr<ascend_db::SqliteDb>> OpenDb(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return NotFoundError(path + ": cannot open the file");
+  char head[16];
+  const size_t n = std::fread(head, 1, sizeof(head), f);
+  std::fclose(f);
+  if (n == 0) {
+    return MalformedInputError(
+        path +
+        ": empty file; expected an SQLite database (torch_npu's DB export: "
+        "ascend_pytorch_profiler_<rank>.db or analysis.db)");
+  }
+  if (std::string_view(head, n) != ascend_db::kSqliteMagic) {
+    return MalformedInputError(
+        path +
+        ": not an SQLite database (it does not start with 'SQLite format "
+        "3'); expected torch_npu's DB export (ascend_pytorch_profiler_"
+        "<rank>.db or analysis.db)");
+  }
+  return ascend_db::SqliteDb::Open(path);
+}
+
+}  // namespace
+
+StatusOr<DbRankDevice> ReadAscendDbRankDevice(const std::string& path) {
+  MI_ASSIGN_OR_RETURN(std::unique_ptr<ascend_db::SqliteDb> db, OpenDb(path));
+  DbRankDevice out;
+  if (!db->HasTable("RANK_DEVICE_MAP")) return out;
+  MI_ASSIGN_OR_RETURN(ascend_db::SqliteQuery q,
+                      db->Query("SELECT rankId, deviceId FROM RANK_DEVICE_MAP",
+                                "reading table RANK_DEVICE_MAP"));
+  MI_ASSIGN_OR_RETURN(bool row, q.Next());
+  if (!row) return out;
+  std::optional<int64_t> rank = q.IntIfAny(0);
+  std::optional<int64_t> device = q.IntIfAny(1);
+  if (rank && *rank >= 0 && *rank <= INT32_MAX) {
+    out.rank = static_cast<int32_t>(*rank);
+  }
+  if (device && *device >= 0 && *device <= INT32_MAX) {
+    out.device = static_cast<int32_t>(*device);
+  }
+  return out;
+}
+
 Status ImportAscendDb(ImportContext& ctx, AscendDbStats* stats) {
   AscendDbStats own;
   if (stats == nullptr) stats = &own;
   *stats = AscendDbStats();
-  // Say what is wrong with a file that is not SQLite before SQLite does.
-  {
-    std::FILE* f = std::fopen(ctx.path.c_str(), "rb");
-    if (f == nullptr) {
-      return NotFoundError(ctx.path + ": cannot open the file");
-    }
-    char head[16];
-    const size_t n = std::fread(head, 1, sizeof(head), f);
-    std::fclose(f);
-    if (n == 0) {
-      return MalformedInputError(
-          ctx.path +
-          ": empty file; expected an SQLite database (torch_npu's DB export: "
-          "ascend_pytorch_profiler_<rank>.db or analysis.db)");
-    }
-    if (std::string_view(head, n) != ascend_db::kSqliteMagic) {
-      return MalformedInputError(
-          ctx.path +
-          ": not an SQLite database (it does not start with 'SQLite format "
-          "3'); expected torch_npu's DB export (ascend_pytorch_profiler_"
-          "<rank>.db or analysis.db)");
-    }
-  }
   MI_ASSIGN_OR_RETURN(std::unique_ptr<ascend_db::SqliteDb> db,
-                      ascend_db::SqliteDb::Open(ctx.path));
+                      OpenDb(ctx.path));
   ascend_db::DbReader reader(ctx, *db, stats);
   MI_RETURN_IF_ERROR(reader.Read());
   return ChargeBuilt(ctx, ctx.path);

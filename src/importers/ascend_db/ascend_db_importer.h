@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "importers/common/importer.h"
@@ -39,6 +40,16 @@ struct AscendDbStats {
 // every table it knows that the file holds, the profiler's before the
 // analysis ones. `stats` may be null.
 Status ImportAscendDb(ImportContext& ctx, AscendDbStats* stats = nullptr);
+
+// The (rank, device) of torch_npu's RANK_DEVICE_MAP in a profiler DB,
+// without importing it (rank discovery: where a folder has no
+// profiler_info_<rank>.json, or to confirm it); {-1, -1} when the table is
+// absent or empty. Errors as ImportAscendDb's.
+struct DbRankDevice {
+  int32_t rank = -1;
+  int32_t device = -1;
+};
+StatusOr<DbRankDevice> ReadAscendDbRankDevice(const std::string& path);
 
 namespace ascend_db {
 

@@ -415,6 +415,22 @@ TEST(AscendDb, HandMadeProfilerDbWithParallelGroupInfo) {
   EXPECT_EQ(host.tid, 2);
 }
 
+// RANK_DEVICE_MAP without importing (facts.json: [[0, 0]] and [[1, 1]]).
+TEST(AscendDb, RankDeviceMapAlone) {
+  for (int rank : {0, 1}) {
+    auto rd = ReadAscendDbRankDevice(
+        DbOf("msinsight_pt_db_level1_2rank_2024", rank).string());
+    ASSERT_TRUE(rd.ok()) << rd.status().ToString();
+    EXPECT_EQ(rd->rank, rank);
+    EXPECT_EQ(rd->device, rank);
+  }
+  // analysis.db has no such table.
+  auto none = ReadAscendDbRankDevice(
+      DbOf("msinsight_pt_db_level1_2rank_2024", 0, true).string());
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->rank, -1);
+}
+
 TEST(AscendDb, RankDisagreementIsADiagnostic) {
   Loaded l;
   Load(l, DbOf("msinsight_pt_db_level1_2rank_2024", 1), {}, /*rank=*/7);
