@@ -10,6 +10,8 @@ APT_PACKAGES=(
   cmake ninja-build g++ clang libclang-rt-14-dev clang-format clang-tidy
   libonnx-dev libprotobuf-dev protobuf-compiler libsimdjson-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
+  # torch_npu's DB export (importers/ascend_db)
+  libsqlite3-dev
   # `open`: the embedded HTTP server (found through pkg-config)
   libcpp-httplib-dev pkg-config
   # tests and benchmarks

@@ -64,7 +64,13 @@
     "not linked")                                                             \
   X(kModelRoleGuessed, kInfo,                                                 \
     "which of two framework-looking models ran was guessed from a file name " \
-    "('optim', '.opt.'); name it with --compiled or a run manifest")
+    "('optim', '.opt.'); name it with --compiled or a run manifest")          \
+  X(kTableRowSkipped, kDataLoss,                                              \
+    "a profiler database row lacked a required value and was skipped")        \
+  X(kRankMismatch, kDataLoss,                                                 \
+    "a profiler output folder names one rank and its data another "           \
+    "(torch_npu profiler_info_<rank>.json vs RANK_DEVICE_MAP); the "          \
+    "folder's is kept")
 
 namespace mi {
 

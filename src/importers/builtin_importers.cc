@@ -2,6 +2,7 @@
 
 #include "importers/ascend_communication/ascend_communication_importer.h"
 #include "importers/ascend_csv/ascend_csv_importer.h"
+#include "importers/ascend_db/ascend_db_importer.h"
 #include "importers/ascend_timeline/ascend_timeline_importer.h"
 #include "importers/chrome_trace/chrome_trace_importer.h"
 #include "importers/ge/ge_importer.h"
@@ -17,6 +18,9 @@ std::vector<std::unique_ptr<Importer>> CreateBuiltinImporters() {
   list.push_back(CreateGeOnnxTextImporter());
   list.push_back(CreateChromeTraceImporter());
   list.push_back(CreateTraceEventCsvImporter());
+  // Before ascend_timeline: its claims leave out what else it finds in a
+  // torch_npu output folder, the DB files among it.
+  list.push_back(CreateAscendDbImporter());
   list.push_back(CreateAscendTimelineImporter());
   list.push_back(CreateAscendCsvImporter());
   list.push_back(CreateAscendCommunicationImporter());

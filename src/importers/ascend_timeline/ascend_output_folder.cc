@@ -5,10 +5,8 @@
 #include <optional>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "base/mapped_file.h"
 #include "base/strings.h"
+#include "importers/common/torch_npu_rank.h"
 
 namespace mi::importers::ascend_timeline {
 namespace {
@@ -46,39 +44,6 @@ bool IsCommunicationFileName(std::string_view n) {
 // torch_npu's profiler_info_{rank}.json / profiler_metadata.json.
 bool IsConfigurationFileName(std::string_view n) {
   return n.starts_with("profiler_info") || n == "profiler_metadata.json";
-}
-
-int32_t ReadTorchNpuRankIn(const std::string& folder) {
-  std::error_code ec;
-  std::vector<fs::path> infos;
-  for (auto it = fs::directory_iterator(folder, ec);
-       !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (name.starts_with("profiler_info") && name.ends_with(".json") &&
-        it->is_regular_file()) {
-      infos.push_back(it->path());
-    }
-  }
-  std::sort(infos.begin(), infos.end());
-  for (const fs::path& info : infos) {
-    auto text = ReadWholeFile(info.string());
-    if (!text.ok()) continue;
-    nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
-    if (doc.is_object()) {
-      auto rank = doc.find("rank_id");
-      if (rank != doc.end() && rank->is_number_integer() &&
-          rank->get<int64_t>() >= 0 && rank->get<int64_t>() <= INT32_MAX) {
-        return static_cast<int32_t>(rank->get<int64_t>());
-      }
-    }
-  }
-  return -1;
-}
-
-// msprof names its run folders PROF_<6 digits>_<timestamp>_<letters>; a
-// folder of the user's that merely starts with PROF_ is not one.
-bool IsMsprofRunFolderName(std::string_view n) {
-  return n.size() > 5 && n.starts_with("PROF_") && n[5] >= '0' && n[5] <= '9';
 }
 
 // Where a file sits in the run (RunFiles::File::in_run).
@@ -124,13 +89,7 @@ bool IsTimelineFileName(std::string_view n) {
 }
 
 int32_t ReadTorchNpuRank(const std::string& folder) {
-  int32_t rank = ReadTorchNpuRankIn(folder);
-  fs::path p(folder);
-  if (rank < 0 && IsMsprofRunFolderName(p.filename().string()) &&
-      !p.parent_path().empty()) {
-    rank = ReadTorchNpuRankIn(p.parent_path().string());
-  }
-  return rank;
+  return importers::ReadTorchNpuRank(folder);
 }
 
 void ClaimOutputFolders(RunFiles& files) {

@@ -123,6 +123,26 @@ uint64_t HcclGroupHash(std::string_view group_name) {
   return (static_cast<uint64_t>(high) << 32) | low;
 }
 
+bool IsHcclGroupHash(std::string_view group_name) {
+  if (group_name.empty()) return false;
+  for (char c : group_name) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+std::string HcclGroupKey(std::string_view group_name) {
+  if (group_name.empty() || IsHcclGroupHash(group_name)) {
+    return std::string(group_name);
+  }
+  return std::to_string(HcclGroupHash(group_name));
+}
+
+int64_t HcclSequenceOf(std::string_view op_name) {
+  std::optional<HcclOpName> parsed = ParseHcclOpName(op_name);
+  return parsed ? parsed->sequence : -1;
+}
+
 bool IsNcclKernelName(std::string_view name) {
   return name.size() > 4 && name.starts_with("nccl") && name[4] != ':';
 }

@@ -38,6 +38,15 @@ std::optional<HcclOpName> ParseHcclOpName(std::string_view name);
 // hashes of its bytes, multipliers 29 (high word) and 131 (low word).
 // "90.91.105.46%enp189s0f0_60000_0_1736410538306028" -> 17148521525495523210.
 uint64_t HcclGroupHash(std::string_view group_name);
+// True when `group_name` is all decimal digits (already the hash: 2024 DB
+// exports write the hash itself as the group name).
+bool IsHcclGroupHash(std::string_view group_name);
+// The group as collective records name it: a name that is already the
+// decimal hash as written, else the decimal HcclGroupHash of the name.
+std::string HcclGroupKey(std::string_view group_name);
+// <k> of an HCCL op name (its index within its group), -1 when the name
+// does not follow hcom_<collective>__<G>_<k>[_<m>].
+int64_t HcclSequenceOf(std::string_view op_name);
 
 // NCCL kernel names: ncclKernel_<Coll>_<ALGO>_<PROTO>_<RedOp>_<type>(...)
 // and ncclDevKernel_<Coll>_<ALGO>_<PROTO>(...). Parsed loosely: absent
