@@ -35,7 +35,8 @@ def group_rss_bytes(pgid):
 
 
 def run_measured(cmd, timeout_s=None, rss_limit_bytes=None, env=None, progress=None):
-    """Returns a dict: rc, wall_s, peak_rss_bytes (summed, sampled),
+    """Returns a dict: rc, wall_s, cpu_s (user + system of the command and
+    the children it waited for), peak_rss_bytes (summed, sampled),
     maxrss_bytes (wait4), stdout, stderr, killed (None or the reason),
     and stderr_lines as (seconds since start, line)."""
     t0 = time.perf_counter()
@@ -89,7 +90,7 @@ def run_measured(cmd, timeout_s=None, rss_limit_bytes=None, env=None, progress=N
     for t in threads:
         t.join(timeout=5)
     p.returncode = os.waitstatus_to_exitcode(status)
-    return {"rc": p.returncode, "wall_s": wall, "peak_rss_bytes": max(peak, rusage.ru_maxrss * 1024),
+    return {"rc": p.returncode, "wall_s": wall, "cpu_s": rusage.ru_utime + rusage.ru_stime, "peak_rss_bytes": max(peak, rusage.ru_maxrss * 1024),
             "maxrss_bytes": rusage.ru_maxrss * 1024, "killed": killed,
             "stdout": b"".join(out_chunks).decode("utf-8", "replace"),
             "stderr": "\n".join(line for _, line in err_lines), "stderr_lines": err_lines}
