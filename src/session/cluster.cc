@@ -478,7 +478,7 @@ class SummaryReader {
       Fail("", fmt::format("expected a rank summary with \"schema\": "
                            "\"{}\"",
                            kSummarySchema));
-      return InvalidArgumentError(error_);
+      return MalformedInputError(error_);
     }
     const auto& ranks = Arr(j, "ranks", "");
     for (size_t i = 0; i < ranks.size() && ok_; ++i) {
@@ -512,7 +512,7 @@ class SummaryReader {
       r.idle_ns = Int(e, "idle_ns", p);
       out->cluster_communication.push_back(std::move(r));
     }
-    return ok_ ? Status::Ok() : InvalidArgumentError(error_);
+    return ok_ ? Status::Ok() : MalformedInputError(error_);
   }
 
  private:
@@ -760,9 +760,9 @@ StatusOr<ClusterSummary> ReadClusterSummary(const std::string& path) {
   ss << f.rdbuf();
   nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
   if (j.is_discarded()) {
-    return InvalidArgumentError(path +
-                                ": not JSON (expected a rank summary "
-                                "written by `cluster reduce`)");
+    return MalformedInputError(path +
+                               ": not JSON (expected a rank summary "
+                               "written by `cluster reduce`)");
   }
   ClusterSummary out;
   SummaryReader reader(path);
@@ -770,7 +770,7 @@ StatusOr<ClusterSummary> ReadClusterSummary(const std::string& path) {
   std::set<int32_t> seen;
   for (const auto& r : out.ranks) {
     if (!seen.insert(r.rank).second) {
-      return InvalidArgumentError(
+      return MalformedInputError(
           fmt::format("{}: rank {} is in the summary twice", path, r.rank));
     }
   }
