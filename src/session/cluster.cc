@@ -357,6 +357,11 @@ ClusterSummary Session::ClusterRanks() const {
     out.ranks.push_back(
         analysis::ReduceRank(impl_->model, impl_->trace, impl_->links, s));
   }
+  for (ClusterRankSummary& r : out.ranks) {
+    // The rank as the source says it: Kineto's distributedInfo, torch_npu's
+    // profiler_info (or RANK_DEVICE_MAP) as the importer read it.
+    if (r.rank_from.empty()) r.rank_from = "source";
+  }
   std::stable_sort(out.ranks.begin(), out.ranks.end(),
                    [](const ClusterRankSummary& a,
                       const ClusterRankSummary& b) { return a.rank < b.rank; });
