@@ -216,3 +216,45 @@ def test_generated_nccl_cluster_late_start():
     reasons = {r["kind"]: r for r in slow[0]["reasons"]}
     assert abs(reasons["late_start"]["excess_ns"] - 600_000) <= 1_000
     assert "host_bound" in reasons
+
+
+def test_export_writes_cluster_json(tmp_path):
+    out = tmp_path / "export"
+    proc = run("export", TEXT_L1, "--out", out, "-q")
+    assert "cluster.json" in proc.stdout
+    doc = json.loads((out / "cluster.json").read_text())
+    jsonschema.Draft202012Validator(SCHEMA).validate(doc)
+    direct = cluster_json(TEXT_L1)
+    # The same analyses; ranks are the run's sources (rank_from "source",
+    # the source's files) and task ids refer to the export's trace.json.
+    for key in ("world_size", "steps", "slow_ranks", "overlap", "bandwidth",
+                "matrix", "critical_path", "findings", "clock"):
+        assert doc[key] == direct[key], key
+    trace = json.loads((out / "trace.json").read_text())
+    names = {t["task_id"]: t["kernel_name"] for t in trace["tasks"]}
+    for c in doc["collectives"]:
+        for r in c["ranks"]:
+            assert names[r["task"]] == c["name"]
+    # One rank: no cluster.json.
+    single = tmp_path / "single"
+    run("export", TEXT_L1 / "rank0_ascend_pt", "--out", single, "-q")
+    assert not (single / "cluster.json").exists()
+
+
+def test_rank_from_the_db_export_rank_device_map(tmp_path):
+    """A torch_npu folder without profiler_info whose DB export says
+    RANK_DEVICE_MAP(3, 3) (a hand-made SQLite file): discovery reads rank 3
+    from it (the folder name says nothing); the rank has no trace we read,
+    so the error names rank 3 and the folder."""
+    import sqlite3
+    folder = tmp_path / "node_a_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    folder.mkdir(parents=True)
+    db = sqlite3.connect(folder / "ascend_pytorch_profiler_3.db")
+    db.execute("CREATE TABLE RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER)")
+    db.execute("INSERT INTO RANK_DEVICE_MAP VALUES (3, 3)")
+    db.commit()
+    db.close()
+    proc = run("cluster", tmp_path, check=False)
+    assert proc.returncode != 0
+    assert "rank 3" in proc.stderr, proc.stderr
+    assert "cannot tell which rank" not in proc.stderr
