@@ -14,7 +14,9 @@ tools' figures can be checked against something neither computed:
 - HTA idle (temporal breakdown) = last end - first start of all device
   work - |U(device work)|.
 - step idle (model-inspector's per-step idle, summed over steps) = each
-  ProfilerStep#N window's length - |U(device work) n window|.
+  step window's length - |U(device work) n window|; a step's window runs
+  from its ProfilerStep#N start to the next step's start, the last one to
+  the later of its end and its device work's end.
 - "rounded": the same over times rounded as HTA rounds them (start up and
   end down to whole microseconds).
 """
@@ -110,7 +112,12 @@ def rank_figures(path):
         }
         if label == "exact":
             idle = Decimal(0)
-            for s, e in steps:
+            steps.sort()
+            for k, (s, e) in enumerate(steps):
+                if k + 1 < len(steps):
+                    e = steps[k + 1][0]
+                elif dev:
+                    e = max(e, dev[-1][1])
                 idle += (e - s) - intersect([[s, e]], dev)
             out[label]["step_idle_us"] = float(idle)
             out[label]["steps"] = len(steps)
