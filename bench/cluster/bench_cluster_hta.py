@@ -22,8 +22,7 @@ Agreement checked (and printed) per rank:
   HTA   overlap % = the reference over HTA-rounded times, to HTA's 2
         decimals; temporal idle = the reference's HTA idle over rounded
         times within 1 us.
-The two tools differ by definition (docs/design/clusters.md, "Overlap and
-idle against HTA"): HTA rounds every device task to whole microseconds
+The two tools differ by definition (docs/design/clusters-hta.md): HTA rounds every device task to whole microseconds
 (start up, end down) before measuring, and its idle runs from the rank's
 first device task to its last, ours over the profiler steps.
 """

@@ -5,13 +5,13 @@ with collectives on their own stream beside 3 compute kernels each, rank
 communication/computation overlap and idle time equal the same figures
 computed in this test, independently, from the rank files' JSON.
 
-Definitions (Holistic Trace Analysis's overlap, docs/design/clusters.md):
+Definitions (Holistic Trace Analysis's overlap; docs/design/clusters-hta.md):
 - device tasks: the trace's kernel, gpu_memcpy and gpu_memset events;
   communication: the kernels whose name starts with "nccl"; compute: the
   other kernels (copies and memsets are neither).
 - U(x): the union of the intervals of x. overlapped = |U(comm) n U(compute)|,
   communication = |U(comm)|, overlap share = overlapped / communication.
-- step window (docs/design/clusters.md): from the step's ProfilerStep#N
+- step window (docs/design/clusters-hta.md): from the step's ProfilerStep#N
   start to the next step's start; the last step to its annotation's end
   (here every device task ends before it). idle per step = the window's
   length - |U(device tasks) n window|; a rank's idle is the sum over its
