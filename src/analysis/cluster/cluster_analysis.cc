@@ -792,8 +792,11 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
       ClusterSlowReason r;
       r.kind = "compute";
       r.excess_ns = compute.excess;
+      // Op types and nodes that explain at least 1 % of the excess (and a
+      // microsecond): jitter on every op is not a reason.
+      const int64_t least = std::max<int64_t>(1000, compute.excess / 100);
       for (const auto& [op, d] : op_delta) {
-        if (d.first - d.second > 0) {
+        if (d.first - d.second >= least) {
           r.op_types.push_back({op, d.first, d.second, d.first - d.second});
         }
       }
@@ -804,7 +807,7 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
       if (r.op_types.size() > 5) r.op_types.resize(5);
       for (auto& [name, d] : node_delta) {
         d.excess_ns = d.rank_ns - d.median_ns;
-        if (d.excess_ns > 0) r.nodes.push_back(d);
+        if (d.excess_ns >= least) r.nodes.push_back(d);
       }
       std::sort(r.nodes.begin(), r.nodes.end(),
                 [](const ClusterNodeDelta& a, const ClusterNodeDelta& b) {
