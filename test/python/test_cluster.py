@@ -258,3 +258,27 @@ def test_rank_from_the_db_export_rank_device_map(tmp_path):
     assert proc.returncode != 0
     assert "rank 3" in proc.stderr, proc.stderr
     assert "cannot tell which rank" not in proc.stderr
+
+
+def test_clocks_one_ms_apart_are_aligned_on_collective_ends():
+    """Ranks whose clocks run 1 ms apart (rank r's times = true + r ms; the
+    overlap variant of the generated cluster): the ends disagree by ~7 ms,
+    far more than a transfer takes, so each rank's offset is estimated from
+    the collectives' ends and taken off; then the slow rank and its op type
+    are found as on one clock, and the last arrivals equal the truth's."""
+    folder, truth = nccl_cluster("--overlap-kernels", "3", "--clock-offset-us", "1000")
+    doc = cluster_json(folder, "--max-collectives", "0", "--jobs", "2")
+    clock = doc["clock"]
+    assert clock["aligned"] is True
+    for rank, offset in zip([r["rank"] for r in doc["ranks"]], clock["rank_offsets_ns"]):
+        assert abs(offset - rank * 1_000_000) <= 10_000, (rank, offset)
+    # The residual end spread is the generator's (at most 0.2 us).
+    assert clock["max_end_spread_ns"] <= 20_000
+    s = truth["summary"]
+    slow = doc["slow_ranks"][0]
+    assert slow["rank"] == s["slow_rank"]
+    assert slow["reasons"][0]["op_types"][0]["op_type"] == s["injected_op_type"]
+    last = [0] * s["ranks"]
+    for c in doc["collectives"]:
+        last[c["last_rank"]] += 1
+    assert last == s["last_arrivals_per_rank"]
