@@ -30,7 +30,8 @@ TEXT_L1 = committed(SAMPLES / "cluster" / "msinsight_pt_text_level1_2rank_2024")
 SCHEMA = json.loads((SCHEMAS / "cluster.schema.json").read_text())
 SUMMARY_SCHEMA = json.loads((SCHEMAS / "cluster-summary.schema.json").read_text())
 
-# /work/shared/samples/cluster/facts.json, set msinsight_pt_text_level1_2rank_2024
+# facts.json of the shared cluster samples (samples/cluster/facts.json), set
+# msinsight_pt_text_level1_2rank_2024
 # (generator bars/lib/cluster_facts.py): per rank, kernel_details.csv's HCCL
 # rows (count, summed Duration(us)), trace_view.json's hcom_ op events (summed
 # dur, us) and step_trace_time.csv's step 50.
