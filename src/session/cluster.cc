@@ -5,8 +5,6 @@
 
 #include "model_inspector/cluster.h"
 
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -27,6 +25,8 @@
 #include "base/atomic_file.h"
 #include "base/strings.h"
 #include "encoders/json_encoder.h"
+#include "importers/ascend_db/ascend_db_importer.h"
+#include "importers/common/torch_npu_rank.h"
 #include "io/chunk_reader.h"
 #include "model_inspector/session.h"
 #include "session/session_impl.h"
@@ -91,48 +91,35 @@ std::optional<int32_t> RankFromFileName(const std::string& path) {
                                 std::regex::icase);
   static const std::regex kTrailing(R"(_(\d+)\.)");
   std::smatch m;
-  if (std::regex_search(name, m, kRank)) return std::stoi(m[1]);
-  if (std::regex_search(name, m, kTrailing)) return std::stoi(m[1]);
+  if (std::regex_search(name, m, kRank) ||
+      std::regex_search(name, m, kTrailing)) {
+    return ParseInteger<int32_t>(m.str(1));
+  }
   return std::nullopt;
 }
 
-// torch_npu's DB export: RANK_DEVICE_MAP(rankId, deviceId), read-only.
+// torch_npu's DB export: RANK_DEVICE_MAP(rankId, deviceId), read by the
+// DB importer's own reader (read-only, immutable).
 std::optional<int32_t> RankFromDb(const std::string& path) {
-  sqlite3* db = nullptr;
-  const std::string uri = "file:" + path + "?immutable=1";
-  if (sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
-                      nullptr) != SQLITE_OK) {
-    sqlite3_close(db);
-    return std::nullopt;
-  }
-  std::optional<int32_t> rank;
-  sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db, "SELECT rankId FROM RANK_DEVICE_MAP LIMIT 1", -1,
-                         &st, nullptr) == SQLITE_OK &&
-      sqlite3_step(st) == SQLITE_ROW) {
-    rank = sqlite3_column_int(st, 0);
-  }
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return rank;
+  StatusOr<importers::DbRankDevice> read =
+      importers::ReadAscendDbRankDevice(path);
+  if (!read.ok() || read->rank < 0) return std::nullopt;
+  return read->rank;
 }
 
 // A torch_npu rank folder: its rank from profiler_info_N.json (rank_id),
 // else the DB export's RANK_DEVICE_MAP; world size from
 // profiler_metadata.json's distributed_args.
 void ReadAscendRank(const fs::path& dir, ClusterRankInput* in) {
+  // profiler_info_<rank>.json, read as the importers read it.
+  if (int32_t rank = importers::ReadTorchNpuRank(dir.string()); rank >= 0) {
+    in->rank = rank;
+    in->rank_from = "profiler_info";
+  }
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.starts_with("profiler_info") && name.ends_with(".json")) {
-      std::ifstream f(e.path());
-      nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
-      if (j.is_object() && j.contains("rank_id") &&
-          j["rank_id"].is_number_integer() && j["rank_id"].get<int>() >= 0) {
-        in->rank = j["rank_id"].get<int32_t>();
-        in->rank_from = "profiler_info";
-      }
-    } else if (name == "profiler_metadata.json") {
+    if (name == "profiler_metadata.json") {
       std::ifstream f(e.path());
       nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
       if (j.is_object() && j.contains("distributed_args") &&
