@@ -523,6 +523,11 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
   size_t run_count = 0;
   RunState* found = FindRun(run_id, &run_count);
   if (found == nullptr) {
+    if (run_count == 0) {
+      // A cluster's server starts with none: runs come as ranks are opened.
+      return Error(
+          404, fmt::format("no run {}; the server has no runs yet", run_id));
+    }
     return Error(
         404, fmt::format("no run {}; runs are 0..{}", run_id, run_count - 1));
   }
