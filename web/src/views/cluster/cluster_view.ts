@@ -78,6 +78,7 @@ export class ClusterView {
   private heat: { grid: Grid; place: GridPlacement; range: { min: number; max: number } } | null = null;
   private matrix: { grid: Grid; place: GridPlacement; ranks: number[]; range: { min: number; max: number } } | null = null;
   private frame = 0;
+  private readonly dirty = new Set<'heat' | 'matrix' | 'align'>();
 
   constructor(private readonly root: HTMLElement, tools: HTMLElement, readonly report: ClusterReportJson,
     private readonly host: ClusterHost, private readonly stats: Stats) {
@@ -226,7 +227,7 @@ export class ClusterView {
     const sel = document.getElementById('cluster-metric') as HTMLSelectElement | null;
     if (sel) sel.value = m;
     this.buildHeat();
-    this.draw();
+    this.draw(['heat']);
   }
 
   /** Sizes a canvas to its box at the device pixel ratio; its context in CSS px. */
@@ -348,7 +349,7 @@ export class ClusterView {
   /** Opens rank `rank`'s timeline at step index `step` (what a cell click does). */
   async openCell(rank: number, step: number): Promise<void> {
     this.state.cell = { rank, step };
-    this.draw();
+    this.draw(['heat']);
     await this.act(`opening rank ${rank} at ${this.report.steps[step].label || `step ${step}`}…`,
       () => this.host.openRankStep(rank, this.report.steps[step]));
   }
@@ -407,7 +408,7 @@ export class ClusterView {
     const sel = document.getElementById('cluster-matrix-measure') as HTMLSelectElement | null;
     if (sel) sel.value = m;
     this.buildMatrix();
-    this.draw();
+    this.draw(['matrix']);
   }
 
   private drawMatrix(): void {
@@ -428,7 +429,8 @@ export class ClusterView {
     ctx.textAlign = 'right';
     for (let r = 0; r < grid.rows; r += st) ctx.fillText(String(ranks[r]), place.x - 4, place.y + ((r + 0.5) * side) / grid.rows);
     ctx.textAlign = 'center';
-    for (let c = 0; c < grid.cols; c += st) ctx.fillText(String(ranks[c]), place.x + ((c + 0.5) * side) / grid.cols, place.y - 9);
+    const cst = labelStride(grid.cols, side, 8 + 7 * String(ranks[ranks.length - 1]).length);
+    for (let c = 0; c < grid.cols; c += cst) ctx.fillText(String(ranks[c]), place.x + ((c + 0.5) * side) / grid.cols, place.y - 9);
     if (this.state.rank >= 0) {
       const i = ranks.indexOf(this.state.rank);
       if (i >= 0) {
@@ -483,7 +485,7 @@ export class ClusterView {
       ` · transfer ${fmtNs(c.transfer_ns)}` + (c.busbw_gbps !== null ? ` · bus bw ${c.busbw_gbps.toFixed(2)} GB/s` : '') +
       (c.link_type ? ` on ${c.link_type}` : '') + (by ? ` · issued by ${by}` : '');
     this.alignInfo.classList.remove('muted');
-    this.drawAlign();
+    this.draw(['align']);
     await this.act(`opening the ranks of ${c.name}…`, () => this.host.selectCollective(c));
   }
 
@@ -546,7 +548,7 @@ export class ClusterView {
   markRank(rank: number): void {
     this.state.rank = this.state.rank === rank ? -1 : rank;
     for (const d of this.root.querySelectorAll<HTMLElement>('#cluster-slow .cluster-item')) d.classList.toggle('selected', Number(d.dataset.rank) === this.state.rank);
-    this.draw();
+    this.draw(['heat', 'matrix']);
   }
 
   // ---- common ---------------------------------------------------------
@@ -569,14 +571,17 @@ export class ClusterView {
     }
   }
 
-  /** Redraws every picture on the next animation frame. */
-  draw(): void {
+  /** Redraws the pictures named (all by default) on the next animation frame. */
+  draw(what: readonly ('heat' | 'matrix' | 'align')[] = ['heat', 'matrix', 'align']): void {
+    for (const w of what) this.dirty.add(w);
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
-      this.drawHeat();
-      this.drawMatrix();
-      this.drawAlign();
+      const d = new Set(this.dirty);
+      this.dirty.clear();
+      if (d.has('heat')) this.drawHeat();
+      if (d.has('matrix')) this.drawMatrix();
+      if (d.has('align')) this.drawAlign();
     });
   }
 
