@@ -155,9 +155,11 @@ export function drawAlignment(ctx: CanvasRenderingContext2D, w: number, h: numbe
   ctx.beginPath();
   ctx.moveTo(left, axisY + 0.5); ctx.lineTo(left + plotW, axisY + 0.5);
   ctx.stroke();
-  for (let k = 0; k <= 4; k++) {
-    const t = (span * k) / 4, x = left + (plotW * k) / 4;
-    ctx.textAlign = k === 0 ? 'left' : k === 4 ? 'right' : 'center';
+  // Ticks at least ~110 px apart (a label is "+40.049 ms").
+  const ticks = Math.max(1, Math.min(4, Math.floor(plotW / 110)));
+  for (let k = 0; k <= ticks; k++) {
+    const t = (span * k) / ticks, x = left + (plotW * k) / ticks;
+    ctx.textAlign = k === 0 ? 'left' : k === ticks ? 'right' : 'center';
     ctx.fillText(`+${fmtNs(Math.round(t))}`, x, axisY + 10);
   }
   const labelEvery = Math.max(1, Math.ceil(12 / rowH));
