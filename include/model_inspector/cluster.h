@@ -238,7 +238,7 @@ struct ClusterStepTraceRow {
 };
 
 // An op of one rank in msprof-analyze's cluster_communication.json, as is.
-struct ClusterCommunicationRow {
+struct ClusterCommunicationOp {
   std::vector<int32_t> group_ranks;
   std::string step;
   std::string op_name;
@@ -272,7 +272,7 @@ struct ClusterRankSummary {
 struct ClusterSummary {
   std::vector<ClusterRankSummary> ranks;  // by rank, each rank once
   std::vector<ClusterStepTraceRow> cluster_step_trace;
-  std::vector<ClusterCommunicationRow> cluster_communication;
+  std::vector<ClusterCommunicationOp> cluster_communication;
 };
 
 // ---------------------------------------------------------------------------
@@ -510,7 +510,7 @@ struct ClusterReport : AnalysisResult {
   std::vector<LinkPeak> link_peaks;  // the table applied
   // msprof-analyze's cluster outputs, as read.
   std::vector<ClusterStepTraceRow> cluster_step_trace;
-  std::vector<ClusterCommunicationRow> cluster_communication;
+  std::vector<ClusterCommunicationOp> cluster_communication;
 
   std::string_view analysis_id() const override { return "cluster"; }
   // {"schema": "model-inspector/cluster/1", ...}

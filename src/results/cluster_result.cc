@@ -78,7 +78,7 @@ void WritePeak(ResultWriter& w, const LinkPeak& p) {
 
 void WriteClusterTables(ResultWriter& w,
                         const std::vector<ClusterStepTraceRow>& step_trace,
-                        const std::vector<ClusterCommunicationRow>& comm) {
+                        const std::vector<ClusterCommunicationOp>& comm) {
   w.Key("cluster_step_trace").BeginArray();
   for (const ClusterStepTraceRow& r : step_trace) {
     w.BeginObject();
@@ -90,7 +90,7 @@ void WriteClusterTables(ResultWriter& w,
   }
   w.EndArray();
   w.Key("cluster_communication").BeginArray();
-  for (const ClusterCommunicationRow& r : comm) {
+  for (const ClusterCommunicationOp& r : comm) {
     w.BeginObject();
     Ints(w, "group_ranks", r.group_ranks);
     w.Field("step", r.step).Field("op_name", r.op_name);
