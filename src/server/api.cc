@@ -965,7 +965,10 @@ HttpResponse Api::Runs() const {
     }
     w.EndObject();
   }
-  w.EndArray().EndObject();
+  w.EndArray();
+  // Whether GET /api/cluster has a report (so the UI asks for it only then).
+  w.FieldBool("cluster", options_.cluster != nullptr);
+  w.EndObject();
   return Json(std::move(out));
 }
 

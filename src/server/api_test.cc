@@ -1645,7 +1645,9 @@ TEST(ApiClusterTest, ServesTheReportAndOpensRanksAsRunsOnce) {
   ASSERT_EQ(report.status, 200);
   EXPECT_EQ(report.content(), f.report);
   EXPECT_EQ(report.content_type, "application/json; charset=utf-8");
-  EXPECT_EQ(ParseJson(api->Handle(Get("/api/runs")))["runs"].size(), 0u);
+  nlohmann::json none = ParseJson(api->Handle(Get("/api/runs")));
+  EXPECT_EQ(none["runs"].size(), 0u);
+  EXPECT_EQ(none["cluster"], true);
   HttpResponse no_run = api->Handle(Get("/api/runs/0/summary"));
   ExpectJsonError(no_run, 404);
   EXPECT_EQ(ParseJson(no_run)["error"]["message"],
@@ -1737,6 +1739,7 @@ TEST(ApiClusterTest, NoClusterIs404AndTheTokenHolds) {
   std::vector<ServedRun> runs;
   runs.push_back({"ort_all", {kRunDir}, OpenDemo()});
   Api api(std::move(runs), plain);
+  EXPECT_EQ(ParseJson(api.Handle(Get("/api/runs")))["cluster"], false);
   HttpResponse none = api.Handle(Get("/api/cluster"));
   ExpectJsonError(none, 404);
   EXPECT_NE(ParseJson(none)["error"]["message"].get<std::string>().find(

@@ -52,7 +52,7 @@ def test_serves_the_command_lines_report_and_no_run(served):
     cli = json.loads(run("cluster", CLUSTER, "--format", "json").stdout)
     assert report == cli
     # Ranks open only when asked: no run at first.
-    assert served.get_json("/api/runs")["runs"] == []
+    assert served.get_json("/api/runs") == {"runs": [], "cluster": True}
     assert served.get_json("/api/runs/0/summary", status=404)["error"]["message"] == \
         "no run 0; the server has no runs yet"
 
@@ -116,6 +116,7 @@ def test_token_and_no_cluster():
                            committed(CLUSTER)], 300)
     try:
         assert plain.get_json("/api/cluster", status=404)["error"]["status"] == 404
-        assert len(plain.get_json("/api/runs")["runs"]) == 1
+        runs = plain.get_json("/api/runs")
+        assert len(runs["runs"]) == 1 and runs["cluster"] is False
     finally:
         assert plain.close() == 0

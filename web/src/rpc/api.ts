@@ -251,7 +251,7 @@ export interface ApiClient {
    * candidate twice answers the same run.
    */
   pair(run: number, candidate: number): Promise<PairResult>;
-  /** The cluster report the server holds, or null when it holds none (404). */
+  /** The cluster report the server holds, or null when it holds none (GET /api/runs' `cluster`). */
   cluster(): Promise<ClusterReportJson | null>;
   /** Opens ranks of the cluster as one run (or finds the one opened before). */
   clusterRanks(ranks: number[]): Promise<ClusterRanksResult>;
@@ -387,12 +387,9 @@ export class Api implements ApiClient {
   }
 
   async cluster(): Promise<ClusterReportJson | null> {
-    try {
-      return await this.json<ClusterReportJson>('/api/cluster');
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 404) return null;
-      throw e;
-    }
+    // /api/runs says whether there is one (no 404 to show in the console of every other server).
+    if (!(await this.json<{ cluster?: boolean }>('/api/runs')).cluster) return null;
+    return this.json<ClusterReportJson>('/api/cluster');
   }
 
   async clusterRanks(ranks: number[]): Promise<ClusterRanksResult> {
