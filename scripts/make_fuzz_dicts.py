@@ -39,7 +39,7 @@ JSON_SYNTAX = ["{", "}", "[", "]", ":", ",", '"', "true", "false", "null", "-1",
 
 def main():
     (ROOT / "dicts").mkdir(exist_ok=True)
-    for t in ["chrome_trace", "ascend_timeline", "atc_json"]:
+    for t in ["chrome_trace", "ascend_timeline", "atc_json", "ascend_communication"]:
         keys = set()
         for p in files(t):
             text = p.read_text(errors="replace")
@@ -69,7 +69,7 @@ def main():
     write("onnx", ["libFuzzer dictionary for onnx_fuzzer: identifiers and punctuation of the",
                    "ONNX text, protobuf text and JSON models in test/fuzz/onnx/ (binary models",
                    "are mutated as bytes). Written by scripts/make_fuzz_dicts.py."], toks)
-    for t in ["ascend_csv", "trace_event_csv"]:
+    for t in ["ascend_csv", "trace_event_csv", "ascend_step_trace"]:
         toks = set()
         for p in files(t):
             lines = p.read_text(errors="replace").splitlines()

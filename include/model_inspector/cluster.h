@@ -45,6 +45,9 @@ struct ClusterRankInput {
   std::vector<std::string> files;
   // Ranks in the job as this rank's files say (-1: they do not).
   int32_t world_size = -1;
+  // The accelerator as the files name it ("NVIDIA B200"; Kineto's
+  // deviceProperties), for the link peaks; empty when not said.
+  std::string device_name;
 };
 
 // What the discovery of a cluster's inputs found.
@@ -259,7 +262,9 @@ struct ClusterRankSummary {
   std::string host;
   std::vector<std::string> devices;  // "GPU 0", "NPU 3"
   std::vector<std::string> files;
-  std::string chip;  // Ascend chip id when known ("V2_1_0"), for peaks
+  // The chip for the link peaks: Ascend chip id ("V2_1_0") or the device
+  // name ("NVIDIA B200"); empty when not known.
+  std::string chip;
   std::vector<ClusterProcessGroup> process_groups;
   std::vector<ClusterRankStep> steps;              // in time order
   std::vector<ClusterRankCollective> collectives;  // in start order

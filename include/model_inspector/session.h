@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model_inspector/analysis_result.h"
+#include "model_inspector/cluster.h"
 #include "model_inspector/diagnosis.h"
 #include "model_inspector/results/calibration.h"
 #include "model_inspector/results/critical_path.h"
@@ -340,6 +341,13 @@ class Session {
   // Families of repeated blocks with per-instance time (framework level
   // when loaded, else compiled), by total time; empty without a graph.
   BlocksResult Blocks() const;
+
+  // The run as a cluster (model_inspector/cluster.h): one rank summary
+  // per trace source, plus msprof-analyze's cluster tables when read.
+  ClusterSummary ClusterRanks() const;
+  // Whether the trace holds two or more sources that name their rank
+  // (`export` then also writes cluster.json).
+  bool HasSeveralRanks() const;
 
   struct Impl;
 

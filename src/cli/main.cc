@@ -7,6 +7,7 @@
 
 #include "cli/analyze_command.h"
 #include "cli/check_command.h"
+#include "cli/cluster_command.h"
 #include "cli/common.h"
 #include "cli/diagnose_command.h"
 #include "cli/export_command.h"
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   mi::cli::RegisterPathCommand(app, &exit_code);
   mi::cli::RegisterCheckCommand(app, &exit_code);
   mi::cli::RegisterAnalyzeCommand(app, &exit_code);
+  mi::cli::RegisterClusterCommand(app, &exit_code);
   mi::cli::RegisterSeedOptions(app, &exit_code);
   mi::cli::AddMemoryLimitOption(&app);
   if (int rc = mi::cli::CheckMemoryLimitEnvironment(); rc != 0) return rc;

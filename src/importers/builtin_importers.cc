@@ -1,5 +1,6 @@
 #include "importers/builtin_importers.h"
 
+#include "importers/ascend_communication/ascend_communication_importer.h"
 #include "importers/ascend_csv/ascend_csv_importer.h"
 #include "importers/ascend_timeline/ascend_timeline_importer.h"
 #include "importers/chrome_trace/chrome_trace_importer.h"
@@ -18,6 +19,8 @@ std::vector<std::unique_ptr<Importer>> CreateBuiltinImporters() {
   list.push_back(CreateTraceEventCsvImporter());
   list.push_back(CreateAscendTimelineImporter());
   list.push_back(CreateAscendCsvImporter());
+  list.push_back(CreateAscendCommunicationImporter());
+  list.push_back(CreateAscendStepTraceImporter());
   list.push_back(CreateGeProtoTextImporter());
   list.push_back(CreateAtcJsonImporter());
   list.push_back(CreateOmImporter());

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/json_writer.h"
+#include "importers/common/collectives.h"
 #include "linker/links.h"
 #include "model_inspector/session.h"
 #include "session/session_impl.h"
@@ -141,6 +142,130 @@ std::string EncodeGraphJson(const Session::Impl& run) {
   return out;
 }
 
+// -1 (absent in collectives.h) as null.
+void IntOrNull(JsonWriter& w, std::string_view key, int64_t v) {
+  w.Key(key);
+  v >= 0 ? w.Int(v) : w.Null();
+}
+void DoubleOrNull(JsonWriter& w, std::string_view key, double v) {
+  w.Key(key);
+  v >= 0 ? w.Double(v) : w.Null();
+}
+
+// The collectives and communication tables (trace/collectives.h), as read.
+void WriteCommunication(JsonWriter& w, const Trace& t) {
+  const CommunicationTables& c = t.communication();
+  w.Key("communication").BeginObject();
+  w.Key("collectives").BeginArray();
+  for (const CollectiveRecord& r : c.collectives) {
+    w.BeginObject();
+    w.FieldInt("source", r.source.value());
+    w.Key("task_id");
+    r.task.valid() ? w.UInt(r.task.value()) : w.Null();
+    w.Field("name", t.str(r.name));
+    w.Field("type", importers::CollectiveTypeName(r.type));
+    w.Field("group", t.str(r.group));
+    IntOrNull(w, "group_size", r.group_size);
+    IntOrNull(w, "sequence", r.sequence);
+    w.FieldInt("start_ns", r.start_ns);
+    w.FieldInt("end_ns", r.end_ns);
+    IntOrNull(w, "in_elements", r.in_elements);
+    IntOrNull(w, "out_elements", r.out_elements);
+    w.Field("dtype", t.str(r.dtype));
+    IntOrNull(w, "bytes", r.bytes);
+    w.Field("algorithm", t.str(r.algorithm));
+    w.Field("protocol", t.str(r.protocol));
+    IntOrNull(w, "run", r.run);
+    w.Field("step", t.str(r.step_label));
+    IntOrNull(w, "transit_ns", r.transit_ns);
+    IntOrNull(w, "wait_ns", r.wait_ns);
+    IntOrNull(w, "synchronization_ns", r.synchronization_ns);
+    IntOrNull(w, "idle_ns", r.idle_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("bandwidth").BeginArray();
+  for (const CommunicationBandwidthRow& r : c.bandwidth) {
+    w.BeginObject();
+    w.FieldInt("source", r.source.value());
+    w.Field("step", t.str(r.step));
+    w.Field("op_name", t.str(r.op_name));
+    w.Field("group", t.str(r.group));
+    w.FieldBool("p2p", r.p2p);
+    w.Field("transport", t.str(r.transport));
+    IntOrNull(w, "size_bytes", r.size_bytes);
+    IntOrNull(w, "transit_ns", r.transit_ns);
+    DoubleOrNull(w, "bandwidth_gbps", r.bandwidth_gbps);
+    DoubleOrNull(w, "large_packet_ratio", r.large_packet_ratio);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("links").BeginArray();
+  for (const CommunicationLinkRow& r : c.links) {
+    w.BeginObject();
+    w.FieldInt("source", r.source.value());
+    w.Field("step", t.str(r.step));
+    w.Field("statistic", t.str(r.statistic));
+    w.Field("group", t.str(r.group));
+    w.FieldBool("p2p", r.p2p);
+    IntOrNull(w, "src_rank", r.src_rank);
+    IntOrNull(w, "dst_rank", r.dst_rank);
+    w.Field("transport", t.str(r.transport));
+    IntOrNull(w, "size_bytes", r.size_bytes);
+    IntOrNull(w, "transit_ns", r.transit_ns);
+    DoubleOrNull(w, "bandwidth_gbps", r.bandwidth_gbps);
+    w.Field("op_name", t.str(r.op_name));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("step_trace").BeginArray();
+  for (const StepTraceRow& r : c.step_trace) {
+    w.BeginObject();
+    w.FieldInt("source", r.source.value());
+    w.Field("step", t.str(r.step));
+    IntOrNull(w, "device", r.device);
+    w.Field("type", t.str(r.type));
+    w.Key("ranks").BeginArray();
+    for (int32_t rank : r.ranks) w.Int(rank);
+    w.EndArray();
+    IntOrNull(w, "computing_ns", r.computing_ns);
+    IntOrNull(w, "communication_not_overlapped_ns",
+              r.communication_not_overlapped_ns);
+    IntOrNull(w, "overlapped_ns", r.overlapped_ns);
+    IntOrNull(w, "communication_ns", r.communication_ns);
+    IntOrNull(w, "free_ns", r.free_ns);
+    IntOrNull(w, "stage_ns", r.stage_ns);
+    IntOrNull(w, "bubble_ns", r.bubble_ns);
+    IntOrNull(w, "communication_not_overlapped_excluding_receive_ns",
+              r.communication_not_overlapped_excluding_receive_ns);
+    IntOrNull(w, "preparing_ns", r.preparing_ns);
+    w.FieldInt("line", static_cast<int64_t>(r.line));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("cluster_communication").BeginArray();
+  for (const ClusterCommunicationRow& r : c.cluster_communication) {
+    w.BeginObject();
+    w.FieldInt("source", r.source.value());
+    w.Key("group_ranks").BeginArray();
+    for (int32_t rank : r.group_ranks) w.Int(rank);
+    w.EndArray();
+    w.Field("step", t.str(r.step));
+    w.Field("op_name", t.str(r.op_name));
+    w.Field("group", t.str(r.group));
+    w.FieldInt("rank", r.rank);
+    IntOrNull(w, "start_ns", r.start_ns);
+    IntOrNull(w, "elapse_ns", r.elapse_ns);
+    IntOrNull(w, "transit_ns", r.transit_ns);
+    IntOrNull(w, "wait_ns", r.wait_ns);
+    IntOrNull(w, "synchronization_ns", r.synchronization_ns);
+    IntOrNull(w, "idle_ns", r.idle_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 std::string EncodeTraceJson(const Session::Impl& run) {
   const Trace& t = run.trace;
   std::string out;
@@ -167,6 +292,23 @@ std::string EncodeTraceJson(const Session::Impl& run) {
     w.Field("host", t.str(s.host));
     w.Field("time_base", TimeBaseName(s.time_base));
     w.FieldInt("base_ns", s.base_ns);
+    // Distributed facts, only where a file gave them.
+    if (s.world_size >= 0) w.FieldInt("world_size", s.world_size);
+    if (!s.process_groups.empty()) {
+      w.Key("process_groups").BeginArray();
+      for (const ProcessGroupInfo& g : s.process_groups) {
+        w.BeginObject();
+        w.Field("name", t.str(g.name));
+        w.Field("long_name", t.str(g.long_name));
+        w.Field("description", t.str(g.description));
+        w.Key("global_ranks").BeginArray();
+        for (int32_t rank : g.global_ranks) w.Int(rank);
+        w.EndArray();
+        IntOrNull(w, "group_rank", g.group_rank);
+        w.EndObject();
+      }
+      w.EndArray();
+    }
     w.EndObject();
   }
   w.EndArray();
@@ -235,6 +377,7 @@ std::string EncodeTraceJson(const Session::Impl& run) {
     w.EndObject();
   }
   w.EndArray();
+  if (!t.communication().empty()) WriteCommunication(w, t);
   w.EndObject();
   out.push_back('\n');
   return out;

@@ -12,6 +12,7 @@
 #include "base/strings.h"
 #include "diag/diagnostic_codes.h"
 #include "importers/common/ascend_task_type.h"
+#include "importers/common/collectives.h"
 
 namespace mi::importers {
 namespace {
@@ -297,7 +298,9 @@ Columns MapHeader(const std::vector<std::string>& h) {
 class CsvReader : public Reader {
  public:
   explicit CsvReader(ImportContext& ctx)
-      : ctx_(ctx), source_(EnsureSource(ctx)) {}
+      : ctx_(ctx),
+        source_(EnsureSource(ctx)),
+        first_task_(ctx.trace->task_count()) {}
 
   Status Parse(std::string_view chunk) override {
     for (char c : chunk) {
@@ -405,6 +408,13 @@ class CsvReader : public Reader {
       source.dialect = ctx_.trace->strings().Intern("ascend");
       ctx_.trace->AddRun({ctx_.trace->strings().Intern("whole trace"),
                           first_start_, last_end_, source_});
+    }
+    if (tasks_added_ > 0) {
+      // Without a timeline the table's HCCL rows are the collectives.
+      const size_t first_record =
+          ctx_.trace->communication().collectives.size();
+      AddHcclCollectiveRecords(*ctx_.trace, source_, first_task_);
+      SetCollectiveRuns(*ctx_.trace, source_, first_record);
     }
     if ((tasks_added_ > 0 || joined_ > 0) &&
         ctx_.trace->str(source.dialect) == "ascend") {
@@ -989,6 +999,7 @@ class CsvReader : public Reader {
   uint64_t tasks_added_ = 0;
   int64_t first_start_ = 0;
   int64_t last_end_ = 0;
+  size_t first_task_ = 0;  // tasks before this file's
 };
 
 class AscendCsvImporter : public Importer {

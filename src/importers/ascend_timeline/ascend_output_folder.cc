@@ -34,6 +34,15 @@ bool IsTaskFiguresFileName(std::string_view n) {
   return n.starts_with("l2_cache") && n.ends_with(".csv");
 }
 
+// HCCL's communication tables and the step time split (read by
+// importers/ascend_communication), after everything else of the folder: the
+// communication tables join onto the collective records the timeline (or,
+// without one, kernel_details) made.
+bool IsCommunicationFileName(std::string_view n) {
+  return n == "communication.json" || n == "communication_matrix.json" ||
+         n == "step_trace_time.csv";
+}
+
 // torch_npu's profiler_info_{rank}.json / profiler_metadata.json.
 bool IsConfigurationFileName(std::string_view n) {
   return n.starts_with("profiler_info") || n == "profiler_metadata.json";
@@ -151,7 +160,7 @@ void ClaimOutputFolders(RunFiles& files) {
     int32_t rank = ReadTorchNpuRank(key);
     return files.AddSource({std::move(key), rank});
   };
-  std::vector<size_t> timelines, tables, task_figures;
+  std::vector<size_t> timelines, tables, task_figures, communication;
   for (size_t i = 0; i < list.size(); ++i) {
     if (files.claimed(i)) continue;
     const Place& place = places[i];
@@ -173,18 +182,35 @@ void ClaimOutputFolders(RunFiles& files) {
         tables.push_back(i);
       } else if (IsTaskFiguresFileName(name)) {
         task_figures.push_back(i);
+      } else if (IsCommunicationFileName(name)) {
+        communication.push_back(i);
       } else {
         files.LeaveOut(i,
                        "a CANN profiler summary nothing reads (only the "
                        "timeline, kernel_details / op_summary, "
                        "memory_record, npu_module_mem, api_statistic, "
-                       "l2_cache, operator_memory and static_op_mem are "
-                       "read)");
+                       "l2_cache, operator_memory, static_op_mem, "
+                       "communication.json, communication_matrix.json and "
+                       "step_trace_time.csv are read)");
       }
     } else if (place.under_prof) {
       files.LeaveOut(i,
                      "msprof raw data (host/, device_N/): its "
                      "mindstudio_profiler_output/ is read instead");
+    } else if (name == "profiler_metadata.json" &&
+               std::binary_search(torch_npu_folders.begin(),
+                                  torch_npu_folders.end(),
+                                  fs::path(list[i].in_run)
+                                      .parent_path()
+                                      .lexically_normal()
+                                      .string())) {
+      // World size and parallel groups, before the timeline: its
+      // collective records take the groups' full hashes.
+      fs::path folder = fs::path(list[i].path).parent_path().lexically_normal();
+      std::string key = folder.empty() ? std::string(".") : folder.string();
+      std::optional<size_t> s = files.FindSource(key);
+      if (!s) s = files.AddSource({key, ReadTorchNpuRank(key)});
+      files.Take(i, *s, 1);
     } else if (IsConfigurationFileName(name)) {
       files.LeaveOut(i,
                      "torch_npu profiler configuration, not a trace (the "
@@ -198,6 +224,7 @@ void ClaimOutputFolders(RunFiles& files) {
   for (size_t i : timelines) files.Take(i, source_of(list[i].path), 1);
   for (size_t i : tables) files.Take(i, source_of(list[i].path), 2);
   for (size_t i : task_figures) files.Take(i, source_of(list[i].path), 3);
+  for (size_t i : communication) files.Take(i, source_of(list[i].path), 4);
 }
 
 }  // namespace mi::importers::ascend_timeline

@@ -30,6 +30,7 @@ struct AscendTimelineStats {
   uint64_t launch_links_by_flow = 0;         // HostToDevice s/f resolved
   uint64_t launch_links_by_connection_id = 0;  // other CANN call, fallback
   uint64_t framework_links_by_flow = 0;        // async_npu cpu_op -> task
+  uint64_t collectives = 0;  // hcom_* ops given a collective record
 };
 
 // Tests and fuzzers: imports a timeline held in memory, fed to the same

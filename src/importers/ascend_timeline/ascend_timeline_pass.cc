@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "importers/common/ascend_task_type.h"
+#include "importers/common/collectives.h"
 
 namespace mi::importers::ascend_timeline {
 namespace {
@@ -125,6 +126,10 @@ std::string_view AscendTimelinePass::Finish() {
   AddAscendOpTypeClasses(builder_.trace(), builder_.source());
   ReviseTasks(roles);
   LinkFlowsAndLaunches(roles);
+  // A collective record per hcom_* op on the HCCL process (their runs are
+  // given once the builder settled them).
+  stats_->collectives += AddHcclCollectiveRecords(
+      builder_.trace(), builder_.source(), builder_.first_task());
   return "ascend";
 }
 

@@ -242,9 +242,11 @@ TEST(AscendOutputFolderTest, TorchNpuFolderReadsItsOutputOnce) {
   Claimed c = Claim(
       root.string(),
       {"run/model.onnx",
+       "run/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/communication.json",
        "run/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
        "run/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/memory_record.csv",
        "run/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/op_statistic.csv",
+       "run/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
        "run/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json",
        "run/rank3_ascend_pt/PROF_000001_20250101_ABC/device_0/data/x.data",
        "run/rank3_ascend_pt/PROF_000001_20250101_ABC/host/data/y.data",
@@ -252,18 +254,23 @@ TEST(AscendOutputFolderTest, TorchNpuFolderReadsItsOutputOnce) {
        "mindstudio_profiler_output/msprof_20250101.json",
        "run/rank3_ascend_pt/profiler_info_3.json",
        "run/rank3_ascend_pt/profiler_metadata.json"});
-  // Unclaimed first, then the timeline, then the tables that join onto it.
+  // Unclaimed first, then the metadata (groups) and the timeline, then the
+  // tables that join onto it, the communication tables last.
   EXPECT_EQ(
       c.order,
       (std::vector<std::string>{
-          "run/model.onnx",
+          "run/model.onnx", "run/rank3_ascend_pt/profiler_metadata.json",
           "run/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json",
           "run/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
-          "run/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/memory_record.csv"}));
+          "run/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/memory_record.csv",
+          "run/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/communication.json",
+          "run/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv"}));
   const std::string folder = (root / "rank3_ascend_pt").string();
-  EXPECT_EQ(c.sources, (std::vector<std::string>{"", folder, folder, folder}));
-  EXPECT_EQ(c.ranks, (std::vector<int32_t>{-1, 3, 3, 3}));
-  EXPECT_EQ(c.left_out.size(), 6u);  // summary, 3 PROF_ copies, 2 config
+  EXPECT_EQ(c.sources, (std::vector<std::string>{"", folder, folder, folder,
+                                                 folder, folder, folder}));
+  EXPECT_EQ(c.ranks, (std::vector<int32_t>{-1, 3, 3, 3, 3, 3, 3}));
+  // op_statistic, 3 PROF_ copies, profiler_info.
+  EXPECT_EQ(c.left_out.size(), 5u);
 }
 
 TEST(AscendOutputFolderTest, SlicesLoadInSliceOrder) {

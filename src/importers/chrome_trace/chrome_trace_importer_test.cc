@@ -593,5 +593,67 @@ TEST(ChromeTraceSourcesTest, EventIdsDoNotCollideAcrossSources) {
   EXPECT_EQ(trace.task_event_before(copy1), trace.task_event_after(producer1));
 }
 
+// NCCL kernels become collective records. The first kernel carries no
+// collective args (older Kineto): they come from the record_param_comms of
+// its External id (7). pg_config keyed by name (some writers) gives the
+// groups; the kernel's group "5" is not among them and is added from the
+// kernel's own args. The `nccl:` annotation is no kernel.
+constexpr std::string_view kNcclTrace = R"json({
+  "distributedInfo": {"backend": "nccl", "rank": 2, "world_size": 4,
+    "pg_config": {"0": {"pg_desc": "default_pg", "ranks": [0, 1, 2, 3]}}},
+  "traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 1, "tid": 1, "ts": 10, "dur": 50,
+   "args": {"External id": 7, "Collective name": "allreduce", "In msg nelems": 1000,
+            "Out msg nelems": 1000, "Group size": 4, "dtype": "Float", "Process Group Name": "0", "Seq": 3}},
+  {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)", "pid": 0, "tid": 7,
+   "ts": 100, "dur": 20, "args": {"External id": 7, "stream": 7, "device": 0}},
+  {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_ReduceScatter_RING_SIMPLE(x)", "pid": 0, "tid": 7,
+   "ts": 200, "dur": 30.5, "args": {"External id": 8, "stream": 7, "device": 0,
+   "Collective name": "reduce_scatter_tensor", "In msg nelems": 4096, "Out msg nelems": 1024,
+   "Group size": 2, "dtype": "BFloat16", "Process Group Name": "5",
+   "Process Group Description": "tp", "Process Group Ranks": "[2, 3]"}},
+  {"ph": "X", "cat": "gpu_user_annotation", "name": "nccl:all_reduce", "pid": 0, "tid": 7, "ts": 100, "dur": 20}
+  ]
+})json";
+
+TEST(ChromeTraceImporterTest, NcclKernelsBecomeCollectiveRecords) {
+  auto r = Import(kNcclTrace);
+  ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+  const SourceInfo& source = r->trace.source(SourceId(0));
+  EXPECT_EQ(source.rank, 2);
+  EXPECT_EQ(source.world_size, 4);
+  const auto& records = r->trace.communication().collectives;
+  ASSERT_EQ(records.size(), 2u);
+  const CollectiveRecord& a = records[0];
+  EXPECT_EQ(a.type, CollectiveType::kAllReduce);
+  EXPECT_EQ(r->trace.str(a.group), "0");
+  EXPECT_EQ(a.group_size, 4);
+  EXPECT_EQ(a.sequence, 3);
+  EXPECT_EQ(a.in_elements, 1000);
+  EXPECT_EQ(r->trace.str(a.dtype), "Float");
+  EXPECT_EQ(a.bytes, 4000);  // 1000 floats
+  EXPECT_EQ(r->trace.str(a.algorithm), "RING");
+  EXPECT_EQ(r->trace.str(a.protocol), "LL");
+  EXPECT_EQ(a.start_ns, 100000);
+  EXPECT_EQ(a.end_ns, 120000);
+  EXPECT_EQ(a.run, 0);
+  const CollectiveRecord& b = records[1];
+  EXPECT_EQ(b.type, CollectiveType::kReduceScatter);
+  // S of a reduce-scatter: the whole array, the in count: 4096 x 2 bytes.
+  EXPECT_EQ(b.bytes, 8192);
+  EXPECT_EQ(b.sequence, -1);
+  EXPECT_EQ(r->trace.str(b.protocol), "SIMPLE");
+  EXPECT_EQ(b.end_ns - b.start_ns, 30500);
+  ASSERT_EQ(source.process_groups.size(), 2u);
+  EXPECT_EQ(r->trace.str(source.process_groups[0].name), "0");
+  EXPECT_EQ(r->trace.str(source.process_groups[0].description), "default_pg");
+  EXPECT_EQ(source.process_groups[0].group_rank, 2);
+  const ProcessGroupInfo& tp = source.process_groups[1];
+  EXPECT_EQ(r->trace.str(tp.name), "5");
+  EXPECT_EQ(r->trace.str(tp.description), "tp");
+  EXPECT_EQ(tp.global_ranks, (std::vector<int32_t>{2, 3}));
+  EXPECT_EQ(tp.group_rank, 0);
+}
+
 }  // namespace
 }  // namespace mi::importers

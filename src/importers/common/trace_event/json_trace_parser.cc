@@ -297,6 +297,9 @@ simdjson::error_code JsonTraceParser::Impl::ReadArgs(od::value& value,
     if (auto error = field.unescaped_key().get(key)) return error;
     od::value& arg = field.value();
     switch (key.size()) {
+      case 3:
+        if (key == "Seq") ReadLooseInt(arg, &event->seq);
+        break;
       case 4:
         if (key == "name") {
           if (arg.type().get(type) == simdjson::SUCCESS &&
@@ -308,7 +311,9 @@ simdjson::error_code JsonTraceParser::Impl::ReadArgs(od::value& value,
         }
         break;
       case 5:
-        if (key == "bytes") {
+        if (key == "dtype") {
+          if (auto error = ReadRawOrString(arg, &event->dtype)) return error;
+        } else if (key == "bytes") {
           ReadLooseInt(arg, &event->bytes);
         } else if (key == "Bytes") {
           int64_t bytes = INT64_MIN;
@@ -366,6 +371,8 @@ simdjson::error_code JsonTraceParser::Impl::ReadArgs(od::value& value,
           if (auto error = ReadRawOrString(arg, &event->shapes)) return error;
         } else if (key == "Subtask Id") {
           ReadLooseInt(arg, &event->subtask_id);
+        } else if (key == "Group size") {
+          ReadLooseInt(arg, &event->group_size);
         }
         break;
       case 11:
@@ -380,7 +387,11 @@ simdjson::error_code JsonTraceParser::Impl::ReadArgs(od::value& value,
         }
         break;
       case 13:
-        if (key == "connection_id") ReadLooseInt(arg, &event->connection_id);
+        if (key == "connection_id") {
+          ReadLooseInt(arg, &event->connection_id);
+        } else if (key == "In msg nelems") {
+          ReadLooseInt(arg, &event->in_msg_nelems);
+        }
         break;
       case 14:
         if (key == "parameter_size") {
@@ -389,6 +400,8 @@ simdjson::error_code JsonTraceParser::Impl::ReadArgs(od::value& value,
           ReadLooseInt(arg, &event->total_reserved);
         } else if (key == "wait_on_stream") {
           ReadLooseInt(arg, &event->wait_on_stream);
+        } else if (key == "Out msg nelems") {
+          ReadLooseInt(arg, &event->out_msg_nelems);
         }
         break;
       case 15:
@@ -398,6 +411,10 @@ simdjson::error_code JsonTraceParser::Impl::ReadArgs(od::value& value,
           ReadLooseInt(arg, &event->mem_in_use_peak);
         } else if (key == "Total Allocated") {
           ReadLooseInt(arg, &event->total_allocated);
+        } else if (key == "Collective name") {
+          if (auto error = ReadRawOrString(arg, &event->collective_name)) {
+            return error;
+          }
         }
         break;
       case 16:
@@ -412,6 +429,23 @@ simdjson::error_code JsonTraceParser::Impl::ReadArgs(od::value& value,
       case 17:
         if (key == "output_type_shape") {
           if (auto error = ReadRawOrString(arg, &event->output_shapes)) {
+            return error;
+          }
+        }
+        break;
+      case 18:
+        if (key == "Process Group Name") {
+          if (auto error = ReadRawOrString(arg, &event->pg_name)) return error;
+        }
+        break;
+      case 19:
+        if (key == "Process Group Ranks") {
+          if (auto error = ReadRawOrString(arg, &event->pg_ranks)) return error;
+        }
+        break;
+      case 25:
+        if (key == "Process Group Description") {
+          if (auto error = ReadRawOrString(arg, &event->pg_description)) {
             return error;
           }
         }

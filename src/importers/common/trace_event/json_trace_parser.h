@@ -85,6 +85,17 @@ struct ParsedEvent {
   // cudaEventRecord call that recorded it (-1 when Kineto did not see it).
   int64_t wait_on_stream = -1;
   int64_t wait_on_record_correlation = -1;
+  // Collective args (Kineto's record_param_comms cpu_op and the NCCL
+  // kernel it launched repeat them), -1 / empty when absent.
+  std::string_view collective_name;  // "Collective name"
+  int64_t in_msg_nelems = -1;        // "In msg nelems"
+  int64_t out_msg_nelems = -1;       // "Out msg nelems"
+  int64_t group_size = -1;           // "Group size"
+  std::string_view dtype;            // "dtype"
+  std::string_view pg_name;          // "Process Group Name"
+  std::string_view pg_description;   // "Process Group Description"
+  std::string_view pg_ranks;         // "Process Group Ranks" ("[0, 1]")
+  int64_t seq = -1;                  // "Seq"
 };
 
 // Where a parse failed and why (offset relative to the event's first byte).

@@ -39,6 +39,64 @@ std::string PrintableSnippet(std::string_view text, size_t max_bytes) {
   return out;
 }
 
+// Kineto's distributedInfo: world_size and pg_config (a list of
+// {pg_name, pg_desc, backend_config, pg_size, ranks}; some writers key the
+// groups by name instead). Loose: what does not fit is left out.
+TraceEventBuilder::DistributedInfo ReadDistributedInfo(std::string_view json) {
+  TraceEventBuilder::DistributedInfo info;
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (parser.parse(json.data(), json.size()).get(root) != simdjson::SUCCESS) {
+    return info;
+  }
+  int64_t world_size;
+  if (root["world_size"].get_int64().get(world_size) == simdjson::SUCCESS) {
+    info.world_size = world_size;
+  }
+  auto read_group = [&info](simdjson::dom::element g, std::string_view key) {
+    TraceEventBuilder::ProcessGroupConfig config;
+    std::string_view text;
+    int64_t number;
+    if (g["pg_name"].get_string().get(text) == simdjson::SUCCESS) {
+      config.name = text;
+    } else if (g["pg_name"].get_int64().get(number) == simdjson::SUCCESS) {
+      config.name = std::to_string(number);
+    } else {
+      config.name = key;
+    }
+    if (config.name.empty() || config.name.size() > 256) return;
+    if (g["pg_desc"].get_string().get(text) == simdjson::SUCCESS) {
+      config.description = text.substr(0, 256);
+    }
+    simdjson::dom::array ranks;
+    if (g["ranks"].get_array().get(ranks) == simdjson::SUCCESS) {
+      for (simdjson::dom::element r : ranks) {
+        if (r.get_int64().get(number) != simdjson::SUCCESS || number < 0 ||
+            number > INT32_MAX) {
+          config.ranks.clear();
+          break;
+        }
+        config.ranks.push_back(static_cast<int32_t>(number));
+      }
+    }
+    info.groups.push_back(std::move(config));
+  };
+  simdjson::dom::element groups;
+  if (root["pg_config"].get(groups) != simdjson::SUCCESS) return info;
+  simdjson::dom::array list;
+  simdjson::dom::object by_name;
+  if (groups.get_array().get(list) == simdjson::SUCCESS) {
+    for (simdjson::dom::element g : list) {
+      if (g.is_object()) read_group(g, {});
+    }
+  } else if (groups.get_object().get(by_name) == simdjson::SUCCESS) {
+    for (auto [key, g] : by_name) {
+      if (g.is_object()) read_group(g, key);
+    }
+  }
+  return info;
+}
+
 // One file's import: tokenizer -> parser -> builder.
 class JsonTraceReader : public Reader,
                         public JsonTraceTokenizer::Delegate,
@@ -157,6 +215,7 @@ class JsonTraceReader : public Reader,
               simdjson::SUCCESS) {
         stats_->distributed_rank = rank;
       }
+      builder_.set_distributed_info(ReadDistributedInfo(value_json));
     }
     return Status::Ok();
   }

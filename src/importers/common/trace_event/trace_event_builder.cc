@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/strings.h"
+#include "importers/common/collectives.h"
 
 namespace mi::importers::trace_event {
 namespace {
@@ -208,6 +209,7 @@ TraceEventBuilder::TraceEventBuilder(Trace* trace, SourceId source,
       stats_(stats),
       reporter_(reporter),
       first_task_(trace->task_count()),
+      first_collective_(trace->communication().collectives.size()),
       first_track_(trace->track_count()) {}
 
 IdKey TraceEventBuilder::MakeIdKey(const EventThreadId& id) {
@@ -365,6 +367,15 @@ void TraceEventBuilder::AddSliceEvent(const ParsedEvent& event, bool complete) {
       max_ts_ns_ = std::max(max_ts_ns_, event.ts_ns + event.dur_ns);
     }
     TaskId task = AddTask(row);
+    // Collectives: only NCCL kernels and record_param_comms read their args.
+    if (m.kind == TaskKind::kCompute && m.device_track && m.kineto_event &&
+        IsNcclKernelName(event.name)) {
+      AddNcclRecord(event, task);
+    } else if (m.kind == TaskKind::kHostOp && event.external_id >= 0 &&
+               event.name == "record_param_comms") {
+      CommArgs args = ReadCommArgs(event);
+      if (args.any()) param_comms_[event.external_id] = args;
+    }
     if (m.kind == TaskKind::kSync && m.device_track &&
         event.name == "Stream Wait Event") {
       ++stats_->stream_wait_events;
@@ -778,6 +789,117 @@ void TraceEventBuilder::Finish() {
       stats_->distributed_rank <= INT32_MAX) {
     source.rank = static_cast<int32_t>(stats_->distributed_rank);
   }
+  FinishCollectives();
+}
+
+TraceEventBuilder::CommArgs TraceEventBuilder::ReadCommArgs(
+    const ParsedEvent& event) {
+  CommArgs a;
+  if (!event.collective_name.empty()) {
+    a.collective = Intern(event.collective_name);
+  }
+  a.in_elements = event.in_msg_nelems;
+  a.out_elements = event.out_msg_nelems;
+  a.group_size = event.group_size;
+  if (!event.dtype.empty()) a.dtype = Intern(event.dtype);
+  if (!event.pg_name.empty()) a.group = Intern(event.pg_name);
+  if (!event.pg_description.empty()) {
+    a.group_description = Intern(event.pg_description);
+  }
+  if (!event.pg_ranks.empty()) a.group_ranks = Intern(event.pg_ranks);
+  a.seq = event.seq;
+  return a;
+}
+
+void TraceEventBuilder::AddNcclRecord(const ParsedEvent& event, TaskId task) {
+  CollectiveRecord r;
+  r.source = source_;
+  r.task = task;
+  r.name = trace_->task_name(task);
+  r.start_ns = trace_->task_start_ns(task);
+  r.end_ns = trace_->task_end_ns(task);
+  NcclKernelName parts = ParseNcclKernelName(event.name);
+  if (!parts.algorithm.empty()) r.algorithm = Intern(parts.algorithm);
+  if (!parts.protocol.empty()) r.protocol = Intern(parts.protocol);
+  r.type = CollectiveTypeOfName(parts.collective.empty() ? event.name
+                                                         : parts.collective);
+  trace_->mutable_communication().collectives.push_back(r);
+  kernel_comm_args_.push_back(ReadCommArgs(event));
+}
+
+void TraceEventBuilder::FinishCollectives() {
+  std::vector<CollectiveRecord>& records =
+      trace_->mutable_communication().collectives;
+  SourceInfo& source = trace_->mutable_source(source_);
+  if (source.world_size < 0 && distributed_.world_size > 0 &&
+      distributed_.world_size <= INT32_MAX) {
+    source.world_size = static_cast<int32_t>(distributed_.world_size);
+  }
+  auto find_group = [&](StringId name) -> ProcessGroupInfo* {
+    for (ProcessGroupInfo& g : source.process_groups) {
+      if (g.name == name) return &g;
+    }
+    return nullptr;
+  };
+  const int64_t rank = source.rank;
+  auto own_rank_in = [rank](const std::vector<int32_t>& ranks) {
+    auto it = std::find(ranks.begin(), ranks.end(), rank);
+    return it == ranks.end() ? -1 : static_cast<int32_t>(it - ranks.begin());
+  };
+  for (const ProcessGroupConfig& config : distributed_.groups) {
+    StringId name = Intern(config.name);
+    if (find_group(name) != nullptr) continue;
+    ProcessGroupInfo g;
+    g.name = name;
+    if (!config.description.empty()) {
+      g.long_name = g.description = Intern(config.description);
+    }
+    g.global_ranks = config.ranks;
+    g.group_rank = own_rank_in(g.global_ranks);
+    source.process_groups.push_back(std::move(g));
+  }
+  for (size_t i = first_collective_, k = 0;
+       i < records.size() && k < kernel_comm_args_.size(); ++i, ++k) {
+    CollectiveRecord& r = records[i];
+    CommArgs args = kernel_comm_args_[k];
+    if (!args.any()) {
+      int64_t external = trace_->task_external_id(r.task);
+      auto it = param_comms_.find(external);
+      if (external >= 0 && it != param_comms_.end()) args = it->second;
+    }
+    if (args.collective.valid()) {
+      CollectiveType type = CollectiveTypeOfName(trace_->str(args.collective));
+      if (type != CollectiveType::kUnknown) r.type = type;
+    }
+    r.in_elements = args.in_elements;
+    r.out_elements = args.out_elements;
+    if (args.group_size > 0 && args.group_size <= INT32_MAX) {
+      r.group_size = static_cast<int32_t>(args.group_size);
+    }
+    if (args.dtype.valid()) r.dtype = args.dtype;
+    r.bytes = CollectiveBytes(r.in_elements, r.out_elements,
+                              DtypeSize(trace_->str(r.dtype)));
+    r.sequence = args.seq;
+    r.group = args.group.valid() ? args.group : StringPool::kEmpty;
+    if (r.group != StringPool::kEmpty && find_group(r.group) == nullptr) {
+      // A group the collective names that pg_config does not list.
+      ProcessGroupInfo g;
+      g.name = r.group;
+      if (args.group_description.valid()) {
+        g.long_name = g.description = args.group_description;
+      }
+      if (args.group_ranks.valid()) {
+        if (auto ranks = ParseRankList(trace_->str(args.group_ranks))) {
+          g.global_ranks = std::move(*ranks);
+          g.group_rank = own_rank_in(g.global_ranks);
+        }
+      }
+      source.process_groups.push_back(std::move(g));
+    }
+  }
+  SetCollectiveRuns(*trace_, source_, first_collective_);
+  kernel_comm_args_.clear();
+  param_comms_.clear();
 }
 
 size_t TraceEventBuilder::MemoryUsage() const {
@@ -788,6 +910,8 @@ size_t TraceEventBuilder::MemoryUsage() const {
       (tracks_.size() + track_thread_keys_.size() + open_slices_.size() +
        thread_names_.size() + process_names_.size() + process_labels_.size()) *
       kMapEntry;
+  bytes += param_comms_.size() * (kMapEntry + sizeof(CommArgs)) +
+           kernel_comm_args_.capacity() * sizeof(CommArgs);
   return bytes + open_slice_count_ * sizeof(OpenSlice) +
          run_markers_.capacity() * sizeof(RunMarker) +
          stream_waits_.capacity() * sizeof(StreamWait);

@@ -79,6 +79,21 @@ class TraceEventBuilder {
   TraceEventBuilder(Trace* trace, SourceId source, ChromeTraceStats* stats,
                     Reporter* reporter);
 
+  // Kineto's distributedInfo (world_size, pg_config): given to the source
+  // at Finish() unless an earlier file of the source named them.
+  struct ProcessGroupConfig {
+    std::string name;         // pg_name
+    std::string description;  // pg_desc
+    std::vector<int32_t> ranks;
+  };
+  struct DistributedInfo {
+    int64_t world_size = -1;
+    std::vector<ProcessGroupConfig> groups;
+  };
+  void set_distributed_info(DistributedInfo info) {
+    distributed_ = std::move(info);
+  }
+
   void set_container(TraceContainer container) { container_ = container; }
   // Not owned; must outlive the builder's Finish().
   void set_extension(Extension* extension) { extension_ = extension; }
@@ -146,6 +161,28 @@ class TraceEventBuilder {
   };
   void LinkStreamWaits();
 
+  // Collectives (trace/collectives.h): a record per NCCL kernel, with the
+  // collective args of the kernel or, when it has none, of the
+  // record_param_comms cpu_op with its External id; the groups they name.
+  struct CommArgs {
+    StringId collective;
+    int64_t in_elements = -1;
+    int64_t out_elements = -1;
+    int64_t group_size = -1;
+    StringId dtype;
+    StringId group;
+    StringId group_description;
+    StringId group_ranks;
+    int64_t seq = -1;
+    bool any() const {
+      return collective.valid() || in_elements >= 0 || out_elements >= 0 ||
+             group.valid();
+    }
+  };
+  CommArgs ReadCommArgs(const ParsedEvent& event);
+  void AddNcclRecord(const ParsedEvent& event, TaskId task);
+  void FinishCollectives();
+
   TrackId HostTrack(const ParsedEvent& event);
   // `ort_event`: an ONNX Runtime GPU event (its pid is the host's);
   // `kineto_event`: a Kineto GPU activity (its pid is the device index).
@@ -189,6 +226,13 @@ class TraceEventBuilder {
   // times relative to the profiler's start, not the epoch.
   uint64_t legacy_events_ = 0;
   std::vector<StreamWait> stream_waits_;
+  DistributedInfo distributed_;
+  size_t first_collective_ = 0;
+  // record_param_comms args by External id (one per collective call).
+  std::unordered_map<int64_t, CommArgs> param_comms_;
+  // Args of this file's NCCL kernels, parallel to the collective records
+  // from first_collective_ on (the group's description and ranks).
+  std::vector<CommArgs> kernel_comm_args_;
   size_t open_slice_count_ = 0;  // over open_slices_
   size_t first_track_ = 0;
   StringId last_cat_text_id_;
