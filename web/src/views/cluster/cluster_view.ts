@@ -185,8 +185,8 @@ export class ClusterView {
       r.missing_ranks.length ? `missing ranks: ${r.missing_ranks.join(', ')}` : 'no rank missing',
       `${r.steps.length} step${r.steps.length === 1 ? '' : 's'}`,
       `${r.collective_instances} collective instance${r.collective_instances === 1 ? '' : 's'}`,
-      `${r.clock.hosts} host${r.clock.hosts === 1 ? '' : 's'}`,
     ];
+    if (r.clock.hosts > 0) parts.push(`${r.clock.hosts} host${r.clock.hosts === 1 ? '' : 's'}`);
     d.textContent = parts.join(' · ');
     if (r.missing_ranks.length) d.classList.add('cluster-missing');
     if (r.clock.note) d.title = r.clock.note;
