@@ -237,6 +237,20 @@ StatusOr<std::shared_ptr<const server::ServedCluster>> OpenServedCluster(
   if (!report.ok()) return report.status();
   auto served = std::make_shared<server::ServedCluster>();
   served->report_json = encoders::EncodeJson(*report);
+  // The UI's first screen leaves the collectives' per-rank rows out (500
+  // collectives x 1,024 ranks would be ~100 MB) and asks for one
+  // collective's rows when it is picked: a report holding it alone, so
+  // ClusterReport::Write stays the one description of the JSON.
+  {
+    ClusterReport light = *report;
+    for (ClusterCollective& c : light.collectives) c.ranks.clear();
+    served->report_without_collective_ranks_json = encoders::EncodeJson(light);
+  }
+  for (const ClusterCollective& c : report->collectives) {
+    ClusterReport one;
+    one.collectives.push_back(c);
+    served->collective_json.push_back(encoders::EncodeJson(one));
+  }
   for (const ClusterRankInput& r : inputs->ranks) {
     served->ranks.push_back({r.rank, r.files});
   }

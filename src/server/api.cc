@@ -807,7 +807,8 @@ HttpResponse Api::Cluster(const std::vector<std::string_view>& seg,
                           const HttpRequest& request) {
   bool post = request.method == "POST";
   bool ranks_route = seg.size() == 3 && seg[2] == "ranks";
-  if (seg.size() != 2 && !ranks_route) {
+  bool collective_route = seg.size() == 4 && seg[2] == "collectives";
+  if (seg.size() != 2 && !ranks_route && !collective_route) {
     return Error(404, "no API endpoint " + request.path +
                           "; see docs/reference/http-api.md");
   }
@@ -823,8 +824,32 @@ HttpResponse Api::Cluster(const std::vector<std::string_view>& seg,
                  "this server holds no cluster (open a directory with the "
                  "profiles of two or more ranks: model-inspector open DIR)");
   }
-  if (!ranks_route) return Json(options_.cluster->report_json);
-  return ClusterRanks(request);
+  const ServedCluster& cluster = *options_.cluster;
+  if (collective_route) {
+    uint64_t index = 0;
+    if (!ParseUint(seg[3], UINT32_MAX, &index)) {
+      return Error(400, fmt::format("collective: expected an index into the "
+                                    "report's collectives, found '{}'",
+                                    seg[3]));
+    }
+    if (index >= cluster.collective_json.size()) {
+      return Error(404, fmt::format("no collective {}; the report lists {}",
+                                    index, cluster.collective_json.size()));
+    }
+    return Json(cluster.collective_json[index]);
+  }
+  if (ranks_route) return ClusterRanks(request);
+  bool found = false;
+  std::string_view rows = Param(request, "collective_ranks", &found);
+  if (found && rows != "0" && rows != "1") {
+    return Error(400, fmt::format("collective_ranks: expected 0 or 1, found "
+                                  "'{}'",
+                                  rows));
+  }
+  if (found && rows == "0") {
+    return Json(cluster.report_without_collective_ranks_json);
+  }
+  return Json(cluster.report_json);
 }
 
 HttpResponse Api::ClusterRanks(const HttpRequest& request) {

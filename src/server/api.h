@@ -93,6 +93,12 @@ using OpenRunFn =
 struct ServedCluster {
   // ClusterReport::Write() through the JSON encoder (cluster.json).
   std::string report_json;
+  // The same report with every collective's per-rank rows left out (they
+  // are most of it: collectives x ranks), for a first screen of many
+  // ranks; and, per listed collective, a report holding that collective
+  // alone with its rows, asked for when one is picked.
+  std::string report_without_collective_ranks_json;
+  std::vector<std::string> collective_json;
   struct Rank {
     int32_t rank = -1;
     // The files and folders of the rank, opened together as one run.

@@ -1597,12 +1597,16 @@ struct ClusterFixture {
       "/test/fixtures/samples/cluster/msinsight_pt_text_level1_2rank_2024";
   const std::string report =
       R"({"schema": "model-inspector/cluster/1", "world_size": 2})";
+  const std::string light = R"({"schema": "model-inspector/cluster/1"})";
+  const std::string collective0 = R"({"collectives": [{"ranks": []}]})";
   int opened = 0;
   std::vector<std::vector<std::string>> opened_paths;
 
   std::unique_ptr<Api> MakeApi(ApiOptions options = {}) {
     auto cluster = std::make_shared<ServedCluster>();
     cluster->report_json = report;
+    cluster->report_without_collective_ranks_json = light;
+    cluster->collective_json = {collective0};
     cluster->ranks = {{0, {root + "/rank0_ascend_pt"}},
                       {1, {root + "/rank1_ascend_pt"}}};
     options.cluster = cluster;
@@ -1645,6 +1649,19 @@ TEST(ApiClusterTest, ServesTheReportAndOpensRanksAsRunsOnce) {
   ASSERT_EQ(report.status, 200);
   EXPECT_EQ(report.content(), f.report);
   EXPECT_EQ(report.content_type, "application/json; charset=utf-8");
+  // Without the collectives' per-rank rows; one collective with them.
+  EXPECT_EQ(
+      api->Handle(Get("/api/cluster", {{"collective_ranks", "0"}})).content(),
+      f.light);
+  EXPECT_EQ(
+      api->Handle(Get("/api/cluster", {{"collective_ranks", "1"}})).content(),
+      f.report);
+  ExpectJsonError(api->Handle(Get("/api/cluster", {{"collective_ranks", "x"}})),
+                  400);
+  EXPECT_EQ(api->Handle(Get("/api/cluster/collectives/0")).content(),
+            f.collective0);
+  ExpectJsonError(api->Handle(Get("/api/cluster/collectives/1")), 404);
+  ExpectJsonError(api->Handle(Get("/api/cluster/collectives/x")), 400);
   nlohmann::json none = ParseJson(api->Handle(Get("/api/runs")));
   EXPECT_EQ(none["runs"].size(), 0u);
   EXPECT_EQ(none["cluster"], true);

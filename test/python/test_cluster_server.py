@@ -51,6 +51,16 @@ def test_serves_the_command_lines_report_and_no_run(served):
         assert r["files"] and all(str(ranks[r["rank"]]) in f for f in r["files"])
     cli = json.loads(run("cluster", CLUSTER, "--format", "json").stdout)
     assert report == cli
+    # The UI's first screen: the same without the collectives' per-rank rows,
+    # which come one collective at a time.
+    light = served.get_json("/api/cluster?collective_ranks=0")
+    assert light["collectives"] and all(c["ranks"] == [] for c in light["collectives"])
+    assert [dict(c, ranks=[]) for c in report["collectives"]] == light["collectives"]
+    assert {k: v for k, v in light.items() if k != "collectives"} == \
+        {k: v for k, v in report.items() if k != "collectives"}
+    for i, c in enumerate(report["collectives"]):
+        assert served.get_json(f"/api/cluster/collectives/{i}")["collectives"] == [c]
+    served.get_json(f"/api/cluster/collectives/{len(report['collectives'])}", status=404)
     # Ranks open only when asked: no run at first.
     assert served.get_json("/api/runs") == {"runs": [], "cluster": True}
     assert served.get_json("/api/runs/0/summary", status=404)["error"]["message"] == \

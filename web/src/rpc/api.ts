@@ -253,6 +253,8 @@ export interface ApiClient {
   pair(run: number, candidate: number): Promise<PairResult>;
   /** The cluster report the server holds, or null when it holds none (GET /api/runs' `cluster`). */
   cluster(): Promise<ClusterReportJson | null>;
+  /** Collective `index` of the report with its per-rank rows (the report the UI reads leaves them out). */
+  clusterCollective(index: number): Promise<ClusterCollectiveJson>;
   /** Opens ranks of the cluster as one run (or finds the one opened before). */
   clusterRanks(ranks: number[]): Promise<ClusterRanksResult>;
   /**
@@ -389,7 +391,15 @@ export class Api implements ApiClient {
   async cluster(): Promise<ClusterReportJson | null> {
     // /api/runs says whether there is one (no 404 to show in the console of every other server).
     if (!(await this.json<{ cluster?: boolean }>('/api/runs')).cluster) return null;
-    return this.json<ClusterReportJson>('/api/cluster');
+    // Without the collectives' per-rank rows (collectives x ranks: most of a large job's report);
+    // clusterCollective gives one collective's rows when it is picked.
+    return this.json<ClusterReportJson>('/api/cluster?collective_ranks=0');
+  }
+
+  async clusterCollective(index: number): Promise<ClusterCollectiveJson> {
+    const one = await this.json<{ collectives: ClusterCollectiveJson[] }>(`/api/cluster/collectives/${index}`);
+    if (!one.collectives?.length) throw new ApiError(500, `the server sent no collective ${index}`);
+    return one.collectives[0];
   }
 
   async clusterRanks(ranks: number[]): Promise<ClusterRanksResult> {

@@ -5,7 +5,7 @@
 // the next caller asks again.
 
 import type {
-  AnalysesJson, AnalysisInfo, ApiClient, Clock, ClusterRanksResult, ClusterReportJson, WindowItemJson, CriticalPathJson, LayoutRequest, LinksJson, MappingPage, MappingQuery, ModelProperties, NodeDetails, NodePathsJson,
+  AnalysesJson, AnalysisInfo, ApiClient, Clock, ClusterCollectiveJson, ClusterRanksResult, ClusterReportJson, WindowItemJson, CriticalPathJson, LayoutRequest, LinksJson, MappingPage, MappingQuery, ModelProperties, NodeDetails, NodePathsJson,
   NodeTasks, PairResult, RunInfo, SearchMode, SearchResult, SummaryJson, TaskDetails, TensorValues, TimelineMeta,
 } from './api';
 import type { Layout } from './layout_binary';
@@ -47,6 +47,7 @@ export class CachedApi implements ApiClient {
   pair(run: number, candidate: number): Promise<PairResult> { return this.api.pair(run, candidate); }
   cluster(): Promise<ClusterReportJson | null> { return this.once('cluster', () => this.api.cluster()); }
   clusterRanks(ranks: number[]): Promise<ClusterRanksResult> { return this.api.clusterRanks(ranks); }
+  clusterCollective(index: number): Promise<ClusterCollectiveJson> { return this.once(`cluster-collective:${index}`, () => this.api.clusterCollective(index)); }
   windowTasks(run: number, startNs: number, endNs: number, name: string, tracks: number[]): Promise<WindowItemJson[]> {
     return this.api.windowTasks(run, startNs, endNs, name, tracks);
   }

@@ -32,6 +32,8 @@ export const kHeatMetrics: { id: HeatMetric; title: string; field: keyof Cluster
 export interface ClusterHost {
   /** Opens rank `rank` as a run and shows its timeline at step `step`. */
   openRankStep(rank: number, step: ClusterStepJson): Promise<void>;
+  /** Collective `index` with its per-rank rows (the report the view is given may leave them out). */
+  collective(index: number): Promise<ClusterCollectiveJson>;
   /** Opens (or reuses) the run of the collective's ranks and highlights its kernels. */
   selectCollective(c: ClusterCollectiveJson): Promise<void>;
 }
@@ -473,11 +475,22 @@ export class ClusterView {
 
   /** Shows collective `i`'s alignment and asks the host to highlight it on the ranks' timelines. */
   async selectCollective(i: number): Promise<void> {
-    const c = this.report.collectives[i];
-    if (!c) return;
+    if (!this.report.collectives[i]) return;
     this.state.collective = i;
     for (const [k, tr] of this.collectiveRows.entries()) tr.classList.toggle('selected', k === i);
     this.collectiveRows[i]?.scrollIntoView({ block: 'nearest' });
+    let c = this.report.collectives[i];
+    if (!c.ranks.length) {
+      // Its per-rank rows, asked for now (kept in the report for the next time).
+      try {
+        c = this.report.collectives[i] = await this.host.collective(i);
+      } catch (e) {
+        this.status.textContent = `collective ${i}: ${(e as Error).message}`;
+        this.status.classList.add('error');
+        return;
+      }
+      if (this.state.collective !== i) return;
+    }
     const last = c.ranks.find((r) => r.rank === c.last_rank);
     const by = last && (last.node_name || last.issued_by);
     this.alignInfo.textContent =

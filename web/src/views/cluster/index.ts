@@ -69,6 +69,7 @@ class ClusterTab implements ViewInstance {
     if (!report) return;
     this.view = new ClusterView(this.mount.root, this.mount.tools, report, {
       openRankStep: (rank, step) => this.openRankStep(rank, step),
+      collective: (index) => this.ctx.api.clusterCollective(index),
       selectCollective: (c) => this.selectCollective(c),
     }, this.ctx.stats);
     this.view.draw();
