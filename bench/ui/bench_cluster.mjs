@@ -11,10 +11,12 @@
 // matrix of ring neighbours, and --collectives collectives over all ranks.
 // It is answered to the page by Playwright routing in place of the
 // server's /api/cluster (the server runs on the bundled demo for the
-// page's other requests), so the figures are the view's own: the report's
-// transfer and parse, the first draw of every picture, redraws after a
-// metric change, the heat map's pixel pass, hover hit tests, and the
-// page's JS heap.
+// page's other requests; its /api/runs is answered with `cluster: true`),
+// so the figures are the view's own: the report's transfer and parse (the
+// form the UI loads first, without the collectives' per-rank rows), the
+// first draw of every picture, redraws after a metric change, the heat
+// map's pixel pass, hover hit tests, a collective picked (its rows fetched,
+// every rank's bar drawn), and the page's JS heap.
 
 import { startServer } from '../../web/test/server.mjs';
 import { launchBrowser, poll } from '../../web/test/lib.mjs';
@@ -81,13 +83,17 @@ function makeReport() {
 }
 
 const median = (xs) => { const s = xs.slice().sort((a, b) => a - b); return s[s.length >> 1]; };
-const body = JSON.stringify(makeReport());
+const full = makeReport();
+const body = JSON.stringify(full);
+// What the UI asks first: the report without the collectives' per-rank rows (?collective_ranks=0).
+const light = JSON.stringify({ ...full, collectives: full.collectives.map((c) => ({ ...c, ranks: [] })) });
 if (opt('--write', '')) {
   // The report alone (to look at it, or to serve it by hand).
   (await import('node:fs')).writeFileSync(opt('--write', ''), body);
   process.exit(0);
 }
-console.log(`synthetic report: ${ranks} ranks x ${steps} steps, ${ncoll} collectives, ${(body.length / 1e6).toFixed(1)} MB JSON`);
+console.log(`synthetic report: ${ranks} ranks x ${steps} steps, ${ncoll} collectives, ${(body.length / 1e6).toFixed(1)} MB JSON whole, ` +
+  `${(light.length / 1e6).toFixed(1)} MB without the collectives' per-rank rows (what the UI loads first)`);
 
 const server = await startServer([]);
 const browser = await launchBrowser();
@@ -95,7 +101,17 @@ const figures = [];
 try {
   for (let k = 0; k < runs; k++) {
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    await page.route('**/api/cluster', (route) => route.fulfill({ status: 200, contentType: 'application/json; charset=utf-8', body }));
+    const json = (route, b) => route.fulfill({ status: 200, contentType: 'application/json; charset=utf-8', body: b });
+    // The demo server's run list, saying it holds a cluster; the synthetic report in place of its /api/cluster.
+    await page.route((u) => u.pathname === '/api/runs', async (route) => {
+      const r = await (await route.fetch()).json();
+      await json(route, JSON.stringify({ ...r, cluster: true }));
+    });
+    await page.route((u) => u.pathname === '/api/cluster', (route) => json(route, new URL(route.request().url()).searchParams.get('collective_ranks') === '0' ? light : body));
+    await page.route((u) => u.pathname.startsWith('/api/cluster/collectives/'), (route) => {
+      const i = Number(new URL(route.request().url()).pathname.split('/').pop());
+      return json(route, JSON.stringify({ collectives: [full.collectives[i]] }));
+    });
     const t0 = Date.now();
     await page.goto(server.url);
     await poll(page, () => window.__miDebug?.stats()['cluster.heat_draws'] >= 1, null, 60000, 'the heat map drawn');
@@ -119,11 +135,19 @@ try {
       const t = performance.now();
       for (let i = 0; i < 1000; i++) c.dispatchEvent(new MouseEvent('mousemove', { clientX: b.left + 70 + (i * 7) % (b.width - 80), clientY: b.top + 25 + (i * 13) % (b.height - 30) }));
       const hover = (performance.now() - t) / 1000;
-      return { firstHeat, redraw, heat, hover, heap: performance.memory?.usedJSHeapSize ?? 0, info: v.heatInfo() };
+      // Picking a collective: its rows fetched, the alignment of every rank drawn (the host's run opening
+      // fails here: the demo server has no cluster; the alignment is drawn before).
+      const tc = performance.now();
+      const picked = v.selectCollective(0);
+      while (!(v.report.collectives[0].ranks.length && v.settled())) await frame();
+      await frame();
+      const pick = performance.now() - tc;
+      await picked;
+      return { firstHeat, redraw, heat, hover, pick, heap: performance.memory?.usedJSHeapSize ?? 0, info: v.heatInfo() };
     });
     figures.push({ first, ...f });
     console.log(`run ${k + 1}: first screen ${first.toFixed(2)} s (heat map pixels ${f.firstHeat.toFixed(1)} ms), metric change -> drawn ${median(f.redraw).toFixed(1)} ms median ` +
-      `(heat map pixels ${median(f.heat).toFixed(1)} ms), hover ${f.hover.toFixed(3)} ms each, JS heap ${(f.heap / 1e6).toFixed(0)} MB; ` +
+      `(heat map pixels ${median(f.heat).toFixed(1)} ms), hover ${f.hover.toFixed(3)} ms each, a collective picked -> its ${ranks} ranks aligned ${f.pick.toFixed(0)} ms, JS heap ${(f.heap / 1e6).toFixed(0)} MB; ` +
       `map ${Math.round(f.info.place.w)}x${Math.round(f.info.place.h)} px for ${f.info.place.rows}x${f.info.place.cols} cells`);
     if (shot && k === 0) await page.screenshot({ path: shot });
     await page.close();
