@@ -22,8 +22,7 @@ Agreement checked (and printed) per rank:
   HTA   overlap % = the reference over HTA-rounded times, to HTA's 2
         decimals; temporal idle = the reference's HTA idle over rounded
         times within 1 us.
-The two tools differ by definition (docs/design/clusters.md, "Overlap and
-idle against HTA"): HTA rounds every device task to whole microseconds
+The two tools differ by definition (docs/design/clusters-hta.md): HTA rounds every device task to whole microseconds
 (start up, end down) before measuring, and its idle runs from the rank's
 first device task to its last, ours over the profiler steps.
 """
@@ -134,7 +133,7 @@ def main():
             ht = (hta_res or {}).get("temporal", {}).get(str(rank), {}).get("idle_us")
             print("| %d | %s | %.3f | %s | %.0f | %.3f | %s |" % (
                 rank, fmt(oi, "%.3f"), ref["exact"]["step_idle_us"], fmt(ht, "%.0f"),
-                ref["rounded"]["hta_idle_us"], ref["exact"]["hta_idle_us"],
+                ref["rounded"]["hta_idle_us"], ref["hta_exact"]["hta_idle_us"],
                 fmt(None if oi is None or ht is None else oi - ht, "%.1f")))
             if oi is not None and abs(oi - ref["exact"]["step_idle_us"]) > max(1, ref["exact"]["steps"]):
                 print("  MISMATCH ours idle rank %d: %.3f vs reference %.3f" % (rank, oi, ref["exact"]["step_idle_us"]))

@@ -3,9 +3,11 @@ straight from each rank's Kineto JSON (exact decimals: timestamps are
 ~1e12 us with ns digits), as the two tools define them, so that both
 tools' figures can be checked against something neither computed:
 
-- Device work: the X events carrying an args "stream" (what HTA keeps as
-  GPU events: kernels, copies, memsets; also a host op that names a
-  stream). Communication: names matching HTA's pattern
+- Device work, model-inspector's: the kernel, gpu_memcpy and gpu_memset
+  events ("exact"). HTA's: the X events carrying an args "stream" (what HTA
+  keeps as GPU events: those, and also a host op that names a stream, as
+  one op of the B200 trace does, 74 us per step) ("rounded", "hta_exact").
+  Communication: names matching HTA's pattern
   `^nccl|^hip|^hccl|ncclKernel`; memory: `^(hip)?Memcpy|^(hip)?Memset|^dma`;
   computation: HTA's inverse pattern (neither of those, nor a name holding
   Sync, Memcpy, Memset, dma, `Stream Wait Event`, a launch call, ...).
@@ -14,7 +16,9 @@ tools' figures can be checked against something neither computed:
 - HTA idle (temporal breakdown) = last end - first start of all device
   work - |U(device work)|.
 - step idle (model-inspector's per-step idle, summed over steps) = each
-  ProfilerStep#N window's length - |U(device work) n window|.
+  step window's length - |U(device work) n window|; a step's window runs
+  from its ProfilerStep#N start to the next step's start, the last one to
+  the later of its end and its device work's end.
 - "rounded": the same over times rounded as HTA rounds them (start up and
   end down to whole microseconds).
 """
@@ -79,8 +83,10 @@ def rank_figures(path):
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
     rank = (doc.get("distributedInfo") or {}).get("rank") if isinstance(doc, dict) else None
     exact = {"comm": [], "comp": [], "all": []}
+    hta_exact = {"comm": [], "comp": [], "all": []}
     rounded = {"comm": [], "comp": [], "all": []}
     steps = []
+    host_with_stream = 0
     for e in events:
         if e.get("ph") != "X":
             continue
@@ -93,13 +99,16 @@ def rank_figures(path):
         k = kind(name)
         iv = (ts, ts + dur)
         ri = (Decimal(math.ceil(ts)), Decimal(math.floor(ts + dur)))
-        exact["all"].append(iv)
-        rounded["all"].append(ri)
-        if k in ("comm", "comp"):
-            exact[k].append(iv)
-            rounded[k].append(ri)
-    out = {"rank": rank, "path": path}
-    for label, sets in (("exact", exact), ("rounded", rounded)):
+        on_device = e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
+        host_with_stream += not on_device
+        for sets, x, keep in ((exact, iv, on_device), (hta_exact, iv, True), (rounded, ri, True)):
+            if not keep:
+                continue
+            sets["all"].append(x)
+            if k in ("comm", "comp"):
+                sets[k].append(x)
+    out = {"rank": rank, "path": path, "host_ops_with_stream": host_with_stream}
+    for label, sets in (("exact", exact), ("hta_exact", hta_exact), ("rounded", rounded)):
         comm, comp, dev = union(sets["comm"]), union(sets["comp"]), union(sets["all"])
         comm_us = length(comm)
         both = intersect(comm, comp)
@@ -110,7 +119,12 @@ def rank_figures(path):
         }
         if label == "exact":
             idle = Decimal(0)
-            for s, e in steps:
+            steps.sort()
+            for k, (s, e) in enumerate(steps):
+                if k + 1 < len(steps):
+                    e = steps[k + 1][0]
+                elif dev:
+                    e = max(e, dev[-1][1])
                 idle += (e - s) - intersect([[s, e]], dev)
             out[label]["step_idle_us"] = float(idle)
             out[label]["steps"] = len(steps)

@@ -42,6 +42,7 @@ struct Ref {
 
 struct Instance {
   std::string matched_by;
+  int64_t sequence = -1;  // within the group, as matched
   std::vector<Ref> refs;
 };
 
@@ -378,6 +379,7 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
       for (size_t ci = 0; ci < ranks[ri].collectives.size(); ++ci) {
         const auto& c = ranks[ri].collectives[ci];
         std::string key, how;
+        int64_t sequence = c.sequence;
         if (StartsWithIgnoringCase(c.name, "hcom_") && !c.group.empty()) {
           key = "s|" + std::to_string(c.step) + "|" + c.name + "|" + c.group;
           how = "step_name_group";
@@ -386,6 +388,7 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
           int64_t& counter = counters["g|" + c.group];
           if (seq < 0) seq = counter;
           ++counter;
+          sequence = seq;
           key = "g|" + c.group + "|" + std::to_string(seq);
           how = "group_sequence";
         } else {
@@ -398,7 +401,7 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
         const int64_t occurrence = counters["k|" + key]++;
         if (occurrence > 0) key += "#" + std::to_string(occurrence);
         auto [it, fresh] = by_key.emplace(key, instances.size());
-        if (fresh) instances.push_back({how, {}});
+        if (fresh) instances.push_back({how, sequence, {}});
         instances[it->second].refs.push_back({ri, ci});
       }
     }
@@ -417,7 +420,7 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
     ClusterCollective c;
     const auto& c0 = ranks[in.refs[0].rank].collectives[in.refs[0].coll];
     c.group = c0.group;
-    c.sequence = c0.sequence;
+    c.sequence = in.sequence;
     c.name = c0.name;
     c.type = c0.type;
     c.step = c0.step;
@@ -844,7 +847,9 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
           s.rank, Ms(r.excess_ns));
       s.reasons.push_back(std::move(r));
     }
-    if (late.excess > std::max(floor_ns, rep.clock.max_end_spread_ns)) {
+    // A late start counts above the clock bound (step starts are compared
+    // across hosts' clocks) and 10 us.
+    if (late.excess > std::max<int64_t>(10'000, rep.clock.max_end_spread_ns)) {
       ClusterSlowReason r;
       r.kind = "late_start";
       r.excess_ns = late.excess;

@@ -829,6 +829,7 @@ class CsvReader : public Reader {
     std::string in_shapes;
     std::string out_shapes;
     uint64_t line;
+    std::string core;  // Task Type / Accelerator Core ("AI_CORE")
   };
 
   void JoinRow(const PendingRow& row, bool final) {
@@ -854,6 +855,24 @@ class CsvReader : public Reader {
       return;
     }
     ++joined_;
+    // A timeline that did not say what ran (torch_npu 2024 trace_view
+    // writes Task Type "Other" for AI Core kernels) learns it from the
+    // table's accelerator: the kernel is compute like any other.
+    if (trace.task_kind(t) == TaskKind::kOther && !row.core.empty() &&
+        EqualsIgnoringCase(trace.str(trace.task_category(t)), "Other")) {
+      const TaskKind kind = KindOfTaskType(row.core);
+      if (kind != TaskKind::kOther) {
+        trace.SetTaskKind(t, kind);
+        trace.SetTaskCategory(t, strings.Intern(row.core));
+        if (kind == TaskKind::kCompute) {
+          trace.SetTaskNodeName(t, trace.task_name(t));
+        }
+        trace.SetTaskClass(
+            t, strings.Intern(AscendTaskClass(
+                   row.core, row.type.empty() ? row.name : row.type, row.name,
+                   kind)));
+      }
+    }
     if (!row.type.empty()) {
       trace.SetTaskOpType(t, strings.Intern(row.type));
       // The op type may make the task a layout conversion.
@@ -908,7 +927,8 @@ class CsvReader : public Reader {
                      std::string(type),
                      std::string(in_shapes),
                      std::string(out_shapes),
-                     line};
+                     line,
+                     std::string(core)};
       JoinRow(row, /*final=*/false);
       return Status::Ok();
     }
