@@ -20,6 +20,8 @@
 #include "base/atomic_file.h"
 #include "cli/common.h"
 #include "cli/demo_run.h"
+#include "encoders/json_encoder.h"
+#include "model_inspector/cluster.h"
 #include "model_inspector/session.h"
 #include "server/assets.h"
 #include "server/server.h"
@@ -40,6 +42,7 @@ struct OpenFlags {
   bool no_browser = false;
   bool keep_going = false;
   bool no_calibrate = false;
+  bool no_cluster = false;
   bool verbose = false;
   bool quiet = false;
 };
@@ -197,14 +200,76 @@ server::ServedRun OpenServedRun(const OpenFlags& flags,
   return run;
 }
 
+// A single directory holding the profiles of two or more ranks is a
+// cluster: its report is computed once here (each rank read, reduced and
+// closed, in parallel, progress on stderr) and the server opens ranks as
+// runs only when the UI asks for them. Nothing (and no error) when the
+// directory is not a cluster: it opens as a run, as before.
+StatusOr<std::shared_ptr<const server::ServedCluster>> OpenServedCluster(
+    const OpenFlags& flags) {
+  if (flags.no_cluster || !flags.groups.empty() || flags.paths.size() != 1) {
+    return std::shared_ptr<const server::ServedCluster>();
+  }
+  std::error_code ec;
+  if (!fs::is_directory(flags.paths[0], ec)) {
+    return std::shared_ptr<const server::ServedCluster>();
+  }
+  StatusOr<ClusterInputs> inputs = DiscoverClusterRanks(flags.paths);
+  if (!inputs.ok() || inputs->ranks.size() < 2) {
+    return std::shared_ptr<const server::ServedCluster>();
+  }
+  ClusterOptions options;
+  options.paths = flags.paths;
+  bool quiet = flags.quiet;
+  size_t ranks = inputs->ranks.size();
+  if (!quiet) {
+    std::fprintf(stderr, "model-inspector: %s holds %zu ranks: reading them\n",
+                 flags.paths[0].c_str(), ranks);
+  }
+  options.progress = [quiet](const std::string& what, uint64_t done,
+                             uint64_t total) {
+    if (quiet) return;
+    std::fprintf(stderr, "model-inspector: cluster: %s read (%llu of %llu)\n",
+                 what.c_str(), static_cast<unsigned long long>(done),
+                 static_cast<unsigned long long>(total));
+  };
+  StatusOr<ClusterReport> report = OpenCluster(options);
+  if (!report.ok()) return report.status();
+  auto served = std::make_shared<server::ServedCluster>();
+  served->report_json = encoders::EncodeJson(*report);
+  // The UI's first screen leaves the collectives' per-rank rows out (500
+  // collectives x 1,024 ranks would be ~100 MB) and asks for one
+  // collective's rows when it is picked: a report holding it alone, so
+  // ClusterReport::Write stays the one description of the JSON.
+  {
+    ClusterReport light = *report;
+    for (ClusterCollective& c : light.collectives) c.ranks.clear();
+    served->report_without_collective_ranks_json = encoders::EncodeJson(light);
+  }
+  for (const ClusterCollective& c : report->collectives) {
+    ClusterReport one;
+    one.collectives.push_back(c);
+    served->collective_json.push_back(encoders::EncodeJson(one));
+  }
+  for (const ClusterRankInput& r : inputs->ranks) {
+    served->ranks.push_back({r.rank, r.files});
+  }
+  return std::shared_ptr<const server::ServedCluster>(std::move(served));
+}
+
 int Run(const OpenFlags& flags) {
+  auto cluster = OpenServedCluster(flags);
+  if (!cluster.ok()) return ReportError(cluster.status());
   std::vector<std::vector<std::string>> runs;
-  for (const std::string& p : flags.paths) runs.push_back({p});
+  // A cluster opens no run at first: the UI asks for the ranks it shows.
+  if (*cluster == nullptr) {
+    for (const std::string& p : flags.paths) runs.push_back({p});
+  }
   for (const auto& g : flags.groups) {
     if (!g.empty()) runs.push_back(g);
   }
   UnpackedDemo demo;
-  if (runs.empty()) {
+  if (runs.empty() && *cluster == nullptr) {
     Status unpacked = demo.Unpack();
     if (!unpacked.ok()) return ReportError(unpacked);
     runs.push_back({demo.entry()});
@@ -226,6 +291,7 @@ int Run(const OpenFlags& flags) {
     int exit_code = 0;
     return OpenServedRun(flags, paths, &exit_code);
   };
+  options.cluster = *cluster;
   Status allowed = server::CheckAccessOptions(options);
   if (!allowed.ok()) return ReportError(allowed);
 
@@ -248,7 +314,7 @@ int Run(const OpenFlags& flags) {
     }
     served.push_back(std::move(run));
   }
-  if (failed == served.size()) return first_exit_code;
+  if (failed != 0 && failed == served.size()) return first_exit_code;
 
   // Signals go to one waiting thread (sigwait), never to httplib's workers,
   // so that shutdown runs outside a signal handler.
@@ -266,6 +332,14 @@ int Run(const OpenFlags& flags) {
   std::printf("%s\n", url.c_str());
   std::fflush(stdout);
   if (!flags.quiet) {
+    // A cluster's ranks open as runs when the UI asks for them.
+    std::string cluster_text =
+        *cluster == nullptr
+            ? ""
+            : fmt::format(
+                  "a cluster of {} ranks (each opens as a run when "
+                  "asked) and ",
+                  (*cluster)->ranks.size());
     std::string not_opened =
         failed == 0 ? ""
                     : fmt::format(
@@ -273,10 +347,10 @@ int Run(const OpenFlags& flags) {
                           "{}",
                           failed, failed == 1 ? "its error" : "errors");
     std::fprintf(stderr,
-                 "model-inspector: serving %zu run%s%s at %s (Ctrl+C to "
+                 "model-inspector: serving %s%zu run%s%s at %s (Ctrl+C to "
                  "stop)\n",
-                 run_count, run_count == 1 ? "" : "s", not_opened.c_str(),
-                 url.c_str());
+                 cluster_text.c_str(), run_count, run_count == 1 ? "" : "s",
+                 not_opened.c_str(), url.c_str());
   }
   if (!flags.quiet && server::EmbeddedUiIsPlaceholder()) {
     std::fprintf(stderr,
@@ -407,6 +481,10 @@ void RegisterOpenCommand(CLI::App& app, int* exit_code) {
                 "serve the runs that open and show the others' errors");
   cmd->add_flag("--no-calibrate", flags->no_calibrate,
                 "keep the traces' raw clocks (no clock offsets estimated)");
+  cmd->add_flag("--no-cluster", flags->no_cluster,
+                "open a directory holding several ranks as one run of all "
+                "their events, not as a cluster (whose ranks open when asked "
+                "for)");
   cmd->add_flag("-v,--verbose", flags->verbose, "also print info diagnostics");
   cmd->add_flag("-q,--quiet", flags->quiet, "no progress output");
   cmd->callback([flags, exit_code]() { *exit_code = Run(*flags); });

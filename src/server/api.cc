@@ -488,15 +488,18 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
   const std::string& path = request.path;
   // The one request that changes anything: pairing a trace-only run with a
   // model file beside its trace (it adds a run; no file is written).
+  // Or opening some ranks of the cluster as a run.
   bool pair_route = path.starts_with("/api/runs/") && path.ends_with("/pair") &&
                     std::count(path.begin(), path.end(), '/') == 4;
+  bool post_route = pair_route || path == "/api/cluster/ranks";
   bool post = request.method == "POST";
   if ((request.method != "GET" && request.method != "HEAD" && !post) ||
-      (post && !pair_route)) {
+      (post && !post_route)) {
     HttpResponse r = Error(405, "method " + request.method +
                                     " not allowed; this server only reads "
                                     "(GET, HEAD), except POST "
-                                    "/api/runs/{run}/pair");
+                                    "/api/runs/{run}/pair and "
+                                    "/api/cluster/ranks");
     r.headers.emplace_back("Allow", "GET, HEAD");
     return r;
   }
@@ -507,6 +510,7 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
       Split(std::string_view(path).substr(1), '/');
   // seg[0] == "api"
   if (seg.size() == 2 && seg[1] == "runs") return Runs();
+  if (seg.size() >= 2 && seg[1] == "cluster") return Cluster(seg, request);
   if (seg.size() < 3 || seg[1] != "runs") {
     return Error(
         404, "no API endpoint " + path + "; see docs/reference/http-api.md");
@@ -519,6 +523,11 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
   size_t run_count = 0;
   RunState* found = FindRun(run_id, &run_count);
   if (found == nullptr) {
+    if (run_count == 0) {
+      // A cluster's server starts with none: runs come as ranks are opened.
+      return Error(
+          404, fmt::format("no run {}; the server has no runs yet", run_id));
+    }
     return Error(
         404, fmt::format("no run {}; runs are 0..{}", run_id, run_count - 1));
   }
@@ -655,16 +664,17 @@ bool ParsePairBody(std::string_view body, uint64_t* index) {
   return body.empty();
 }
 
-}  // namespace
-
-HttpResponse Api::Pair(size_t run_id, RunState& run,
-                       const HttpRequest& request) {
-  // Only the page itself may ask: a JSON body (another site's form or
-  // no-CORS fetch cannot send one without a preflight, which this server
-  // never answers), and, where the browser names the origin, this server's.
+// The refusal of a POST that is not the page's own, or nothing: a JSON body
+// (another site's form or no-CORS fetch cannot send one without a
+// preflight, which this server never answers), and, where the browser
+// names the origin, this server's. `what` says what the POST does
+// ("pair runs").
+std::optional<HttpResponse> ForeignPost(const HttpRequest& request,
+                                        std::string_view what) {
   std::string_view type = FindHeader(request, "Content-Type");
   if (!type.starts_with("application/json")) {
-    return Error(415, fmt::format("Content-Type: expected application/json, "
+    return Api::Error(415,
+                      fmt::format("Content-Type: expected application/json, "
                                   "found '{}'",
                                   type));
   }
@@ -673,17 +683,66 @@ HttpResponse Api::Pair(size_t run_id, RunState& run,
     std::string_view host = FindHeader(request, "Host");
     if (host.empty() || (origin != fmt::format("http://{}", host) &&
                          origin != fmt::format("https://{}", host))) {
-      return Error(403, fmt::format("Origin '{}' is not this server; pair "
-                                    "runs from the page model-inspector "
-                                    "serves",
-                                    origin));
+      return Api::Error(403, fmt::format("Origin '{}' is not this server; {} "
+                                         "from the page model-inspector "
+                                         "serves",
+                                         origin, what));
     }
   }
   if (HasHeader(request, "Sec-Fetch-Site") &&
       FindHeader(request, "Sec-Fetch-Site") != "same-origin") {
-    return Error(403, fmt::format("Sec-Fetch-Site '{}': pairing is only for "
+    return Api::Error(403,
+                      fmt::format("Sec-Fetch-Site '{}': {} only from "
                                   "the page model-inspector serves",
-                                  FindHeader(request, "Sec-Fetch-Site")));
+                                  FindHeader(request, "Sec-Fetch-Site"), what));
+  }
+  return std::nullopt;
+}
+
+// The body of a request for cluster ranks: exactly {"ranks": [R, ...]}
+// (rank ids, at least one).
+bool ParseRanksBody(std::string_view body, std::vector<int32_t>* ranks) {
+  auto skip = [&body] {
+    while (!body.empty() && (body.front() == ' ' || body.front() == '\t' ||
+                             body.front() == '\n' || body.front() == '\r')) {
+      body.remove_prefix(1);
+    }
+  };
+  auto take = [&](std::string_view token) {
+    skip();
+    if (!body.starts_with(token)) return false;
+    body.remove_prefix(token.size());
+    return true;
+  };
+  if (!take("{") || !take("\"ranks\"") || !take(":") || !take("[")) {
+    return false;
+  }
+  for (;;) {
+    skip();
+    size_t digits = 0;
+    while (digits < body.size() && body[digits] >= '0' && body[digits] <= '9') {
+      ++digits;
+    }
+    uint64_t rank = 0;
+    if (!ParseUint(body.substr(0, digits), INT32_MAX, &rank)) return false;
+    ranks->push_back(static_cast<int32_t>(rank));
+    body.remove_prefix(digits);
+    if (take(",")) continue;
+    if (take("]")) break;
+    return false;
+  }
+  if (!take("}")) return false;
+  skip();
+  return body.empty();
+}
+
+}  // namespace
+
+HttpResponse Api::Pair(size_t run_id, RunState& run,
+                       const HttpRequest& request) {
+  // Only the page itself may ask.
+  if (std::optional<HttpResponse> refused = ForeignPost(request, "pair runs")) {
+    return std::move(*refused);
   }
   uint64_t index = 0;
   if (!ParsePairBody(request.body, &index)) {
@@ -730,16 +789,138 @@ HttpResponse Api::Pair(size_t run_id, RunState& run,
                  "{} with {}: {}", candidates[index], Join(run.run.paths, ", "),
                  opened.error.empty() ? "could not be opened" : opened.error));
   }
-  auto state = std::make_unique<RunState>();
-  state->levels = opened.session->Levels();
-  state->run = std::move(opened);
-  size_t id = 0;
-  {
-    std::unique_lock<std::shared_mutex> lock(runs_mutex_);
-    id = runs_.size();
-    runs_.push_back(std::move(state));
-  }
+  size_t id = AddRun(std::move(opened));
   run.paired[index] = id;
+  return reply(id, true);
+}
+
+size_t Api::AddRun(ServedRun opened) {
+  auto state = std::make_unique<RunState>();
+  if (opened.session != nullptr) state->levels = opened.session->Levels();
+  state->run = std::move(opened);
+  std::unique_lock<std::shared_mutex> lock(runs_mutex_);
+  runs_.push_back(std::move(state));
+  return runs_.size() - 1;
+}
+
+HttpResponse Api::Cluster(const std::vector<std::string_view>& seg,
+                          const HttpRequest& request) {
+  bool post = request.method == "POST";
+  bool ranks_route = seg.size() == 3 && seg[2] == "ranks";
+  bool collective_route = seg.size() == 4 && seg[2] == "collectives";
+  if (seg.size() != 2 && !ranks_route && !collective_route) {
+    return Error(404, "no API endpoint " + request.path +
+                          "; see docs/reference/http-api.md");
+  }
+  if (ranks_route && !post) {
+    HttpResponse r = Error(405, "method " + request.method +
+                                    " not allowed; POST {\"ranks\": [RANK, "
+                                    "...]} opens those ranks as a run");
+    r.headers.emplace_back("Allow", "POST");
+    return r;
+  }
+  if (options_.cluster == nullptr) {
+    return Error(404,
+                 "this server holds no cluster (open a directory with the "
+                 "profiles of two or more ranks: model-inspector open DIR)");
+  }
+  const ServedCluster& cluster = *options_.cluster;
+  if (collective_route) {
+    uint64_t index = 0;
+    if (!ParseUint(seg[3], UINT32_MAX, &index)) {
+      return Error(400, fmt::format("collective: expected an index into the "
+                                    "report's collectives, found '{}'",
+                                    seg[3]));
+    }
+    if (index >= cluster.collective_json.size()) {
+      return Error(404, fmt::format("no collective {}; the report lists {}",
+                                    index, cluster.collective_json.size()));
+    }
+    return Json(cluster.collective_json[index]);
+  }
+  if (ranks_route) return ClusterRanks(request);
+  bool found = false;
+  std::string_view rows = Param(request, "collective_ranks", &found);
+  if (found && rows != "0" && rows != "1") {
+    return Error(400, fmt::format("collective_ranks: expected 0 or 1, found "
+                                  "'{}'",
+                                  rows));
+  }
+  if (found && rows == "0") {
+    return Json(cluster.report_without_collective_ranks_json);
+  }
+  return Json(cluster.report_json);
+}
+
+HttpResponse Api::ClusterRanks(const HttpRequest& request) {
+  if (std::optional<HttpResponse> refused =
+          ForeignPost(request, "open cluster ranks")) {
+    return std::move(*refused);
+  }
+  std::vector<int32_t> ranks;
+  if (!ParseRanksBody(request.body, &ranks)) {
+    return Error(400,
+                 "body: expected {\"ranks\": [RANK, ...]}, one or more rank "
+                 "ids of the cluster");
+  }
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  if (ranks.size() > kMaxClusterRunRanks) {
+    return Error(400, fmt::format("ranks: at most {} in one run (each brings "
+                                  "its full events), found {}",
+                                  kMaxClusterRunRanks, ranks.size()));
+  }
+  const ServedCluster& cluster = *options_.cluster;
+  std::vector<std::string> files;
+  for (int32_t rank : ranks) {
+    auto it = std::find_if(
+        cluster.ranks.begin(), cluster.ranks.end(),
+        [rank](const ServedCluster::Rank& r) { return r.rank == rank; });
+    if (it == cluster.ranks.end()) {
+      std::vector<std::string> have;
+      for (const ServedCluster::Rank& r : cluster.ranks) {
+        if (have.size() == 16) {
+          have.push_back("...");
+          break;
+        }
+        have.push_back(std::to_string(r.rank));
+      }
+      return Error(400, fmt::format("ranks: the cluster has no rank {}; its "
+                                    "ranks are {}",
+                                    rank, Join(have, ", ")));
+    }
+    files.insert(files.end(), it->files.begin(), it->files.end());
+  }
+  if (!options_.open_run) return Error(501, "this server cannot open runs");
+  auto reply = [&ranks](size_t id, bool created) {
+    std::string out;
+    JsonWriter w(&out);
+    w.BeginObject().FieldInt("run", static_cast<int64_t>(id));
+    w.FieldBool("created", created);
+    w.Key("ranks").BeginArray();
+    for (int32_t r : ranks) w.Int(r);
+    w.EndArray().EndObject();
+    HttpResponse r = Json(std::move(out));
+    if (created) r.status = 201;
+    return r;
+  };
+  std::lock_guard<std::mutex> opening(pair_mutex_);
+  auto existing = cluster_runs_.find(ranks);
+  if (existing != cluster_runs_.end()) return reply(existing->second, false);
+  std::vector<std::string> names;
+  for (int32_t r : ranks) names.push_back(std::to_string(r));
+  ServedRun opened = options_.open_run(files);
+  if (opened.session == nullptr) {
+    // Not added: the page shows the error, and the ranks can be asked for
+    // again once the files are fixed.
+    return Error(422, fmt::format("ranks {}: {}", Join(names, ", "),
+                                  opened.error.empty() ? "could not be opened"
+                                                       : opened.error));
+  }
+  opened.name = fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks",
+                            Join(names, ", "));
+  size_t id = AddRun(std::move(opened));
+  cluster_runs_[ranks] = id;
   return reply(id, true);
 }
 
@@ -809,7 +990,10 @@ HttpResponse Api::Runs() const {
     }
     w.EndObject();
   }
-  w.EndArray().EndObject();
+  w.EndArray();
+  // Whether GET /api/cluster has a report (so the UI asks for it only then).
+  w.FieldBool("cluster", options_.cluster != nullptr);
+  w.EndObject();
   return Json(std::move(out));
 }
 

@@ -85,6 +85,28 @@ struct ServedRun {
 using OpenRunFn =
     std::function<ServedRun(const std::vector<std::string>& paths)>;
 
+// The cluster `open DIR` serves when DIR holds the ranks of a distributed
+// job (two or more): the report, computed once when the server starts
+// (OpenCluster, model_inspector/cluster.h), and each rank's files, so that
+// the ranks a user asks for open as an ordinary run (full events only for
+// those). The server keeps the report as its JSON: it never changes.
+struct ServedCluster {
+  // ClusterReport::Write() through the JSON encoder (cluster.json).
+  std::string report_json;
+  // The same report with every collective's per-rank rows left out (they
+  // are most of it: collectives x ranks), for a first screen of many
+  // ranks; and, per listed collective, a report holding that collective
+  // alone with its rows, asked for when one is picked.
+  std::string report_without_collective_ranks_json;
+  std::vector<std::string> collective_json;
+  struct Rank {
+    int32_t rank = -1;
+    // The files and folders of the rank, opened together as one run.
+    std::vector<std::string> files;
+  };
+  std::vector<Rank> ranks;  // by rank
+};
+
 struct ApiOptions {
   // Required on every request when not empty (header X-MI-Token, query
   // parameter `token` or cookie `mi_token`).
@@ -99,6 +121,9 @@ struct ApiOptions {
   // Opens a trace-only run's model file with its traces as a new run
   // (POST /api/runs/{run}/pair); unset = pairing answers 501.
   OpenRunFn open_run;
+  // The cluster served by GET /api/cluster and POST /api/cluster/ranks;
+  // null = none (both answer 404).
+  std::shared_ptr<const ServedCluster> cluster;
 };
 
 // Limits, shared with the HTTP layer and the docs.
@@ -126,6 +151,10 @@ inline constexpr size_t kMaxMappingRows = 10000;  // per /mapping page
 // Initializer values per /values request: by default, and at most.
 inline constexpr size_t kDefaultValueCount = 64;
 inline constexpr size_t kMaxValueCount = 10000;
+// Ranks opened together as one run (POST /api/cluster/ranks): each brings
+// its full events, so a run of every rank of a large job would hold them
+// all, which the cluster report exists to avoid.
+inline constexpr size_t kMaxClusterRunRanks = 64;
 
 class Api {
  public:
@@ -207,6 +236,12 @@ class Api {
   HttpResponse Links(RunState& run);
   // POST /api/runs/{run}/pair: the run's pair candidate as a new run.
   HttpResponse Pair(size_t run_id, RunState& run, const HttpRequest& request);
+  // GET /api/cluster and POST /api/cluster/ranks (the ranks as a run).
+  HttpResponse Cluster(const std::vector<std::string_view>& seg,
+                       const HttpRequest& request);
+  HttpResponse ClusterRanks(const HttpRequest& request);
+  // Appends an opened run and answers its id.
+  size_t AddRun(ServedRun run);
   // The run, or nullptr past the end (the list only grows; a RunState
   // never moves).
   RunState* FindRun(size_t run_id, size_t* count) const;
@@ -221,6 +256,9 @@ class Api {
   // One pairing at a time (opening a model can take seconds; the run list
   // stays readable meanwhile).
   std::mutex pair_mutex_;
+  // The runs POST /api/cluster/ranks opened, by their sorted ranks (under
+  // pair_mutex_).
+  std::map<std::vector<int32_t>, size_t> cluster_runs_;
   ApiOptions options_;
   const std::vector<EmbeddedAsset>& assets_;
   // Layout views by (run, level, grouping, direction, max_items), with a

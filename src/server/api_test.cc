@@ -1583,5 +1583,202 @@ TEST_F(ApiTest, ValuesRefuseWhatIsNotAnInitializer) {
   EXPECT_TRUE(ParseJson(none)["values"].empty());
 }
 
+// A cluster of two ranks (the torch_npu text export of
+// test/fixtures/samples/cluster/msinsight_pt_text_level1_2rank_2024): the
+// server holds its report as JSON and each rank's folder; POST
+// /api/cluster/ranks opens ranks as a run through the open callback, which
+// opens the files with Session::Open as `open --run FILES...` does. The
+// report's content is the cluster analysis' (tested there and end to end
+// in test/python/test_cluster_server.py); here it is bytes the server
+// serves as they are.
+struct ClusterFixture {
+  const std::string root =
+      std::string(MI_SOURCE_DIR) +
+      "/test/fixtures/samples/cluster/msinsight_pt_text_level1_2rank_2024";
+  const std::string report =
+      R"({"schema": "model-inspector/cluster/1", "world_size": 2})";
+  const std::string light = R"({"schema": "model-inspector/cluster/1"})";
+  const std::string collective0 = R"({"collectives": [{"ranks": []}]})";
+  int opened = 0;
+  std::vector<std::vector<std::string>> opened_paths;
+
+  std::unique_ptr<Api> MakeApi(ApiOptions options = {}) {
+    auto cluster = std::make_shared<ServedCluster>();
+    cluster->report_json = report;
+    cluster->report_without_collective_ranks_json = light;
+    cluster->collective_json = {collective0};
+    cluster->ranks = {{0, {root + "/rank0_ascend_pt"}},
+                      {1, {root + "/rank1_ascend_pt"}}};
+    options.cluster = cluster;
+    options.open_run = [this](const std::vector<std::string>& paths) {
+      ++opened;
+      opened_paths.push_back(paths);
+      OpenOptions o;
+      o.paths = paths;
+      auto s = Session::Open(o);
+      ServedRun r;
+      r.name = "ranks";
+      r.paths = paths;
+      if (s.ok()) {
+        r.session = std::move(s).value();
+      } else {
+        r.error = s.status().message();
+      }
+      return r;
+    };
+    options.assets = &TestAssets();
+    // A cluster's server starts with no run.
+    return std::make_unique<Api>(std::vector<ServedRun>{}, std::move(options));
+  }
+};
+
+HttpRequest RanksRequest(std::string body) {
+  HttpRequest r = Get("/api/cluster/ranks");
+  r.method = "POST";
+  r.body = std::move(body);
+  r.headers = {{"Content-Type", "application/json"},
+               {"Host", "127.0.0.1:8080"},
+               {"Origin", "http://127.0.0.1:8080"}};
+  return r;
+}
+
+TEST(ApiClusterTest, ServesTheReportAndOpensRanksAsRunsOnce) {
+  ClusterFixture f;
+  auto api = f.MakeApi();
+  HttpResponse report = api->Handle(Get("/api/cluster"));
+  ASSERT_EQ(report.status, 200);
+  EXPECT_EQ(report.content(), f.report);
+  EXPECT_EQ(report.content_type, "application/json; charset=utf-8");
+  // Without the collectives' per-rank rows; one collective with them.
+  EXPECT_EQ(
+      api->Handle(Get("/api/cluster", {{"collective_ranks", "0"}})).content(),
+      f.light);
+  EXPECT_EQ(
+      api->Handle(Get("/api/cluster", {{"collective_ranks", "1"}})).content(),
+      f.report);
+  ExpectJsonError(api->Handle(Get("/api/cluster", {{"collective_ranks", "x"}})),
+                  400);
+  EXPECT_EQ(api->Handle(Get("/api/cluster/collectives/0")).content(),
+            f.collective0);
+  ExpectJsonError(api->Handle(Get("/api/cluster/collectives/1")), 404);
+  ExpectJsonError(api->Handle(Get("/api/cluster/collectives/x")), 400);
+  nlohmann::json none = ParseJson(api->Handle(Get("/api/runs")));
+  EXPECT_EQ(none["runs"].size(), 0u);
+  EXPECT_EQ(none["cluster"], true);
+  HttpResponse no_run = api->Handle(Get("/api/runs/0/summary"));
+  ExpectJsonError(no_run, 404);
+  EXPECT_EQ(ParseJson(no_run)["error"]["message"],
+            "no run 0; the server has no runs yet");
+
+  // Rank 1 alone: a run of its folder, named after the rank.
+  HttpResponse created = api->Handle(RanksRequest(R"({"ranks": [1]})"));
+  ASSERT_EQ(created.status, 201) << created.content();
+  nlohmann::json c = ParseJson(created);
+  EXPECT_EQ(c["run"], 0);
+  EXPECT_EQ(c["created"], true);
+  EXPECT_EQ(c["ranks"], nlohmann::json::array({1}));
+  ASSERT_EQ(f.opened_paths.size(), 1u);
+  EXPECT_EQ(f.opened_paths[0],
+            std::vector<std::string>{f.root + "/rank1_ascend_pt"});
+  nlohmann::json runs = ParseJson(api->Handle(Get("/api/runs")))["runs"];
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0]["name"], "rank 1");
+  EXPECT_EQ(runs[0]["has_trace"], true);
+  EXPECT_EQ(api->Handle(Get("/api/runs/0/timeline")).status, 200);
+
+  // Both ranks, in any order and repeated: one run of both folders, in
+  // rank order; asked again, the same run, nothing opened.
+  HttpResponse both = api->Handle(RanksRequest(R"({"ranks": [1, 0, 1]})"));
+  ASSERT_EQ(both.status, 201) << both.content();
+  EXPECT_EQ(ParseJson(both)["run"], 1);
+  EXPECT_EQ(ParseJson(both)["ranks"], nlohmann::json::array({0, 1}));
+  EXPECT_EQ(f.opened_paths[1],
+            (std::vector<std::string>{f.root + "/rank0_ascend_pt",
+                                      f.root + "/rank1_ascend_pt"}));
+  HttpResponse again = api->Handle(RanksRequest("{ \"ranks\" : [0,1] }\n"));
+  ASSERT_EQ(again.status, 200) << again.content();
+  EXPECT_EQ(ParseJson(again)["run"], 1);
+  EXPECT_EQ(ParseJson(again)["created"], false);
+  HttpResponse one_again = api->Handle(RanksRequest(R"({"ranks": [1]})"));
+  EXPECT_EQ(ParseJson(one_again)["run"], 0);
+  EXPECT_EQ(f.opened, 2);
+  nlohmann::json after = ParseJson(api->Handle(Get("/api/runs")))["runs"];
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_EQ(after[1]["name"], "ranks 0, 1");
+}
+
+TEST(ApiClusterTest, BadRequestsAreRefused) {
+  ClusterFixture f;
+  auto api = f.MakeApi();
+  HttpResponse unknown = api->Handle(RanksRequest(R"({"ranks": [0, 7]})"));
+  ExpectJsonError(unknown, 400);
+  EXPECT_EQ(ParseJson(unknown)["error"]["message"],
+            "ranks: the cluster has no rank 7; its ranks are 0, 1");
+  // Rank ids only: never a path, never an empty list.
+  for (const char* body :
+       {"", "{}", R"({"ranks": []})", R"({"ranks": [-1]})",
+        R"({"ranks": ["0"]})", R"({"ranks": [0,]})", R"({"ranks": 0})",
+        R"({"ranks": [0], "path": "/etc/passwd"})", R"({"ranks": [0]}x)"}) {
+    ExpectJsonError(api->Handle(RanksRequest(body)), 400);
+  }
+  std::string many = R"({"ranks": [)";
+  for (int i = 0; i <= static_cast<int>(kMaxClusterRunRanks); ++i) {
+    many += (i ? "," : "") + std::to_string(i);
+  }
+  HttpResponse too_many = api->Handle(RanksRequest(many + "]}"));
+  ExpectJsonError(too_many, 400);
+  EXPECT_NE(ParseJson(too_many)["error"]["message"].get<std::string>().find(
+                "at most 64 in one run"),
+            std::string::npos);
+  HttpResponse get = api->Handle(Get("/api/cluster/ranks"));
+  ExpectJsonError(get, 405);
+  EXPECT_EQ(get.header("Allow"), "POST");
+  HttpRequest post_report = RanksRequest(R"({"ranks": [0]})");
+  post_report.path = "/api/cluster";
+  ExpectJsonError(api->Handle(post_report), 405);
+  ExpectJsonError(api->Handle(Get("/api/cluster/steps")), 404);
+  // Only the page itself may ask.
+  HttpRequest form = RanksRequest(R"({"ranks": [0]})");
+  form.headers[0].second = "text/plain";
+  ExpectJsonError(api->Handle(form), 415);
+  HttpRequest other = RanksRequest(R"({"ranks": [0]})");
+  other.headers[2].second = "http://evil.example";
+  ExpectJsonError(api->Handle(other), 403);
+  HttpRequest cross = RanksRequest(R"({"ranks": [0]})");
+  cross.headers.emplace_back("Sec-Fetch-Site", "cross-site");
+  ExpectJsonError(api->Handle(cross), 403);
+  EXPECT_EQ(f.opened, 0);
+}
+
+TEST(ApiClusterTest, NoClusterIs404AndTheTokenHolds) {
+  ApiOptions plain;
+  plain.assets = &TestAssets();
+  std::vector<ServedRun> runs;
+  runs.push_back({"ort_all", {kRunDir}, OpenDemo()});
+  Api api(std::move(runs), plain);
+  EXPECT_EQ(ParseJson(api.Handle(Get("/api/runs")))["cluster"], false);
+  HttpResponse none = api.Handle(Get("/api/cluster"));
+  ExpectJsonError(none, 404);
+  EXPECT_NE(ParseJson(none)["error"]["message"].get<std::string>().find(
+                "holds no cluster"),
+            std::string::npos);
+  ExpectJsonError(api.Handle(RanksRequest(R"({"ranks": [0]})")), 404);
+
+  ClusterFixture f;
+  ApiOptions options;
+  options.token = "s3cret-token";
+  auto guarded = f.MakeApi(options);
+  ExpectJsonError(guarded->Handle(Get("/api/cluster")), 403);
+  ExpectJsonError(guarded->Handle(RanksRequest(R"({"ranks": [0]})")), 403);
+  HttpRequest with = Get("/api/cluster");
+  with.headers.emplace_back("X-MI-Token", "s3cret-token");
+  EXPECT_EQ(guarded->Handle(with).status, 200);
+  EXPECT_EQ(f.opened, 0);
+  // A request for the cluster is cheap (the report is computed); opening
+  // ranks is heavy work.
+  EXPECT_FALSE(guarded->IsHeavy(Get("/api/cluster")));
+  EXPECT_TRUE(guarded->IsHeavy(RanksRequest(R"({"ranks": [0]})")));
+}
+
 }  // namespace
 }  // namespace mi::server

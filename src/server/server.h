@@ -82,6 +82,8 @@ struct ServerOptions {
   std::string token;
   // Opens a run from files (POST /api/runs/{run}/pair); see ApiOptions.
   OpenRunFn open_run;
+  // The cluster served at /api/cluster; null = none. See ApiOptions.
+  std::shared_ptr<const ServedCluster> cluster;
   ServerLimits limits;
 };
 

@@ -26,6 +26,7 @@ import { mountToolbar } from './components/toolbar';
 import { Api } from './rpc/api';
 import { CachedApi } from './rpc/cached_api';
 import { analysesView } from './views/analyses';
+import { clusterView } from './views/cluster';
 import { graphView } from './views/graph';
 import { kDefaultMaxItems } from './views/graph/pane';
 import { mappingView } from './views/mapping';
@@ -34,7 +35,9 @@ import { timelineView } from './views/timeline';
 import { byId } from './widgets/dom';
 
 /** The views, bottom tabs in tab order (the first is the default tab). */
-const kViews: readonly ViewPlugin[] = [graphView, timelineView, mappingView, summaryView, analysesView];
+const kViews: readonly ViewPlugin[] = [graphView, timelineView, mappingView, summaryView, analysesView, clusterView];
+/** Bottom views offered only once the server says they apply: the cluster view, when it holds a cluster. */
+const kHiddenUntilServed = [clusterView.id];
 
 const page = new URLSearchParams(location.search);
 const maxItems = page.get('max_items');
@@ -48,7 +51,8 @@ const options = {
 };
 const bottomViews = kViews.filter((v) => v.slot === 'bottom');
 const tabs = bottomViews.map((v) => v.id);
-const store = new Store(initialState(parseHash(location.hash, tabs), tabs));
+const store = new Store(initialState(parseHash(location.hash, tabs), tabs, kHiddenUntilServed));
+const hash = new URLSearchParams(location.hash.replace(/^#/, ''));
 const api = new CachedApi(new Api());
 const stats = new Stats();
 new UrlSync(store);
@@ -72,9 +76,17 @@ for (const v of kViews) {
 }
 installDebugSurface(store, stats, instances);
 
-api.runs().then((runs) => {
+api.runs().then(async (runs) => {
+  // A server started on a cluster of ranks holds its report and opens ranks as runs when asked:
+  // its first screen is the cluster view (unless the link names another tab).
+  const cluster = await api.cluster().catch(() => null);
   store.dispatch({ type: 'runsLoaded', runs });
-  if (!runs.length) store.dispatch({ type: 'banner', message: 'the server has no runs' });
+  if (cluster) {
+    store.dispatch({ type: 'showTab', tab: clusterView.id, focus: !hash.has('tab') });
+    if (!runs.length && !hash.has('panel')) store.dispatch({ type: 'setPanel', panel: 'bottom' });
+  } else if (!runs.length) {
+    store.dispatch({ type: 'banner', message: 'the server has no runs' });
+  }
 }, (e: Error) => {
   store.dispatch({
     type: 'loadFailed',

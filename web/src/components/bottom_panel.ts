@@ -65,6 +65,9 @@ export class BottomPanel {
   }
 
   private render(s: AppState, prev: AppState | null): void {
+    if (!prev || s.hiddenTabs !== prev.hiddenTabs) {
+      for (const [id, b] of this.tabs) b.hidden = s.hiddenTabs.includes(id);
+    }
     if (!prev || s.tab !== prev.tab) {
       for (const [id, b] of this.tabs) b.classList.toggle('active', id === s.tab);
       for (const [id, m] of this.mounts) { m.root.hidden = id !== s.tab; m.tools.hidden = id !== s.tab; }

@@ -195,6 +195,12 @@ export function reduce(s: AppState, a: Action): AppState {
       return a.on === s.lineage ? s : { ...s, lineage: a.on };
     case 'setTab':
       return a.tab === s.tab || !s.tabs.includes(a.tab) ? s : { ...s, tab: a.tab };
+    case 'showTab': {
+      if (!s.tabs.includes(a.tab)) return s;
+      const hiddenTabs = s.hiddenTabs.includes(a.tab) ? s.hiddenTabs.filter((t) => t !== a.tab) : s.hiddenTabs;
+      const tab = a.focus ? a.tab : s.tab;
+      return hiddenTabs === s.hiddenTabs && tab === s.tab ? s : { ...s, hiddenTabs, tab };
+    }
     case 'setPanel':
       return a.panel === s.panel ? s : { ...s, panel: a.panel };
     case 'setClock':

@@ -181,8 +181,9 @@ export class SelectionController {
 
   private async range(s: AppState, v: number, sel: Extract<Selection, { kind: 'range' }>, source: SelectionSource): Promise<void> {
     const run = s.panes[0].run;
-    // A range opened from a link: the timeline zooms to it (one drawn there is in view already).
-    this.patch(v, { zoomTo: source === 'url' ? { startNs: sel.startNs, endNs: sel.endNs } : null });
+    // A range opened from a link or from the cluster view (a rank's step): the timeline zooms to it
+    // (one drawn there is in view already).
+    this.patch(v, { zoomTo: source === 'url' || source === 'cluster' ? { startNs: sel.startNs, endNs: sel.endNs } : null });
     let summary: SummaryJson | null = null;
     try {
       summary = await this.api.summaryRange(run, sel.startNs, sel.endNs, s.clock);

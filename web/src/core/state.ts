@@ -210,10 +210,12 @@ export interface AppState {
   graph: GraphInfo;
   /** The bottom views' ids in tab order (the URL's `tab=` values). */
   tabs: readonly string[];
+  /** Bottom views whose tab is not offered (yet): the cluster view until the server says it holds a cluster. */
+  hiddenTabs: readonly string[];
 }
 
 /** The state a page opens with, from its URL. */
-export function initialState(url: UrlState, tabs: readonly string[]): AppState {
+export function initialState(url: UrlState, tabs: readonly string[], hiddenTabs: readonly string[] = []): AppState {
   const panes: PaneState[] = [{ ...url.pane }];
   if (url.compare) panes.push({ ...url.pane, run: url.compare.run, level: url.compare.level, expand: [], collapse: [], node: null });
   return {
@@ -222,7 +224,7 @@ export function initialState(url: UrlState, tabs: readonly string[]): AppState {
     align: url.align, timelinePins: url.pins, selection: url.selection, selectionSource: 'url', selectionVersion: 0, resolved: emptyResolved(0),
     details: { content: { kind: 'empty', message: kDetailsHint }, loading: false },
     search: { query: '', mode: 'auto', fromSelection: false, seq: 0, pane: 0, results: null },
-    criticalPath: null, criticalPathOn: url.criticalPath, banner: null, graph: { ops: null, heat: null, statusCounts: null, statusLine: '' }, tabs,
+    criticalPath: null, criticalPathOn: url.criticalPath, banner: null, graph: { ops: null, heat: null, statusCounts: null, statusLine: '' }, tabs, hiddenTabs,
   };
 }
 
@@ -280,6 +282,8 @@ export type Action =
   | { type: 'setColor'; color: ColorMode }
   | { type: 'setLineage'; on: boolean }
   | { type: 'setTab'; tab: string }
+  /** A hidden bottom view's tab is offered from now on (`focus`: and shown). */
+  | { type: 'showTab'; tab: string; focus?: boolean }
   | { type: 'setPanel'; panel: PanelMode }
   | { type: 'setClock'; clock: Clock }
   | { type: 'setTimelineCompare'; run: number | null; align?: Align }

@@ -18,6 +18,68 @@ export interface RunInfo {
 /** The run POST /api/runs/{run}/pair opened (created) or had opened before. */
 export interface PairResult { run: number; created: boolean }
 
+// ---- a cluster of ranks (GET /api/cluster: docs/reference/schemas/cluster.schema.json) ----
+/** One rank's figures in one step (ns). */
+export interface ClusterStepRankJson {
+  rank: number; start_ns: number; wall_ns: number; compute_ns: number; communication_ns: number;
+  exposed_communication_ns: number; overlapped_communication_ns: number; idle_ns: number;
+  host_bound_ns: number; data_loading_ns: number;
+}
+export interface ClusterStepJson {
+  step: number | null; label: string; max_wall_ns: number; median_wall_ns: number; slowest_rank: number | null;
+  compute_max_over_mean: number; compute_spread_over_mean: number; ranks: ClusterStepRankJson[];
+}
+export interface ClusterRankJson {
+  rank: number; rank_from: string; host: string; devices: string[]; files: string[]; steps: number; collectives: number;
+  wall_ns: number; compute_ns: number; communication_ns: number; exposed_communication_ns: number; idle_ns: number;
+}
+/** One rank's part of a collective instance: its arrival (start), end, wait for the last rank, exposed time. */
+export interface ClusterCollectiveRankJson {
+  rank: number; start_ns: number; end_ns: number; wait_ns: number; exposed_ns: number;
+  task: number | null; issued_by: string; node: number | null; node_name: string;
+}
+export interface ClusterCollectiveJson {
+  group: string; sequence: number | null; name: string; type: string; step: number | null; step_label: string;
+  group_size: number | null; bytes: number | null; dtype: string; algorithm: string; matched_by: string;
+  last_rank: number | null; arrival_skew_ns: number; end_spread_ns: number; transfer_ns: number;
+  algbw_gbps: number | null; busbw_factor: number | null; busbw_gbps: number | null; link_type: string;
+  peak_gbps: number | null; efficiency: number | null; exposed_ns: number; wait_ns: number;
+  ranks: ClusterCollectiveRankJson[];
+}
+export interface ClusterSlowReasonJson {
+  kind: string; message: string; excess_ns: number;
+  op_types: { op_type: string; rank_ns: number; median_ns: number; excess_ns: number }[];
+  nodes: { name: string; op_type: string; level: string; node: number | null; rank_ns: number; median_ns: number; excess_ns: number }[];
+}
+export interface ClusterSlowRankJson {
+  rank: number; collectives: number; last_arrivals: number; last_arrival_share: number; mean_lateness_ns: number;
+  others_wait_ns: number; duration_outlier_count: number; reasons: ClusterSlowReasonJson[];
+}
+export interface ClusterMatrixEntryJson {
+  group: string; statistic: string; src_rank: number; dst_rank: number; global: boolean; transport: string;
+  size_bytes: number; transit_ns: number; bandwidth_gbps: number | null;
+}
+export interface ClusterFindingJson {
+  rule: string; title: string; severity: string; message: string; suggestion: string; threshold: number;
+  time_ns: number; share: number; ranks: number[]; steps: number[]; collectives: number[]; nodes: string[];
+}
+export interface ClusterReportJson {
+  schema: string; world_size: number | null; world_size_from: string; ranks: ClusterRankJson[]; missing_ranks: number[];
+  steps: ClusterStepJson[]; collective_instances: number; collectives: ClusterCollectiveJson[];
+  slow_ranks: ClusterSlowRankJson[];
+  overlap: { rank: number; compute_ns: number; communication_ns: number; overlapped_ns: number; overlap_share: number; exposed_communication_ns: number }[];
+  bandwidth: { link_type: string; collectives: number; bytes: number; transfer_ns: number; busbw_gbps: number | null; peak_gbps: number | null; efficiency: number | null; peak_origin: string }[];
+  matrix: ClusterMatrixEntryJson[];
+  findings: ClusterFindingJson[];
+  clock: { hosts: number; max_end_spread_ns: number; median_end_spread_ns: number; note: string };
+}
+/** One item of a timeline window as JSON (`format=json`): a task (`task` its id) or an aggregate (`task` null). */
+export interface WindowItemJson {
+  start_ns: number; end_ns: number; task: number | null; count: number; track: number; label: string; kind: string; row: number; flags: number;
+}
+/** The run POST /api/cluster/ranks opened (created) or had opened before, and its ranks (sorted). */
+export interface ClusterRanksResult { run: number; created: boolean; ranks: number[] }
+
 /** Whether a run's tasks link to graph nodes, and why the others do not (GET /links). */
 export interface LinksJson {
   has_graph: boolean; has_trace: boolean; tasks: number; linked_tasks: number; unlinked_tasks: number; aligned_host_ops: number;
@@ -189,6 +251,17 @@ export interface ApiClient {
    * candidate twice answers the same run.
    */
   pair(run: number, candidate: number): Promise<PairResult>;
+  /** The cluster report the server holds, or null when it holds none (GET /api/runs' `cluster`). */
+  cluster(): Promise<ClusterReportJson | null>;
+  /** Collective `index` of the report with its per-rank rows (the report the UI reads leaves them out). */
+  clusterCollective(index: number): Promise<ClusterCollectiveJson>;
+  /** Opens ranks of the cluster as one run (or finds the one opened before). */
+  clusterRanks(ranks: number[]): Promise<ClusterRanksResult>;
+  /**
+   * The tasks of run `run` overlapping [startNs, endNs) on `tracks` whose name holds `name`
+   * (a timeline window as JSON at the finest level of detail; raw clock).
+   */
+  windowTasks(run: number, startNs: number, endNs: number, name: string, tracks: number[]): Promise<WindowItemJson[]>;
   /** What a level's main graph says about itself (GET .../properties). */
   properties(run: number, level: string): Promise<ModelProperties>;
   /** The first `limit` values of one initializer, read from the model file (GET .../values). */
@@ -313,6 +386,32 @@ export class Api implements ApiClient {
 
   async pair(run: number, candidate: number): Promise<PairResult> {
     return (await fetchApi(this.base, this.token, `/api/runs/${run}/pair`, undefined, { candidate })).json() as Promise<PairResult>;
+  }
+
+  async cluster(): Promise<ClusterReportJson | null> {
+    // /api/runs says whether there is one (no 404 to show in the console of every other server).
+    if (!(await this.json<{ cluster?: boolean }>('/api/runs')).cluster) return null;
+    // Without the collectives' per-rank rows (collectives x ranks: most of a large job's report);
+    // clusterCollective gives one collective's rows when it is picked.
+    return this.json<ClusterReportJson>('/api/cluster?collective_ranks=0');
+  }
+
+  async clusterCollective(index: number): Promise<ClusterCollectiveJson> {
+    const one = await this.json<{ collectives: ClusterCollectiveJson[] }>(`/api/cluster/collectives/${index}`);
+    if (!one.collectives?.length) throw new ApiError(500, `the server sent no collective ${index}`);
+    return one.collectives[0];
+  }
+
+  async clusterRanks(ranks: number[]): Promise<ClusterRanksResult> {
+    return (await fetchApi(this.base, this.token, '/api/cluster/ranks', undefined, { ranks })).json() as Promise<ClusterRanksResult>;
+  }
+
+  async windowTasks(run: number, startNs: number, endNs: number, name: string, tracks: number[]): Promise<WindowItemJson[]> {
+    const p = new URLSearchParams({
+      start_ns: BigInt(Math.floor(startNs)).toString(), end_ns: BigInt(Math.ceil(endNs)).toString(), px: '20000', clock: 'raw', name, format: 'json',
+    });
+    if (tracks.length) p.set('tracks', tracks.join(','));
+    return (await this.json<{ items: WindowItemJson[] }>(`/api/runs/${run}/timeline/window?${p}`)).items;
   }
 
   /** The summary restricted to [fromNs, toNs) of the trace's time base (each task counts its overlap). */

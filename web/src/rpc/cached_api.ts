@@ -5,7 +5,7 @@
 // the next caller asks again.
 
 import type {
-  AnalysesJson, AnalysisInfo, ApiClient, Clock, CriticalPathJson, LayoutRequest, LinksJson, MappingPage, MappingQuery, ModelProperties, NodeDetails, NodePathsJson,
+  AnalysesJson, AnalysisInfo, ApiClient, Clock, ClusterCollectiveJson, ClusterRanksResult, ClusterReportJson, WindowItemJson, CriticalPathJson, LayoutRequest, LinksJson, MappingPage, MappingQuery, ModelProperties, NodeDetails, NodePathsJson,
   NodeTasks, PairResult, RunInfo, SearchMode, SearchResult, SummaryJson, TaskDetails, TensorValues, TimelineMeta,
 } from './api';
 import type { Layout } from './layout_binary';
@@ -45,6 +45,12 @@ export class CachedApi implements ApiClient {
   search(run: number, level: string, q: string, mode: SearchMode): Promise<SearchResult> { return this.api.search(run, level, q, mode); }
   links(run: number): Promise<LinksJson> { return this.once(`links:${run}`, () => this.api.links(run)); }
   pair(run: number, candidate: number): Promise<PairResult> { return this.api.pair(run, candidate); }
+  cluster(): Promise<ClusterReportJson | null> { return this.once('cluster', () => this.api.cluster()); }
+  clusterRanks(ranks: number[]): Promise<ClusterRanksResult> { return this.api.clusterRanks(ranks); }
+  clusterCollective(index: number): Promise<ClusterCollectiveJson> { return this.once(`cluster-collective:${index}`, () => this.api.clusterCollective(index)); }
+  windowTasks(run: number, startNs: number, endNs: number, name: string, tracks: number[]): Promise<WindowItemJson[]> {
+    return this.api.windowTasks(run, startNs, endNs, name, tracks);
+  }
   properties(run: number, level: string): Promise<ModelProperties> { return this.once(`properties:${run}:${level}`, () => this.api.properties(run, level)); }
   values(run: number, level: string, name: string, limit: number): Promise<TensorValues> { return this.api.values(run, level, name, limit); }
 }

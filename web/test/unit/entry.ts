@@ -10,3 +10,5 @@ export { SelectionController } from '../../src/core/selection_controller';
 export { resultBlocks, headerOf, cellText, kMaxResultRows } from '../../src/base/result_tables';
 export { paneHasGraph, runUsable } from '../../src/core/state';
 export { errorParts, linkNoteText, pairCommand } from '../../src/components/run_notes';
+export { drawGrid, gridRange, cellAt, labelStride } from '../../src/views/cluster/cluster_draw';
+export { collectiveRanksToOpen } from '../../src/views/cluster/index';
