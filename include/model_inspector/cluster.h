@@ -493,6 +493,14 @@ struct ClusterClockInfo {
   int64_t max_end_spread_ns = 0;
   int64_t median_end_spread_ns = 0;
   std::string note;
+  // When the ends disagree by more than a collective's transfer takes
+  // (median end spread > median transfer), the clocks are off: each
+  // rank's offset is estimated as the median of (its end - the instance's
+  // median end) and taken off before skews, waits and step starts are
+  // compared (aligned = true; the spreads above are then the residual
+  // ones). Times in the report stay each rank's own.
+  bool aligned = false;
+  std::vector<int64_t> rank_offsets_ns;  // per ClusterReport::ranks entry
 };
 
 struct ClusterReport : AnalysisResult {

@@ -60,8 +60,9 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
       return;
     }
     std::printf(
-        "wrote %s/graph.json, trace.json, summary.json, analyses.json\n",
-        EscapeForTerminal(out).c_str());
+        "wrote %s/graph.json, trace.json, summary.json, analyses.json%s\n",
+        EscapeForTerminal(out).c_str(),
+        session->HasSeveralRanks() ? ", cluster.json" : "");
   });
 }
 

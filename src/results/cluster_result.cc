@@ -324,6 +324,8 @@ void ClusterReport::Write(ResultWriter& w) const {
   w.FieldInt("max_end_spread_ns", clock.max_end_spread_ns);
   w.FieldInt("median_end_spread_ns", clock.median_end_spread_ns);
   w.Field("note", clock.note);
+  w.FieldBool("aligned", clock.aligned);
+  Ints(w, "rank_offsets_ns", clock.rank_offsets_ns);
   w.EndObject();
 
   w.Key("link_peaks").BeginArray();

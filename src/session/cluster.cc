@@ -357,6 +357,11 @@ ClusterSummary Session::ClusterRanks() const {
     out.ranks.push_back(
         analysis::ReduceRank(impl_->model, impl_->trace, impl_->links, s));
   }
+  for (ClusterRankSummary& r : out.ranks) {
+    // The rank as the source says it: Kineto's distributedInfo, torch_npu's
+    // profiler_info (or RANK_DEVICE_MAP) as the importer read it.
+    if (r.rank_from.empty()) r.rank_from = "source";
+  }
   std::stable_sort(out.ranks.begin(), out.ranks.end(),
                    [](const ClusterRankSummary& a,
                       const ClusterRankSummary& b) { return a.rank < b.rank; });
@@ -478,7 +483,7 @@ class SummaryReader {
       Fail("", fmt::format("expected a rank summary with \"schema\": "
                            "\"{}\"",
                            kSummarySchema));
-      return InvalidArgumentError(error_);
+      return MalformedInputError(error_);
     }
     const auto& ranks = Arr(j, "ranks", "");
     for (size_t i = 0; i < ranks.size() && ok_; ++i) {
@@ -512,7 +517,7 @@ class SummaryReader {
       r.idle_ns = Int(e, "idle_ns", p);
       out->cluster_communication.push_back(std::move(r));
     }
-    return ok_ ? Status::Ok() : InvalidArgumentError(error_);
+    return ok_ ? Status::Ok() : MalformedInputError(error_);
   }
 
  private:
@@ -760,9 +765,9 @@ StatusOr<ClusterSummary> ReadClusterSummary(const std::string& path) {
   ss << f.rdbuf();
   nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
   if (j.is_discarded()) {
-    return InvalidArgumentError(path +
-                                ": not JSON (expected a rank summary "
-                                "written by `cluster reduce`)");
+    return MalformedInputError(path +
+                               ": not JSON (expected a rank summary "
+                               "written by `cluster reduce`)");
   }
   ClusterSummary out;
   SummaryReader reader(path);
@@ -770,7 +775,7 @@ StatusOr<ClusterSummary> ReadClusterSummary(const std::string& path) {
   std::set<int32_t> seen;
   for (const auto& r : out.ranks) {
     if (!seen.insert(r.rank).second) {
-      return InvalidArgumentError(
+      return MalformedInputError(
           fmt::format("{}: rank {} is in the summary twice", path, r.rank));
     }
   }

@@ -613,10 +613,20 @@ Status Session::ExportDumps(const std::string& out_dir) const {
       encoders::EncodeJson(Summary(options), encoders::JsonStyle::kPretty);
   std::string analyses =
       encoders::EncodeJson(ExportedAnalyses(), encoders::JsonStyle::kPretty);
-  return WriteDirectoryAtomically(out_dir, {{"graph.json", graph},
-                                            {"trace.json", trace},
-                                            {"summary.json", summary},
-                                            {"analyses.json", analyses}});
+  std::vector<FileContent> files = {{"graph.json", graph},
+                                    {"trace.json", trace},
+                                    {"summary.json", summary},
+                                    {"analyses.json", analyses}};
+  // Ranks of several sources: the cluster report too (the JSON of
+  // `cluster --format json`, docs/reference/schemas/cluster.schema.json).
+  std::string cluster;
+  if (HasSeveralRanks()) {
+    MI_ASSIGN_OR_RETURN(ClusterReport report,
+                        AnalyzeCluster(ClusterRanks(), {}));
+    cluster = encoders::EncodeJson(report, encoders::JsonStyle::kPretty);
+    files.push_back({"cluster.json", cluster});
+  }
+  return WriteDirectoryAtomically(out_dir, files);
 }
 
 StatusOr<std::string> Session::RenderSvg(const RenderOptions& options) const {

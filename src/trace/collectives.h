@@ -69,7 +69,10 @@ struct CollectiveRecord {
   // Ascend together with the group.
   StringId name = StringPool::kEmpty;
   CollectiveType type = CollectiveType::kUnknown;
-  // ProcessGroupInfo::name of the group it ran in (empty: unknown).
+  // ProcessGroupInfo::name of the group it ran in (empty: unknown). An
+  // HCCL op whose group hash no file gave (a Level0 timeline without
+  // communication.json or parallel_group_info) has the <G> of its name
+  // instead: the hash's last three digits, the same on every rank.
   StringId group = StringPool::kEmpty;
   int32_t group_size = -1;
   // Position among the collectives of its group on this rank, from 0: the

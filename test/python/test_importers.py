@@ -62,7 +62,8 @@ def test_a_renamed_torch_npu_timeline_is_still_a_cann_timeline(tmp_path):
 
 def test_left_out_files_are_listed_with_their_reason():
     rows, proc = inputs(committed(CLUSTER), verbose=True)
-    # Per rank: the timeline first, then the tables that join onto it.
+    # Per rank: the timeline first, then the tables that join onto it, the
+    # communication files (which join onto its collectives) last.
     names = [path[len(str(CLUSTER)) + 1:] for path, _, _ in rows]
     assert names == [
         "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json.gz",
@@ -71,7 +72,9 @@ def test_left_out_files_are_listed_with_their_reason():
         "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/memory_record.csv",
         "rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
         "rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/memory_record.csv",
-    ]
+    ] + [f"rank{r}_ascend_pt/ASCEND_PROFILER_OUTPUT/{name}" for r in (0, 1)
+         for name in ("communication.json", "communication_matrix.json",
+                      "step_trace_time.csv")]
     assert "run_file_left_out" in proc.stderr
     assert ("2 files left out by ascend_timeline: torch_npu profiler "
             "configuration") in proc.stderr
@@ -96,5 +99,8 @@ def test_a_msprof_run_beside_a_torch_npu_run_is_read(tmp_path):
         out + "op_summary_20250101120000.csv",
         "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
         "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/memory_record.csv",
+        "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/communication.json",
+        "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/communication_matrix.json",
+        "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
     ]
     assert "3 files left out by ascend_timeline: msprof's PROF_* tree" in proc.stderr

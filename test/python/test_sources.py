@@ -225,7 +225,8 @@ def test_a_repeated_node_name_is_decided_by_op_type_or_left_unlinked(tmp_path):
 def test_two_torch_npu_rank_folders_are_two_sources_joined_within(tmp_path):
     """The 2-rank torch_npu text export (test/fixtures/samples/cluster, the
     timelines gzipped): each rank folder
-    (timeline + kernel_details + memory_record) is one source with the rank
+    (timeline, kernel_details, memory_record and the communication files)
+    is one source with the rank
     its profiler_info_<rank>.json gives, and every kernel_details row joins
     a timeline task of its own folder (same name, start within 1 us)."""
     import csv
@@ -241,7 +242,8 @@ def test_two_torch_npu_rank_folders_are_two_sources_joined_within(tmp_path):
                                   ("rank1_ascend_pt", 1, "ascend", "epoch")]
     for s in sources:
         assert sorted(f.rsplit("/", 1)[-1] for f in s["files"]) == [
-            "kernel_details.csv", "memory_record.csv", "trace_view.json.gz"]
+            "communication.json", "communication_matrix.json", "kernel_details.csv",
+            "memory_record.csv", "step_trace_time.csv", "trace_view.json.gz"]
     source_of = [trace["streams"][t["stream_id"]]["source"] for t in trace["tasks"]]
     for s in sources:
         folder = cluster / f"rank{s['rank']}_ascend_pt" / "ASCEND_PROFILER_OUTPUT"

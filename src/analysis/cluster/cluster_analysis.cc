@@ -42,6 +42,7 @@ struct Ref {
 
 struct Instance {
   std::string matched_by;
+  int64_t sequence = -1;  // within the group, as matched
   std::vector<Ref> refs;
 };
 
@@ -378,6 +379,7 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
       for (size_t ci = 0; ci < ranks[ri].collectives.size(); ++ci) {
         const auto& c = ranks[ri].collectives[ci];
         std::string key, how;
+        int64_t sequence = c.sequence;
         if (StartsWithIgnoringCase(c.name, "hcom_") && !c.group.empty()) {
           key = "s|" + std::to_string(c.step) + "|" + c.name + "|" + c.group;
           how = "step_name_group";
@@ -386,6 +388,7 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
           int64_t& counter = counters["g|" + c.group];
           if (seq < 0) seq = counter;
           ++counter;
+          sequence = seq;
           key = "g|" + c.group + "|" + std::to_string(seq);
           how = "group_sequence";
         } else {
@@ -398,12 +401,49 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
         const int64_t occurrence = counters["k|" + key]++;
         if (occurrence > 0) key += "#" + std::to_string(occurrence);
         auto [it, fresh] = by_key.emplace(key, instances.size());
-        if (fresh) instances.push_back({how, {}});
+        if (fresh) instances.push_back({how, sequence, {}});
         instances[it->second].refs.push_back({ri, ci});
       }
     }
   }
   rep.collective_instances = static_cast<int64_t>(instances.size());
+
+  // Clocks: collectives end together, so ends that disagree by more than
+  // a transfer takes are clock offsets; estimate them and take them off.
+  std::vector<int64_t> offset(R, 0);
+  {
+    std::vector<int64_t> spreads, transfers;
+    std::vector<std::vector<int64_t>> deltas(R);
+    for (const Instance& in : instances) {
+      if (in.refs.size() < 2) continue;
+      std::vector<int64_t> ends;
+      int64_t last_start = std::numeric_limits<int64_t>::min();
+      int64_t transfer = 0;
+      for (const Ref& ref : in.refs) {
+        const auto& x = ranks[ref.rank].collectives[ref.coll];
+        ends.push_back(x.end_ns);
+        if (x.start_ns > last_start) {
+          last_start = x.start_ns;
+          transfer = x.end_ns - x.start_ns;
+        }
+      }
+      const int64_t med = Median(ends);
+      spreads.push_back(*std::max_element(ends.begin(), ends.end()) -
+                        *std::min_element(ends.begin(), ends.end()));
+      transfers.push_back(transfer);
+      for (const Ref& ref : in.refs) {
+        deltas[ref.rank].push_back(
+            ranks[ref.rank].collectives[ref.coll].end_ns - med);
+      }
+    }
+    if (!spreads.empty() && Median(spreads) > Median(transfers)) {
+      rep.clock.aligned = true;
+      for (size_t ri = 0; ri < R; ++ri) offset[ri] = Median(deltas[ri]);
+      const int64_t ref = offset.empty() ? 0 : offset[0];
+      for (int64_t& o : offset) o -= ref;
+    }
+    rep.clock.rank_offsets_ns = offset;
+  }
 
   std::vector<ClusterCollective> all;
   all.reserve(instances.size());
@@ -417,7 +457,7 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
     ClusterCollective c;
     const auto& c0 = ranks[in.refs[0].rank].collectives[in.refs[0].coll];
     c.group = c0.group;
-    c.sequence = c0.sequence;
+    c.sequence = in.sequence;
     c.name = c0.name;
     c.type = c0.type;
     c.step = c0.step;
@@ -432,13 +472,14 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
     size_t last_ref = 0;
     for (size_t k = 0; k < in.refs.size(); ++k) {
       const auto& x = ranks[in.refs[k].rank].collectives[in.refs[k].coll];
+      const int64_t o = offset[in.refs[k].rank];
       c.bytes = std::max(c.bytes, x.bytes);
       c.group_size = std::max(c.group_size, x.group_size);
-      first_start = std::min(first_start, x.start_ns);
-      first_end = std::min(first_end, x.end_ns);
-      last_end = std::max(last_end, x.end_ns);
-      if (x.start_ns > last_start) {
-        last_start = x.start_ns;
+      first_start = std::min(first_start, x.start_ns - o);
+      first_end = std::min(first_end, x.end_ns - o);
+      last_end = std::max(last_end, x.end_ns - o);
+      if (x.start_ns - o > last_start) {
+        last_start = x.start_ns - o;
         last_ref = k;
       }
     }
@@ -455,7 +496,8 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
       cr.rank = ranks[ref.rank].rank;
       cr.start_ns = x.start_ns;
       cr.end_ns = x.end_ns;
-      cr.wait_ns = std::max<int64_t>(last_start - x.start_ns, 0);
+      cr.wait_ns =
+          std::max<int64_t>(last_start - (x.start_ns - offset[ref.rank]), 0);
       cr.exposed_ns =
           std::max<int64_t>(x.end_ns - x.start_ns - x.overlapped_ns, 0);
       cr.task = x.task;
@@ -510,10 +552,14 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
       "each rank's times are its own host's clock; a collective ends at "
       "nearly the same moment on every rank, so the spread of its ends "
       "bounds the clock skew: at most {} over {} collectives run by "
-      "several ranks (median {}); arrival skews and waits below that are "
+      "several ranks (median {}){}; arrival skews and waits below that are "
       "within clock error",
       Ms(rep.clock.max_end_spread_ns), end_spreads.size(),
-      Ms(rep.clock.median_end_spread_ns));
+      Ms(rep.clock.median_end_spread_ns),
+      rep.clock.aligned
+          ? ", after the ranks' clocks were aligned on the collectives' "
+            "ends (their ends disagreed by more than a transfer takes)"
+          : "");
 
   // Collectives by exposed time; the listed ones and their indices.
   std::vector<size_t> order(all.size());
@@ -751,7 +797,7 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
         c_o.push_back(o.compute_ns);
         h_o.push_back(o.host_bound_ns);
         d_o.push_back(o.data_loading_ns);
-        l_o.push_back(o.start_ns);
+        l_o.push_back(o.start_ns - offset[q]);
         w_o.push_back(o.wall_ns);
         for (const auto& op : o.op_types)
           ops_o[op.op_type].push_back(op.time_ns);
@@ -762,7 +808,7 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
       compute.excess += st.compute_ns - Median(c_o);
       host.excess += st.host_bound_ns - Median(h_o);
       data.excess += st.data_loading_ns - Median(d_o);
-      late.excess += st.start_ns - Median(l_o);
+      late.excess += st.start_ns - offset[ri] - Median(l_o);
       auto med_with_zeros = [&](std::vector<int64_t> v) {
         v.resize(others, 0);
         return Median(std::move(v));
@@ -844,7 +890,9 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
           s.rank, Ms(r.excess_ns));
       s.reasons.push_back(std::move(r));
     }
-    if (late.excess > std::max(floor_ns, rep.clock.max_end_spread_ns)) {
+    // A late start counts above the clock bound (step starts are compared
+    // across hosts' clocks) and 10 us.
+    if (late.excess > std::max<int64_t>(10'000, rep.clock.max_end_spread_ns)) {
       ClusterSlowReason r;
       r.kind = "late_start";
       r.excess_ns = late.excess;

@@ -52,8 +52,8 @@ struct ThreeRanks {
     TrackId s0 = Stream(src[0], 7), s0b = Stream(src[0], 8);
     TrackId h0 = Host(src[0]);
     Kernel(s0, "gemm", "aten::mm", 0, 200);
-    TaskId c0 = Kernel(s0, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(x)", "",
-                       200, 400);
+    TaskId c0 =
+        Kernel(s0, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(x)", "", 200, 400);
     Kernel(s0b, "add", "aten::add", 400, 50);
     Kernel(s0, "gemm", "aten::mm", 600, 100);
     TaskId op0 = Task(h0, TaskKind::kHostOp, "c10d::allreduce_", 190, 5);
@@ -63,8 +63,8 @@ struct ThreeRanks {
     TrackId s1 = Stream(src[1], 7);
     TrackId h1 = Host(src[1]);
     Kernel(s1, "gemm", "aten::mm", 0, 200);
-    TaskId c1 = Kernel(s1, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(x)", "",
-                       200, 400);
+    TaskId c1 =
+        Kernel(s1, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(x)", "", 200, 400);
     Kernel(s1, "gemm", "aten::mm", 600, 100);
     TaskId late = Kernel(s1, "gemm", "aten::mm", 800, 100);
     TaskId launch = Task(h1, TaskKind::kRuntime, "cudaLaunchKernel", 780, 10);
@@ -75,8 +75,8 @@ struct ThreeRanks {
     TrackId h2 = Host(src[2]);
     Kernel(s2, "gemm", "aten::mm", 0, 200);
     Kernel(s2, "moe", "vllm::moe", 200, 150);
-    TaskId c2 = Kernel(s2, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(x)", "",
-                       350, 250);
+    TaskId c2 =
+        Kernel(s2, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(x)", "", 350, 250);
     Kernel(s2, "gemm", "aten::mm", 600, 100);
     Task(h2, TaskKind::kHostOp,
          "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 0,
@@ -385,9 +385,10 @@ TEST(ClusterSummaryFiles, RoundTripAndMerge) {
   // Not a summary: a clear error.
   {
     FILE* g = std::fopen(path.c_str(), "w");
-    std::fputs("{\"schema\": \"model-inspector/cluster-summary/1\", "
-               "\"ranks\": [{\"rank\": \"x\"}]}",
-               g);
+    std::fputs(
+        "{\"schema\": \"model-inspector/cluster-summary/1\", "
+        "\"ranks\": [{\"rank\": \"x\"}]}",
+        g);
     std::fclose(g);
   }
   auto bad = ReadClusterSummary(path);

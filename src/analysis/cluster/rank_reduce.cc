@@ -402,7 +402,10 @@ ClusterRankSummary ReduceRank(const Model& model, const Trace& trace,
         }
         if (it->start > cursor) {
           TaskId l = launch_of(it->task);
-          if (l.valid() && trace.task_start_ns(l) >= cursor) {
+          // A launch that begins after its kernel did is a clock or
+          // ordering fault of the trace, not the host holding the device.
+          if (l.valid() && trace.task_start_ns(l) >= cursor &&
+              trace.task_start_ns(l) <= it->start) {
             st.host_bound_ns += std::min(it->start, w.end) - cursor;
           }
         }

@@ -133,10 +133,11 @@ void ClaimClusterAnalysisOutput(RunFiles& files) {
       if (!source) source = files.AddSource({key, -1});
       files.Take(i, *source, 1);
     } else if (base == "cluster_communication_matrix.json" ||
-               base == "communication_group.json" || base.ends_with(".db")) {
+               base == "communication_group.json") {
+      // (cluster_analysis.db is the SQLite importer's to claim.)
       files.LeaveOut(i,
-                     "msprof-analyze output not read (of cluster_analysis_"
-                     "output/ only cluster_step_trace_time.csv and "
+                     "msprof-analyze output not read (of its JSON and CSV "
+                     "only cluster_step_trace_time.csv and "
                      "cluster_communication.json are)");
     }
   }

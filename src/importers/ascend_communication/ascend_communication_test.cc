@@ -10,6 +10,7 @@
 #include "diag/diagnostics.h"
 #include "importers/ascend_communication/ascend_communication_importer.h"
 #include "importers/common/collectives.h"
+#include "importers/common/run_files.h"
 #include "trace/trace.h"
 
 namespace mi::importers {
@@ -321,6 +322,32 @@ TEST(AscendStepTrace, ErrorsNameLineAndColumn) {
   EXPECT_NE(s.message().find(":1:1: header lacks 'Step'"), std::string::npos)
       << s.message();
   EXPECT_FALSE(r.Csv("").ok());
+}
+
+TEST(ClusterAnalysisOutput, IsOneSourceOfItsOwn) {
+  std::vector<RunFiles::File> files;
+  for (std::string f :
+       {"job/cluster_analysis_output/cluster_step_trace_time.csv",
+        "job/cluster_analysis_output/cluster_communication.json",
+        "job/cluster_analysis_output/cluster_communication_matrix.json",
+        "job/cluster_analysis_output/cluster_analysis.db",
+        "job/other/cluster_communication.json"}) {
+    files.push_back({f, f});
+  }
+  RunFiles run(files, /*named=*/false);
+  ascend_communication::ClaimClusterAnalysisOutput(run);
+  const RunFiles::Source* a = run.source_of(0);
+  const RunFiles::Source* b = run.source_of(1);
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(a, b);
+  EXPECT_EQ(a->key, "job/cluster_analysis_output");
+  EXPECT_EQ(a->rank, -1);
+  ASSERT_EQ(run.left_out().size(), 1u);
+  EXPECT_EQ(run.left_out()[0].paths,
+            (std::vector<std::string>{"job/cluster_analysis_output/"
+                                      "cluster_communication_matrix.json"}));
+  EXPECT_FALSE(run.claimed(3));  // the SQLite importer's
+  EXPECT_FALSE(run.claimed(4));  // not in such a folder
 }
 
 }  // namespace
