@@ -54,3 +54,17 @@ def nccl_cluster(*args):
         shutil.rmtree(root / key, ignore_errors=True)
         os.replace(tmp, root / key)
     return folder, json.loads(truth.read_text())
+
+
+def in_child(script, *args):
+    """Runs `python3 script args...` and returns the JSON it prints, its
+    numbers as exact decimals. Tests read the large rank files in a child:
+    a pytest process grown by them would pass its size on to every
+    process it starts later (Linux counts the forking process's resident
+    set in the child's ru_maxrss), which peak-memory tests measure."""
+    proc = subprocess.run([sys.executable, str(script), *map(str, args)], capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    from decimal import Decimal
+    return json.loads(proc.stdout, parse_float=Decimal)
+

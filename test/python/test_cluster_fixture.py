@@ -9,11 +9,12 @@ equal to the kernels' starts in the files.
 import gzip
 import json
 import statistics
+import sys
 from decimal import Decimal
 
 import pytest
 
-from cluster_fixtures import nccl_cluster
+from cluster_fixtures import in_child, nccl_cluster
 
 OFFSET_US = Decimal(1000)
 ARGS = ("--clock-offset-us", "1000")
@@ -24,20 +25,43 @@ def load(path):
         return json.load(f, parse_float=Decimal)
 
 
+def rank_facts(path):
+    """What the tests check of one rank file, small enough to pass back
+    from the child that reads it."""
+    doc = load(path)
+    events = doc["traceEvents"]
+    colls = sorted((e for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"
+                    and e["name"].startswith("nccl")), key=lambda e: e["ts"])
+    keep = ("Process Group Name", "Collective name", "In msg nelems", "Group size", "dtype",
+            "External id")
+    rpc_rank = {e["args"]["External id"]: e["args"]["Rank"] for e in events
+                if e.get("name") == "record_param_comms"}
+    op_of = {e["args"]["External id"]: e["name"] for e in events if e.get("cat") == "cpu_op"}
+    moe = sum(e["dur"] for e in events if e.get("cat") == "kernel"
+              and op_of.get(e["args"].get("External id")) == "vllm::moe_forward")
+    return {"distributedInfo": {k: doc["distributedInfo"][k] for k in ("rank", "world_size", "backend")},
+            # Exact decimals travel as strings.
+            "collectives": [{"ts": str(c["ts"]), "dur": str(c["dur"]),
+                             "args": {k: c["args"][k] for k in keep},
+                             "rpc_rank": rpc_rank.get(c["args"]["External id"])} for c in colls],
+            "moe_us": str(moe)}
+
+
 @pytest.fixture(scope="module")
 def ranks():
     folder, truth = nccl_cluster(*ARGS)
     docs = {}
     for path in sorted(folder.glob("rank-*.pt.trace.json.gz")):
-        doc = load(path)
+        doc = in_child(__file__, path)
+        for c in doc["collectives"]:
+            c["ts"], c["dur"] = Decimal(c["ts"]), Decimal(c["dur"])
+        doc["moe_us"] = Decimal(doc["moe_us"])
         docs[doc["distributedInfo"]["rank"]] = doc
     return docs, truth
 
 
 def collectives(doc):
-    out = [e for e in doc["traceEvents"]
-           if e.get("ph") == "X" and e.get("cat") == "kernel" and e["name"].startswith("nccl")]
-    return sorted(out, key=lambda e: e["ts"])
+    return doc["collectives"]
 
 
 def test_ranks_and_groups(ranks):
@@ -59,10 +83,8 @@ def test_ranks_and_groups(ranks):
         assert all(c["args"]["Group size"] == 8 and c["args"]["dtype"] == "BFloat16" for c in ar)
         # Every collective kernel has its record_param_comms with the same
         # External id, naming this rank.
-        rpc = {e["args"]["External id"]: e for e in doc["traceEvents"]
-               if e.get("name") == "record_param_comms"}
         for c in colls:
-            assert rpc[c["args"]["External id"]]["args"]["Rank"] == r
+            assert c["rpc_rank"] == r
 
 
 def test_collective_ends_align_and_the_last_arrival_is_shortest(ranks):
@@ -88,12 +110,7 @@ def test_slow_rank_spends_half_again_in_the_injected_op_type(ranks):
     docs, truth = ranks
     assert truth["summary"]["slow_rank"] == 3
     assert truth["summary"]["injected_op_type"] == "vllm::moe_forward"
-    moe = {}
-    for r, doc in docs.items():
-        op_of = {e["args"]["External id"]: e["name"] for e in doc["traceEvents"]
-                 if e.get("cat") == "cpu_op"}
-        moe[r] = sum(e["dur"] for e in doc["traceEvents"]
-                     if e.get("cat") == "kernel" and op_of.get(e["args"].get("External id")) == "vllm::moe_forward")
+    moe = {r: doc["moe_us"] for r, doc in docs.items()}
     others = statistics.median(float(moe[r]) for r in docs if r != 3)
     # x1.5 before a jitter of +-0.5% per kernel.
     assert float(moe[3]) / others == pytest.approx(1.5, abs=0.01)
@@ -106,3 +123,7 @@ def test_slow_rank_spends_half_again_in_the_injected_op_type(ranks):
     assert all(i["last_rank"] == 3 for i in hit)
     for i in hit:
         assert i["arrival_skew_us"] == pytest.approx(i["injected_delay_us"], abs=25)
+
+
+if __name__ == "__main__":
+    print(json.dumps(rank_facts(sys.argv[1])))

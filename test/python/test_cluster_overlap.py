@@ -23,11 +23,12 @@ tolerances are 2 ns per task counted.
 """
 import gzip
 import json
+import sys
 from decimal import Decimal
 
 import pytest
 
-from cluster_fixtures import nccl_cluster
+from cluster_fixtures import in_child, nccl_cluster
 from conftest import run
 
 ARGS = ("--overlap-kernels", "3", "--clock-offset-us", "1000")
@@ -106,7 +107,10 @@ def cluster():
     report = json.loads(run("cluster", folder, "--format", "json", "--jobs", "2").stdout)
     expected = {}
     for path in sorted(folder.glob("rank-*.pt.trace.json.gz")):
-        r = expected_rank(path)
+        # Read in a child (cluster_fixtures.in_child says why).
+        r = in_child(__file__, path)
+        r["step_idle_ns"] = {int(k): v for k, v in r["step_idle_ns"].items()}
+        r["overlap_share"] = float(r["overlap_share"])
         expected[r["rank"]] = r
     return report, expected, truth
 
@@ -155,3 +159,7 @@ def test_idle_per_rank_and_step_matches_the_interval_computation(cluster):
     for r in report["ranks"]:
         want = sum(expected[r["rank"]]["step_idle_ns"].values())
         assert abs(r["idle_ns"] - want) <= 2 * expected[r["rank"]]["device_tasks"], (r, want)
+
+
+if __name__ == "__main__":
+    print(json.dumps(expected_rank(sys.argv[1])))
