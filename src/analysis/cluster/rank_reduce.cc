@@ -7,38 +7,11 @@
 #include <unordered_map>
 #include <utility>
 
+#include "base/intervals.h"
 #include "base/strings.h"
 
 namespace mi::analysis {
 namespace {
-
-using Intervals = std::vector<std::pair<int64_t, int64_t>>;
-
-Intervals Merge(Intervals v) {
-  std::sort(v.begin(), v.end());
-  Intervals out;
-  for (const auto& [s, e] : v) {
-    if (e <= s) continue;
-    if (!out.empty() && s <= out.back().second) {
-      out.back().second = std::max(out.back().second, e);
-    } else {
-      out.emplace_back(s, e);
-    }
-  }
-  return out;
-}
-
-// Length of merged intervals `v` inside [start, end).
-int64_t CoveredIn(const Intervals& v, int64_t start, int64_t end) {
-  auto it = std::lower_bound(v.begin(), v.end(), start,
-                             [](const std::pair<int64_t, int64_t>& x,
-                                int64_t s) { return x.second <= s; });
-  int64_t total = 0;
-  for (; it != v.end() && it->first < end; ++it) {
-    total += std::min(it->second, end) - std::max(it->first, start);
-  }
-  return std::max<int64_t>(total, 0);
-}
 
 Intervals Intersect(const Intervals& a, const Intervals& b) {
   Intervals out;
@@ -286,13 +259,13 @@ ClusterRankSummary ReduceRank(const Model& model, const Trace& trace,
       copy_iv.emplace_back(s, e);
     }
   }
-  compute_iv = Merge(std::move(compute_iv));
-  comm_iv = Merge(std::move(comm_iv));
-  data_iv = Merge(std::move(data_iv));
+  compute_iv = MergeIntervals(std::move(compute_iv));
+  comm_iv = MergeIntervals(std::move(comm_iv));
+  data_iv = MergeIntervals(std::move(data_iv));
   Intervals busy_iv = compute_iv;
   busy_iv.insert(busy_iv.end(), comm_iv.begin(), comm_iv.end());
   busy_iv.insert(busy_iv.end(), copy_iv.begin(), copy_iv.end());
-  busy_iv = Merge(std::move(busy_iv));
+  busy_iv = MergeIntervals(std::move(busy_iv));
   const Intervals both_iv = Intersect(compute_iv, comm_iv);
   std::sort(device_tasks.begin(), device_tasks.end(),
             [](const DeviceTask& a, const DeviceTask& b) {

@@ -6,44 +6,16 @@
 #include <memory>
 #include <utility>
 
+#include "base/intervals.h"
 #include "base/strings.h"
 
 namespace mi::analysis {
 namespace {
 
-using Intervals = std::vector<std::pair<int64_t, int64_t>>;
-
-// Sorted, disjoint, touching intervals joined.
-Intervals Merge(Intervals v) {
-  std::sort(v.begin(), v.end());
-  Intervals out;
-  for (const auto& [s, e] : v) {
-    if (e <= s) continue;
-    if (!out.empty() && s <= out.back().second) {
-      out.back().second = std::max(out.back().second, e);
-    } else {
-      out.emplace_back(s, e);
-    }
-  }
-  return out;
-}
-
 Intervals Union(const Intervals& a, const Intervals& b) {
   Intervals v = a;
   v.insert(v.end(), b.begin(), b.end());
-  return Merge(std::move(v));
-}
-
-// Length of merged intervals `v` inside [start, end).
-int64_t CoveredIn(const Intervals& v, int64_t start, int64_t end) {
-  auto it = std::lower_bound(v.begin(), v.end(), start,
-                             [](const std::pair<int64_t, int64_t>& x,
-                                int64_t s) { return x.second <= s; });
-  int64_t total = 0;
-  for (; it != v.end() && it->first < end; ++it) {
-    total += std::min(it->second, end) - std::max(it->first, start);
-  }
-  return total;
+  return MergeIntervals(std::move(v));
 }
 
 // Per source: the cumulative unions of the categories in priority order
@@ -97,7 +69,7 @@ StepBreakdownResult ComputeStepBreakdown(const Trace& trace) {
     }
   }
   for (SourceCover& c : cover) {
-    c.upto_compute = Merge(std::move(c.compute));
+    c.upto_compute = MergeIntervals(std::move(c.compute));
     c.upto_communication = Union(c.upto_compute, c.communication);
     c.upto_memcpy = Union(c.upto_communication, c.memcpy);
     c.upto_host = Union(c.upto_memcpy, c.host);
