@@ -548,18 +548,26 @@ ClusterReport AnalyzeClusterSummary(const ClusterSummary& summary,
         *std::max_element(end_spreads.begin(), end_spreads.end());
     rep.clock.median_end_spread_ns = Median(end_spreads);
   }
-  rep.clock.note = fmt::format(
-      "each rank's times are its own host's clock; a collective ends at "
-      "nearly the same moment on every rank, so the spread of its ends "
-      "bounds the clock skew: at most {} over {} collectives run by "
-      "several ranks (median {}){}; arrival skews and waits below that are "
-      "within clock error",
-      Ms(rep.clock.max_end_spread_ns), end_spreads.size(),
-      Ms(rep.clock.median_end_spread_ns),
-      rep.clock.aligned
-          ? ", after the ranks' clocks were aligned on the collectives' "
-            "ends (their ends disagreed by more than a transfer takes)"
-          : "");
+  if (end_spreads.empty()) {
+    // Nothing run by several ranks: no bound, and no figure that would
+    // read as one.
+    rep.clock.note =
+        "each rank's times are its own host's clock; no collective was run "
+        "by several ranks, so nothing bounds the clock skew between them";
+  } else {
+    rep.clock.note = fmt::format(
+        "each rank's times are its own host's clock; a collective ends at "
+        "nearly the same moment on every rank, so the spread of its ends "
+        "bounds the clock skew: at most {} over {} collectives run by "
+        "several ranks (median {}){}; arrival skews and waits below that are "
+        "within clock error",
+        Ms(rep.clock.max_end_spread_ns), end_spreads.size(),
+        Ms(rep.clock.median_end_spread_ns),
+        rep.clock.aligned
+            ? ", after the ranks' clocks were aligned on the collectives' "
+              "ends (their ends disagreed by more than a transfer takes)"
+            : "");
+  }
 
   // Collectives by exposed time; the listed ones and their indices.
   std::vector<size_t> order(all.size());
