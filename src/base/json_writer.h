@@ -43,6 +43,15 @@ class JsonWriter {
     return Key(k).Double(v);
   }
   JsonWriter& FieldBool(std::string_view k, bool v) { return Key(k).Bool(v); }
+  // A figure the source may lack (stored as -1, or any negative) as null.
+  JsonWriter& FieldIntOrNull(std::string_view k, int64_t v) {
+    Key(k);
+    return v >= 0 ? Int(v) : Null();
+  }
+  JsonWriter& FieldDoubleOrNull(std::string_view k, double v) {
+    Key(k);
+    return v >= 0 ? Double(v) : Null();
+  }
 
   static void AppendEscaped(std::string* out, std::string_view s);
 

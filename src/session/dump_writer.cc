@@ -142,16 +142,6 @@ std::string EncodeGraphJson(const Session::Impl& run) {
   return out;
 }
 
-// -1 (absent in collectives.h) as null.
-void IntOrNull(JsonWriter& w, std::string_view key, int64_t v) {
-  w.Key(key);
-  v >= 0 ? w.Int(v) : w.Null();
-}
-void DoubleOrNull(JsonWriter& w, std::string_view key, double v) {
-  w.Key(key);
-  v >= 0 ? w.Double(v) : w.Null();
-}
-
 // The collectives and communication tables (trace/collectives.h), as read.
 void WriteCommunication(JsonWriter& w, const Trace& t) {
   const CommunicationTables& c = t.communication();
@@ -165,22 +155,22 @@ void WriteCommunication(JsonWriter& w, const Trace& t) {
     w.Field("name", t.str(r.name));
     w.Field("type", importers::CollectiveTypeName(r.type));
     w.Field("group", t.str(r.group));
-    IntOrNull(w, "group_size", r.group_size);
-    IntOrNull(w, "sequence", r.sequence);
+    w.FieldIntOrNull("group_size", r.group_size);
+    w.FieldIntOrNull("sequence", r.sequence);
     w.FieldInt("start_ns", r.start_ns);
     w.FieldInt("end_ns", r.end_ns);
-    IntOrNull(w, "in_elements", r.in_elements);
-    IntOrNull(w, "out_elements", r.out_elements);
+    w.FieldIntOrNull("in_elements", r.in_elements);
+    w.FieldIntOrNull("out_elements", r.out_elements);
     w.Field("dtype", t.str(r.dtype));
-    IntOrNull(w, "bytes", r.bytes);
+    w.FieldIntOrNull("bytes", r.bytes);
     w.Field("algorithm", t.str(r.algorithm));
     w.Field("protocol", t.str(r.protocol));
-    IntOrNull(w, "run", r.run);
+    w.FieldIntOrNull("run", r.run);
     w.Field("step", t.str(r.step_label));
-    IntOrNull(w, "transit_ns", r.transit_ns);
-    IntOrNull(w, "wait_ns", r.wait_ns);
-    IntOrNull(w, "synchronization_ns", r.synchronization_ns);
-    IntOrNull(w, "idle_ns", r.idle_ns);
+    w.FieldIntOrNull("transit_ns", r.transit_ns);
+    w.FieldIntOrNull("wait_ns", r.wait_ns);
+    w.FieldIntOrNull("synchronization_ns", r.synchronization_ns);
+    w.FieldIntOrNull("idle_ns", r.idle_ns);
     w.EndObject();
   }
   w.EndArray();
@@ -193,10 +183,10 @@ void WriteCommunication(JsonWriter& w, const Trace& t) {
     w.Field("group", t.str(r.group));
     w.FieldBool("p2p", r.p2p);
     w.Field("transport", t.str(r.transport));
-    IntOrNull(w, "size_bytes", r.size_bytes);
-    IntOrNull(w, "transit_ns", r.transit_ns);
-    DoubleOrNull(w, "bandwidth_gbps", r.bandwidth_gbps);
-    DoubleOrNull(w, "large_packet_ratio", r.large_packet_ratio);
+    w.FieldIntOrNull("size_bytes", r.size_bytes);
+    w.FieldIntOrNull("transit_ns", r.transit_ns);
+    w.FieldDoubleOrNull("bandwidth_gbps", r.bandwidth_gbps);
+    w.FieldDoubleOrNull("large_packet_ratio", r.large_packet_ratio);
     w.EndObject();
   }
   w.EndArray();
@@ -208,12 +198,12 @@ void WriteCommunication(JsonWriter& w, const Trace& t) {
     w.Field("statistic", t.str(r.statistic));
     w.Field("group", t.str(r.group));
     w.FieldBool("p2p", r.p2p);
-    IntOrNull(w, "src_rank", r.src_rank);
-    IntOrNull(w, "dst_rank", r.dst_rank);
+    w.FieldIntOrNull("src_rank", r.src_rank);
+    w.FieldIntOrNull("dst_rank", r.dst_rank);
     w.Field("transport", t.str(r.transport));
-    IntOrNull(w, "size_bytes", r.size_bytes);
-    IntOrNull(w, "transit_ns", r.transit_ns);
-    DoubleOrNull(w, "bandwidth_gbps", r.bandwidth_gbps);
+    w.FieldIntOrNull("size_bytes", r.size_bytes);
+    w.FieldIntOrNull("transit_ns", r.transit_ns);
+    w.FieldDoubleOrNull("bandwidth_gbps", r.bandwidth_gbps);
     w.Field("op_name", t.str(r.op_name));
     w.EndObject();
   }
@@ -223,22 +213,22 @@ void WriteCommunication(JsonWriter& w, const Trace& t) {
     w.BeginObject();
     w.FieldInt("source", r.source.value());
     w.Field("step", t.str(r.step));
-    IntOrNull(w, "device", r.device);
+    w.FieldIntOrNull("device", r.device);
     w.Field("type", t.str(r.type));
     w.Key("ranks").BeginArray();
     for (int32_t rank : r.ranks) w.Int(rank);
     w.EndArray();
-    IntOrNull(w, "computing_ns", r.computing_ns);
-    IntOrNull(w, "communication_not_overlapped_ns",
-              r.communication_not_overlapped_ns);
-    IntOrNull(w, "overlapped_ns", r.overlapped_ns);
-    IntOrNull(w, "communication_ns", r.communication_ns);
-    IntOrNull(w, "free_ns", r.free_ns);
-    IntOrNull(w, "stage_ns", r.stage_ns);
-    IntOrNull(w, "bubble_ns", r.bubble_ns);
-    IntOrNull(w, "communication_not_overlapped_excluding_receive_ns",
-              r.communication_not_overlapped_excluding_receive_ns);
-    IntOrNull(w, "preparing_ns", r.preparing_ns);
+    w.FieldIntOrNull("computing_ns", r.computing_ns);
+    w.FieldIntOrNull("communication_not_overlapped_ns",
+                     r.communication_not_overlapped_ns);
+    w.FieldIntOrNull("overlapped_ns", r.overlapped_ns);
+    w.FieldIntOrNull("communication_ns", r.communication_ns);
+    w.FieldIntOrNull("free_ns", r.free_ns);
+    w.FieldIntOrNull("stage_ns", r.stage_ns);
+    w.FieldIntOrNull("bubble_ns", r.bubble_ns);
+    w.FieldIntOrNull("communication_not_overlapped_excluding_receive_ns",
+                     r.communication_not_overlapped_excluding_receive_ns);
+    w.FieldIntOrNull("preparing_ns", r.preparing_ns);
     w.FieldInt("line", static_cast<int64_t>(r.line));
     w.EndObject();
   }
@@ -254,12 +244,12 @@ void WriteCommunication(JsonWriter& w, const Trace& t) {
     w.Field("op_name", t.str(r.op_name));
     w.Field("group", t.str(r.group));
     w.FieldInt("rank", r.rank);
-    IntOrNull(w, "start_ns", r.start_ns);
-    IntOrNull(w, "elapse_ns", r.elapse_ns);
-    IntOrNull(w, "transit_ns", r.transit_ns);
-    IntOrNull(w, "wait_ns", r.wait_ns);
-    IntOrNull(w, "synchronization_ns", r.synchronization_ns);
-    IntOrNull(w, "idle_ns", r.idle_ns);
+    w.FieldIntOrNull("start_ns", r.start_ns);
+    w.FieldIntOrNull("elapse_ns", r.elapse_ns);
+    w.FieldIntOrNull("transit_ns", r.transit_ns);
+    w.FieldIntOrNull("wait_ns", r.wait_ns);
+    w.FieldIntOrNull("synchronization_ns", r.synchronization_ns);
+    w.FieldIntOrNull("idle_ns", r.idle_ns);
     w.EndObject();
   }
   w.EndArray();
@@ -304,7 +294,7 @@ std::string EncodeTraceJson(const Session::Impl& run) {
         w.Key("global_ranks").BeginArray();
         for (int32_t rank : g.global_ranks) w.Int(rank);
         w.EndArray();
-        IntOrNull(w, "group_rank", g.group_rank);
+        w.FieldIntOrNull("group_rank", g.group_rank);
         w.EndObject();
       }
       w.EndArray();

@@ -595,11 +595,6 @@ void WriteFlow(JsonWriter& w, const Trace& trace, const TimelineFlow& f,
   w.EndObject();
 }
 
-void IntOrNull(JsonWriter& w, std::string_view key, int64_t v) {
-  w.Key(key);
-  v >= 0 ? w.Int(v) : w.Null();
-}
-
 }  // namespace
 
 std::string TimelineTrackName(const Trace& trace, TrackId id) {
@@ -920,11 +915,11 @@ StatusOr<std::string> TaskDetailsJsonOf(const Session::Impl& run, uint32_t task,
   TaskId parent = trace.task_parent(t);
   w.Key("parent");
   parent.valid() ? w.UInt(parent.value()) : w.Null();
-  IntOrNull(w, "correlation", trace.task_correlation(t));
-  IntOrNull(w, "external_id", trace.task_external_id(t));
-  IntOrNull(w, "bytes", trace.task_bytes(t));
-  IntOrNull(w, "event_before", trace.task_event_before(t));
-  IntOrNull(w, "event_after", trace.task_event_after(t));
+  w.FieldIntOrNull("correlation", trace.task_correlation(t));
+  w.FieldIntOrNull("external_id", trace.task_external_id(t));
+  w.FieldIntOrNull("bytes", trace.task_bytes(t));
+  w.FieldIntOrNull("event_before", trace.task_event_before(t));
+  w.FieldIntOrNull("event_after", trace.task_event_after(t));
   w.Field("shapes", trace.str(trace.task_shapes(t)));
   w.Field("output_shapes", trace.str(trace.task_output_shapes(t)));
   // Flows into the task, then out of it.
