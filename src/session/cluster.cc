@@ -23,9 +23,11 @@
 #include "analysis/cluster/cluster_analysis.h"
 #include "analysis/cluster/rank_reduce.h"
 #include "base/atomic_file.h"
+#include "base/mapped_file.h"
 #include "base/strings.h"
 #include "encoders/json_encoder.h"
 #include "importers/ascend_db/ascend_db_importer.h"
+#include "importers/common/json_place.h"
 #include "importers/common/torch_npu_rank.h"
 #include "io/chunk_reader.h"
 #include "model_inspector/session.h"
@@ -746,15 +748,14 @@ class SummaryReader {
 }  // namespace
 
 StatusOr<ClusterSummary> ReadClusterSummary(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return NotFoundError(path + ": cannot open the rank summary");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
+  StatusOr<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) return NotFoundError(path + ": cannot open the rank summary");
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded()) {
-    return MalformedInputError(path +
-                               ": not JSON (expected a rank summary "
-                               "written by `cluster reduce`)");
+    return MalformedInputError(fmt::format(
+        "{}:{}: not valid JSON; expected a rank summary written by `cluster "
+        "reduce`",
+        path, importers::JsonSyntaxErrorPlace(*text)));
   }
   ClusterSummary out;
   SummaryReader reader(path);
@@ -770,11 +771,17 @@ StatusOr<ClusterSummary> ReadClusterSummary(const std::string& path) {
 }
 
 StatusOr<std::vector<LinkPeak>> ReadLinkPeaks(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return NotFoundError(path + ": cannot open the link-peaks file");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return analysis::ParseLinkPeaks(ss.str(), path);
+  StatusOr<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) {
+    return NotFoundError(path + ": cannot open the link-peaks file");
+  }
+  if (!nlohmann::json::accept(*text)) {
+    return InvalidArgumentError(fmt::format(
+        "{}:{}: not valid JSON; expected an object with a \"link_peaks\" "
+        "array",
+        path, importers::JsonSyntaxErrorPlace(*text)));
+  }
+  return analysis::ParseLinkPeaks(*text, path);
 }
 
 std::vector<LinkPeak> BuiltinLinkPeaks() {

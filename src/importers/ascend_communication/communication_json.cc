@@ -15,6 +15,7 @@
 #include "base/strings.h"
 #include "importers/ascend_communication/ascend_communication_importer.h"
 #include "importers/common/collectives.h"
+#include "importers/common/json_place.h"
 #include "importers/common/protobuf_text.h"
 
 namespace mi::importers {
@@ -520,21 +521,11 @@ Status ImportAscendCommunicationFromBuffer(std::string_view text,
   }
   Json doc = Json::parse(text, nullptr, false);
   if (doc.is_discarded()) {
-    size_t byte = 0;
-    try {
-      Json again = Json::parse(text);
-      (void)again;
-    } catch (const Json::parse_error& e) {
-      byte = e.byte;
-    } catch (const Json::exception&) {
-    }
-    uint64_t line = 0, column = 0;
-    LineAndColumnAt(text, byte > 0 ? byte - 1 : 0, &line, &column);
     return MalformedInputError(fmt::format(
-        "{}:{}:{}: not valid JSON; expected torch_npu's communication.json / "
+        "{}:{}: not valid JSON; expected torch_npu's communication.json / "
         "communication_matrix.json / profiler_metadata.json or "
         "msprof-analyze's cluster_communication.json",
-        ctx.path, line, column));
+        ctx.path, JsonSyntaxErrorPlace(text)));
   }
   CommunicationJsonReader reader(ctx, doc);
   MI_RETURN_IF_ERROR(reader.Read());
