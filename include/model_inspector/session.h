@@ -15,6 +15,7 @@
 #include "model_inspector/analysis_result.h"
 #include "model_inspector/cluster.h"
 #include "model_inspector/diagnosis.h"
+#include "model_inspector/diff.h"
 #include "model_inspector/results/calibration.h"
 #include "model_inspector/results/critical_path.h"
 #include "model_inspector/results/diagnosis.h"
@@ -348,6 +349,10 @@ class Session {
   // Whether the trace holds two or more sources that name their rank
   // (`export` then also writes cluster.json).
   bool HasSeveralRanks() const;
+
+  // The run's digest for the regression gate (model_inspector/diff.h):
+  // its graph levels and per-run timing, compact and self-contained.
+  RunDigest Digest(const DigestOptions& options) const;
 
   struct Impl;
 
