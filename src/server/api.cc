@@ -380,6 +380,9 @@ struct Api::RunState {
   std::mutex heavy_mutex;
   // Pair candidate index -> the run opened from it (under pair_mutex_).
   std::map<uint64_t, size_t> paired;
+  // The run's digest for GET /api/diff, made on first use (under
+  // heavy_mutex): each run is digested once, whatever it is diffed with.
+  std::shared_ptr<const RunDigest> digest;
 };
 
 Api::Api(std::vector<ServedRun> runs, ApiOptions options)
@@ -511,6 +514,14 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
   // seg[0] == "api"
   if (seg.size() == 2 && seg[1] == "runs") return Runs();
   if (seg.size() >= 2 && seg[1] == "cluster") return Cluster(seg, request);
+  if (seg.size() >= 2 && seg[1] == "history") return History(seg, request);
+  if (seg.size() == 2 && seg[1] == "diff") {
+    DiffRequest diff;
+    if (std::optional<HttpResponse> refused = ParseDiff(request, &diff)) {
+      return std::move(*refused);
+    }
+    return Cached(nullptr, DiffKey(diff), [&] { return Diff(diff); });
+  }
   if (seg.size() < 3 || seg[1] != "runs") {
     return Error(
         404, "no API endpoint " + path + "; see docs/reference/http-api.md");
@@ -550,7 +561,7 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
                                   run.run.error));
   }
   if (std::optional<std::string> key = HeavyKey(run_id, run, seg, request)) {
-    return Cached(run, *key,
+    return Cached(&run.heavy_mutex, *key,
                   [&] { return RouteRun(run_id, run, seg, request); });
   }
   return RouteRun(run_id, run, seg, request);
@@ -993,6 +1004,8 @@ HttpResponse Api::Runs() const {
   w.EndArray();
   // Whether GET /api/cluster has a report (so the UI asks for it only then).
   w.FieldBool("cluster", options_.cluster != nullptr);
+  // Whether GET /api/history/... has a run history to read.
+  w.FieldBool("history", options_.history != nullptr);
   w.EndObject();
   return Json(std::move(out));
 }
@@ -1563,6 +1576,14 @@ std::optional<std::string> Api::HeavyKey(
 bool Api::IsHeavy(const HttpRequest& request) const {
   // Pairing opens a model: seconds, and serialised anyway.
   if (request.method == "POST") return true;
+  if (request.path == "/api/diff") {
+    // Digesting two runs and diffing them: heavy until cached.
+    DiffRequest diff;
+    if (ParseDiff(request, &diff)) return false;  // refused cheaply
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    auto it = cache_.find(DiffKey(diff));
+    return it == cache_.end() || !it->second->done.load();
+  }
   if (SuspiciousPath(request.path) || !request.path.starts_with("/api/runs/")) {
     return false;
   }
@@ -1580,7 +1601,7 @@ bool Api::IsHeavy(const HttpRequest& request) const {
   return it == cache_.end() || !it->second->done.load();
 }
 
-HttpResponse Api::Cached(RunState& run, const std::string& key,
+HttpResponse Api::Cached(std::mutex* turn, const std::string& key,
                          const std::function<HttpResponse()>& compute) {
   std::shared_ptr<CacheEntry> entry;
   bool compute_here = false;
@@ -1603,7 +1624,8 @@ HttpResponse Api::Cached(RunState& run, const std::string& key,
   }
   HttpResponse response;
   try {
-    std::lock_guard<std::mutex> turn(run.heavy_mutex);
+    std::unique_lock<std::mutex> held;
+    if (turn != nullptr) held = std::unique_lock<std::mutex>(*turn);
     response = compute();
   } catch (...) {
     // Whoever waits gets an answer; nothing is kept.
@@ -1646,6 +1668,183 @@ HttpResponse Api::Cached(RunState& run, const std::string& key,
   }
   response.headers.emplace_back("X-Cache", "miss");
   return response;
+}
+
+std::optional<HttpResponse> Api::ParseDiff(const HttpRequest& request,
+                                           DiffRequest* out) const {
+  for (std::string_view key : {"base", "new"}) {
+    bool found = false;
+    std::string_view text = Param(request, key, &found);
+    if (!found) {
+      return Error(400, fmt::format("{}: expected a run index (GET /api/runs "
+                                    "lists them): /api/diff?base=R&new=R",
+                                    key));
+    }
+    uint64_t id = 0;
+    if (!ParseUint(text, UINT32_MAX, &id)) {
+      return Error(
+          400, fmt::format("{}: expected a run index, found '{}'", key, text));
+    }
+    size_t count = 0;
+    const RunState* run = FindRun(id, &count);
+    if (run == nullptr) {
+      return Error(404, count == 0
+                            ? fmt::format("{}: no run {}; the server has no "
+                                          "runs yet",
+                                          key, id)
+                            : fmt::format("{}: no run {}; runs are 0..{}", key,
+                                          id, count - 1));
+    }
+    if (run->run.session == nullptr) {
+      return Error(404, fmt::format("{}: run {} could not be opened: {}", key,
+                                    id, run->run.error));
+    }
+    (key == "base" ? out->base : out->next) = static_cast<size_t>(id);
+  }
+  // The rules: as given, else the CLI's default set (`diff` without
+  // --fail-on), so the page shows what a CI gate would say.
+  bool found = false;
+  std::string_view spec = Param(request, "fail_on", &found);
+  StatusOr<std::vector<DiffRule>> rules =
+      ParseFailOn(found ? spec : DefaultFailOn());
+  if (!rules.ok()) {
+    return Error(400, "fail_on: " + rules.status().message());
+  }
+  out->rules = std::move(rules).value();
+  for (const DiffRule& rule : out->rules) {
+    out->rules_key += fmt::format("{}:{}|", rule.text.size(), rule.text);
+  }
+  return std::nullopt;
+}
+
+std::string Api::DiffKey(const DiffRequest& diff) {
+  // Run keys start with the run's index; this one cannot pass for one.
+  return fmt::format("diff|{}|{}|{}", diff.base, diff.next, diff.rules_key);
+}
+
+StatusOr<std::shared_ptr<const RunDigest>> Api::DigestOf(RunState& run) {
+  std::lock_guard<std::mutex> turn(run.heavy_mutex);
+  if (run.digest == nullptr) {
+    DigestOptions options;
+    options.meta.label = run.run.name;
+    StatusOr<RunDigest> digest = DigestRun(*run.run.session, options);
+    if (!digest.ok()) return digest.status();
+    run.digest = std::make_shared<const RunDigest>(std::move(digest).value());
+  }
+  return run.digest;
+}
+
+HttpResponse Api::Diff(const DiffRequest& diff) {
+  size_t count = 0;
+  RunState* base_run = FindRun(diff.base, &count);
+  RunState* next_run = FindRun(diff.next, &count);
+  // Checked by ParseDiff; runs are never removed.
+  if (base_run == nullptr || next_run == nullptr) {
+    return Error(404, "no such run");
+  }
+  // One run at a time, each in its own heavy turn: two diffs of the same
+  // runs in opposite orders never wait on each other.
+  auto base = DigestOf(*base_run);
+  if (!base.ok()) return FromStatus(base.status().WithContext("base run"));
+  auto next = DigestOf(*next_run);
+  if (!next.ok()) return FromStatus(next.status().WithContext("new run"));
+  DiffOptions options;
+  // One run against itself: what its compiler did (framework -> compiled).
+  StatusOr<DiffReport> report = diff.base == diff.next
+                                    ? DiffLevelsWithinRun(**base, options)
+                                    : DiffRuns(**base, **next, options);
+  if (!report.ok()) return FromStatus(report.status());
+  ApplyDiffRules(diff.rules, *report);
+  return Json(encoders::EncodeJson(*report));
+}
+
+namespace {
+
+void WriteHistoryRun(JsonWriter& w, const HistoryRun& run) {
+  w.BeginObject();
+  w.FieldInt("id", run.id);
+  w.Field("model", run.meta.model).Field("label", run.meta.label);
+  w.Field("git_commit", run.meta.git_commit);
+  w.Field("created_utc", run.meta.created_utc);
+  w.Field("recorded_utc", run.recorded_utc);
+  w.Field("host", run.meta.host).Field("tool_version", run.meta.tool_version);
+  w.Field("fingerprint", run.fingerprint);
+  w.FieldIntOrNull("framework_nodes", run.framework_nodes);
+  w.FieldIntOrNull("compiled_nodes", run.compiled_nodes);
+  w.FieldInt("run_count", run.run_count);
+  w.FieldIntOrNull("total_median_ns", run.total_median_ns);
+  w.FieldIntOrNull("total_spread_ns", run.total_spread_ns);
+  w.EndObject();
+}
+
+}  // namespace
+
+HttpResponse Api::History(const std::vector<std::string_view>& seg,
+                          const HttpRequest& request) {
+  bool runs = seg.size() == 3 && seg[2] == "runs";
+  bool trend = seg.size() == 3 && seg[2] == "trend";
+  if (!runs && !trend) {
+    return Error(404, "no API endpoint " + request.path +
+                          "; see docs/reference/http-api.md");
+  }
+  if (options_.history == nullptr) {
+    return Error(404,
+                 "this server has no run history; start it with "
+                 "model-inspector open --history PATH (a store `history "
+                 "add` or `export --record` wrote)");
+  }
+  bool has_model = false;
+  std::string model(Param(request, "model", &has_model));
+  std::string out;
+  JsonWriter w(&out);
+  std::lock_guard<std::mutex> lock(history_mutex_);
+  if (trend) {
+    if (!has_model || model.empty()) {
+      return Error(400,
+                   "model: expected a model name (GET /api/history/runs "
+                   "lists the models)");
+    }
+    auto points = options_.history->Trend(model);
+    if (!points.ok()) return FromStatus(points.status());
+    w.BeginObject().Field("model", model).Key("points").BeginArray();
+    for (const HistoryTrendPoint& p : *points) {
+      w.BeginObject();
+      w.FieldInt("run_id", p.run_id).Field("created_utc", p.created_utc);
+      w.Field("git_commit", p.git_commit).Field("label", p.label);
+      w.FieldIntOrNull("total_median_ns", p.total_median_ns);
+      w.FieldIntOrNull("total_spread_ns", p.total_spread_ns);
+      w.EndObject();
+    }
+    w.EndArray().EndObject();
+    return Json(std::move(out));
+  }
+  bool has_limit = false;
+  std::string_view limit_text = Param(request, "limit", &has_limit);
+  uint64_t limit = kDefaultHistoryRuns;
+  if (has_limit &&
+      (!ParseUint(limit_text, kMaxHistoryRuns, &limit) || limit == 0)) {
+    return Error(400, fmt::format("limit: expected 1..{}, found '{}'",
+                                  kMaxHistoryRuns, limit_text));
+  }
+  auto listed = options_.history->List(model, limit);
+  if (!listed.ok()) return FromStatus(listed.status());
+  // Every model the store holds, with its number of runs (the UI's model
+  // picker for the trend): from the whole list, not the page asked for.
+  auto all = options_.history->List("", 0);
+  if (!all.ok()) return FromStatus(all.status());
+  std::map<std::string, int64_t> models;
+  for (const HistoryRun& r : *all) ++models[r.meta.model];
+  w.BeginObject();
+  w.Field("path", options_.history->path());
+  w.Key("models").BeginArray();
+  for (const auto& [name, count] : models) {
+    w.BeginObject().Field("model", name).FieldInt("runs", count).EndObject();
+  }
+  w.EndArray();
+  w.Key("runs").BeginArray();
+  for (const HistoryRun& r : *listed) WriteHistoryRun(w, r);
+  w.EndArray().EndObject();
+  return Json(std::move(out));
 }
 
 }  // namespace mi::server

@@ -25,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include "model_inspector/diff.h"
+#include "model_inspector/history.h"
 #include "model_inspector/session.h"
 #include "server/assets.h"
 
@@ -124,6 +126,10 @@ struct ApiOptions {
   // The cluster served by GET /api/cluster and POST /api/cluster/ranks;
   // null = none (both answer 404).
   std::shared_ptr<const ServedCluster> cluster;
+  // The run history GET /api/history/runs and /api/history/trend read
+  // (`open --history PATH`); null = none (both answer 404 saying how to
+  // give one). Read only: the server never records runs.
+  std::shared_ptr<HistoryStore> history;
 };
 
 // Limits, shared with the HTTP layer and the docs.
@@ -155,6 +161,9 @@ inline constexpr size_t kMaxValueCount = 10000;
 // its full events, so a run of every rank of a large job would hold them
 // all, which the cluster report exists to avoid.
 inline constexpr size_t kMaxClusterRunRanks = 64;
+// Past runs per GET /api/history/runs: by default, and at most.
+inline constexpr size_t kDefaultHistoryRuns = 100;
+inline constexpr size_t kMaxHistoryRuns = 10000;
 
 class Api {
  public:
@@ -193,6 +202,14 @@ class Api {
   struct LayoutEntry;
   struct RunState;
   struct CacheEntry;
+  // A checked GET /api/diff: the two runs and the rules to apply.
+  struct DiffRequest {
+    size_t base = 0;
+    size_t next = 0;
+    std::vector<DiffRule> rules;
+    // The rules as the cache key holds them (each rule's text, in order).
+    std::string rules_key;
+  };
 
   // The cache key of a heavy route (run, route, and every parameter that
   // changes the result, normalised), or nothing for a cheap route or
@@ -206,9 +223,22 @@ class Api {
                         const HttpRequest& request);
   // The cached response under `key`, or `compute`'s: one computation per
   // key at a time (identical requests wait for it), one heavy computation
-  // per run at a time. Adds `X-Cache: hit` or `miss`.
-  HttpResponse Cached(RunState& run, const std::string& key,
+  // per run at a time (`turn`: the run's heavy mutex, held while computing;
+  // null for a diff, which takes each run's turn only while digesting it).
+  // Adds `X-Cache: hit` or `miss`.
+  HttpResponse Cached(std::mutex* turn, const std::string& key,
                       const std::function<HttpResponse()>& compute);
+  // GET /api/diff?base=R&new=R[&fail_on=RULES]: the parameters checked
+  // (the refusal, or nothing), the cache key, the diff itself.
+  std::optional<HttpResponse> ParseDiff(const HttpRequest& request,
+                                        DiffRequest* out) const;
+  static std::string DiffKey(const DiffRequest& diff);
+  HttpResponse Diff(const DiffRequest& diff);
+  // The run's digest (DigestRun), made once, under the run's heavy turn.
+  StatusOr<std::shared_ptr<const RunDigest>> DigestOf(RunState& run);
+  // GET /api/history/runs and /api/history/trend.
+  HttpResponse History(const std::vector<std::string_view>& seg,
+                       const HttpRequest& request);
 
   HttpResponse Route(const HttpRequest& request, bool* token_in_query);
   HttpResponse ServeAsset(std::string_view path) const;
@@ -260,6 +290,8 @@ class Api {
   // pair_mutex_).
   std::map<std::vector<int32_t>, size_t> cluster_runs_;
   ApiOptions options_;
+  // One history query at a time (the store is one SQLite connection).
+  std::mutex history_mutex_;
   const std::vector<EmbeddedAsset>& assets_;
   // Layout views by (run, level, grouping, direction, max_items), with a
   // use counter for least-recently-used eviction.

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
@@ -1778,6 +1779,223 @@ TEST(ApiClusterTest, NoClusterIs404AndTheTokenHolds) {
   // ranks is heavy work.
   EXPECT_FALSE(guarded->IsHeavy(Get("/api/cluster")));
   EXPECT_TRUE(guarded->IsHeavy(RanksRequest(R"({"ranks": [0]})")));
+}
+
+// GET /api/diff: two served runs of resnet18 optimized by ONNX Runtime at
+// "extended" (run 0) and "all" (run 1). Both share the framework model
+// (test/fixtures/resnet18/model.onnx); their compiled models differ. The
+// counts below were read with python3-onnx from the two
+// model.optimized.onnx files (len(graph.node) and a Counter of op_type):
+//   ort_extended: 40 nodes: Conv 11, FusedConv 9, Add 8, Relu 8, MaxPool 1,
+//                 GlobalAveragePool 1, Flatten 1, Gemm 1
+//   ort_all:      34 nodes: Conv 20, ReorderOutput 6, Add 2, Relu 2,
+//                 MaxPool 1, GlobalAveragePool 1, Flatten 1, Gemm 1
+const std::string kExtendedDir =
+    std::string(MI_SOURCE_DIR) + "/test/fixtures/resnet18/ort_extended";
+
+std::unique_ptr<Api> MakeDiffApi() {
+  std::vector<ServedRun> runs;
+  OpenOptions open;
+  open.paths = {kExtendedDir};
+  auto extended = Session::Open(open);
+  EXPECT_TRUE(extended.ok()) << extended.status().ToString();
+  runs.push_back({"ort_extended", {kExtendedDir}, std::move(extended).value()});
+  runs.push_back({"ort_all", {kRunDir}, OpenDemo()});
+  // A run `open --keep-going` could not open.
+  ServedRun failed;
+  failed.name = "broken";
+  failed.paths = {"broken.onnx"};
+  failed.error_code = "malformed input";
+  failed.error = "broken.onnx:1: not a model";
+  runs.push_back(std::move(failed));
+  ApiOptions options;
+  options.assets = &TestAssets();
+  return std::make_unique<Api>(std::move(runs), std::move(options));
+}
+
+const nlohmann::json* LevelOf(const nlohmann::json& report,
+                              std::string_view level) {
+  for (const nlohmann::json& l : report["structure"]) {
+    if (l["level"] == level) return &l;
+  }
+  return nullptr;
+}
+
+TEST(ApiDiffTest, RefusesBadParametersCheaply) {
+  auto api = MakeDiffApi();
+  ExpectJsonError(api->Handle(Get("/api/diff")), 400);
+  ExpectJsonError(api->Handle(Get("/api/diff", {{"base", "0"}})), 400);
+  ExpectJsonError(api->Handle(Get("/api/diff", {{"new", "0"}})), 400);
+  ExpectJsonError(api->Handle(Get("/api/diff", {{"base", "x"}, {"new", "1"}})),
+                  400);
+  ExpectJsonError(api->Handle(Get("/api/diff", {{"base", "-1"}, {"new", "1"}})),
+                  400);
+  HttpResponse unknown =
+      api->Handle(Get("/api/diff", {{"base", "0"}, {"new", "7"}}));
+  ExpectJsonError(unknown, 404);
+  EXPECT_EQ(ParseJson(unknown)["error"]["message"],
+            "new: no run 7; runs are 0..2");
+  HttpResponse failed =
+      api->Handle(Get("/api/diff", {{"base", "2"}, {"new", "1"}}));
+  ExpectJsonError(failed, 404);
+  EXPECT_EQ(ParseJson(failed)["error"]["message"],
+            "base: run 2 could not be opened: broken.onnx:1: not a model");
+  // Refusals are answered on a cheap worker and never computed.
+  EXPECT_FALSE(api->IsHeavy(Get("/api/diff", {{"base", "0"}})));
+  EXPECT_FALSE(api->IsHeavy(Get("/api/diff", {{"base", "0"}, {"new", "7"}})));
+  EXPECT_EQ(api->heavy_computations(), 0u);
+  ExpectJsonError(api->Handle(Get("/api/diff/0")), 404);
+  HttpRequest post = Get("/api/diff", {{"base", "0"}, {"new", "1"}});
+  post.method = "POST";
+  ExpectJsonError(api->Handle(post), 405);
+}
+
+TEST(ApiDiffTest, DiffsTwoServedRunsOnceAndCachesIt) {
+  auto api = MakeDiffApi();
+  HttpRequest request = Get("/api/diff", {{"base", "0"}, {"new", "1"}});
+  EXPECT_TRUE(api->IsHeavy(request));
+  HttpResponse first = api->Handle(request);
+  ASSERT_EQ(first.status, 200) << first.content();
+  EXPECT_EQ(first.content_type, "application/json; charset=utf-8");
+  EXPECT_EQ(first.header("X-Cache"), "miss");
+  EXPECT_FALSE(api->IsHeavy(request));
+  HttpResponse second = api->Handle(request);
+  EXPECT_EQ(second.header("X-Cache"), "hit");
+  EXPECT_EQ(second.content(), first.content());
+  EXPECT_EQ(api->heavy_computations(), 1u);
+  // The other direction is another diff (the digests are reused).
+  HttpResponse back =
+      api->Handle(Get("/api/diff", {{"base", "1"}, {"new", "0"}}));
+  ASSERT_EQ(back.status, 200) << back.content();
+  EXPECT_EQ(back.header("X-Cache"), "miss");
+  EXPECT_EQ(api->heavy_computations(), 2u);
+
+  nlohmann::json j = ParseJson(first);
+  EXPECT_EQ(j["schema"], "model-inspector/diff/1");
+  EXPECT_EQ(j["base"]["label"], "ort_extended");
+  EXPECT_EQ(j["new"]["label"], "ort_all");
+  // The framework level is the same model file in both runs.
+  const nlohmann::json* framework = LevelOf(j, "framework");
+  ASSERT_NE(framework, nullptr) << j.dump();
+  EXPECT_EQ((*framework)["base_nodes"], 49);
+  EXPECT_EQ((*framework)["new_nodes"], 49);
+  EXPECT_EQ((*framework)["base_fingerprint"], (*framework)["new_fingerprint"]);
+  EXPECT_EQ((*framework)["added"], 0);
+  EXPECT_EQ((*framework)["removed"], 0);
+  // The compiled level: 40 -> 34 nodes, and the op-type shift of the
+  // python3-onnx counts above.
+  const nlohmann::json* compiled = LevelOf(j, "compiled");
+  ASSERT_NE(compiled, nullptr) << j.dump();
+  EXPECT_EQ((*compiled)["base_nodes"], 40);
+  EXPECT_EQ((*compiled)["new_nodes"], 34);
+  std::map<std::string, std::pair<int, int>> shift;
+  for (const nlohmann::json& s : (*compiled)["op_types"]) {
+    shift[s["op_type"]] = {s["base_count"], s["new_count"]};
+  }
+  std::map<std::string, std::pair<int, int>> expected = {
+      {"Conv", {11, 20}},
+      {"FusedConv", {9, 0}},
+      {"ReorderOutput", {0, 6}},
+      {"Add", {8, 2}},
+      {"Relu", {8, 2}}};
+  EXPECT_EQ(shift, expected);
+  // Every change names the node in the session the UI colours: an added
+  // node has only a new id, a removed one only a base id.
+  int added = 0;
+  int removed = 0;
+  for (const nlohmann::json& c : (*compiled)["changes"]) {
+    if (c["kind"] == "added") {
+      ++added;
+      EXPECT_TRUE(c["base_node_id"].is_null());
+      EXPECT_TRUE(c["new_node_id"].is_number_integer());
+    } else if (c["kind"] == "removed") {
+      ++removed;
+      EXPECT_TRUE(c["base_node_id"].is_number_integer());
+      EXPECT_TRUE(c["new_node_id"].is_null());
+    }
+  }
+  EXPECT_EQ(added, (*compiled)["added"]);
+  EXPECT_EQ(removed, (*compiled)["removed"]);
+  // 40 - removed + added = 34.
+  EXPECT_EQ(40 - removed + added, 34);
+  // Both runs have a trace: timing is there, with its total.
+  ASSERT_TRUE(j["timing"].is_object()) << j.dump();
+  EXPECT_EQ(j["timing"]["total"]["key"], "total");
+}
+
+TEST(ApiDiffTest, FailOnRulesAreTheCachesKey) {
+  auto api = MakeDiffApi();
+  HttpResponse bad = api->Handle(
+      Get("/api/diff", {{"base", "0"}, {"new", "1"}, {"fail_on", "nodes!"}}));
+  ExpectJsonError(bad, 400);
+  EXPECT_TRUE(ParseJson(bad)["error"]["message"].get<std::string>().starts_with(
+      "fail_on: "));
+  EXPECT_EQ(api->heavy_computations(), 0u);
+  // nodes!=0 crosses: the compiled level went from 40 to 34 nodes.
+  HttpResponse gate = api->Handle(
+      Get("/api/diff", {{"base", "0"}, {"new", "1"}, {"fail_on", "nodes!=0"}}));
+  ASSERT_EQ(gate.status, 200) << gate.content();
+  nlohmann::json j = ParseJson(gate);
+  ASSERT_EQ(j["rules"].size(), 1u);
+  EXPECT_EQ(j["rules"][0]["rule"], "nodes!=0");
+  EXPECT_EQ(j["rules"][0]["crossed"], true);
+  EXPECT_EQ(j["failed"], true);
+  // Other rules are another entry; the same rules again are a hit.
+  EXPECT_EQ(api->Handle(Get("/api/diff", {{"base", "0"},
+                                          {"new", "1"},
+                                          {"fail_on", "removed>100"}}))
+                .header("X-Cache"),
+            "miss");
+  EXPECT_EQ(
+      api->Handle(Get("/api/diff",
+                      {{"base", "0"}, {"new", "1"}, {"fail_on", "nodes!=0"}}))
+          .header("X-Cache"),
+      "hit");
+  EXPECT_EQ(api->heavy_computations(), 2u);
+}
+
+// One run against itself: its framework level against its compiled level
+// (what the compiler fused), the pair the compare view opens on.
+TEST(ApiDiffTest, OneRunAgainstItselfDiffsItsLevels) {
+  auto api = MakeDiffApi();
+  HttpResponse r = api->Handle(Get("/api/diff", {{"base", "1"}, {"new", "1"}}));
+  ASSERT_EQ(r.status, 200) << r.content();
+  nlohmann::json j = ParseJson(r);
+  const nlohmann::json* levels = LevelOf(j, "framework->compiled");
+  ASSERT_NE(levels, nullptr) << j.dump();
+  EXPECT_EQ((*levels)["base_nodes"], 49);
+  EXPECT_EQ((*levels)["new_nodes"], 34);
+}
+
+// Opposite diffs at once: each run is digested in its own turn, so the two
+// never wait on each other (a deadlock would hang this test).
+TEST(ApiDiffTest, OppositeDiffsAtOnce) {
+  auto api = MakeDiffApi();
+  HttpResponse a;
+  HttpResponse b;
+  std::thread ta([&] {
+    a = api->Handle(Get("/api/diff", {{"base", "0"}, {"new", "1"}}));
+  });
+  std::thread tb([&] {
+    b = api->Handle(Get("/api/diff", {{"base", "1"}, {"new", "0"}}));
+  });
+  ta.join();
+  tb.join();
+  EXPECT_EQ(a.status, 200) << a.content();
+  EXPECT_EQ(b.status, 200) << b.content();
+}
+
+TEST(ApiHistoryTest, WithoutAStoreTheRoutesSaySo) {
+  auto api = MakeDiffApi();
+  EXPECT_EQ(ParseJson(api->Handle(Get("/api/runs")))["history"], false);
+  for (const char* path : {"/api/history/runs", "/api/history/trend"}) {
+    HttpResponse r = api->Handle(Get(path, {{"model", "resnet18"}}));
+    ExpectJsonError(r, 404);
+    EXPECT_NE(ParseJson(r)["error"]["message"].get<std::string>().find(
+                  "open --history PATH"),
+              std::string::npos);
+  }
+  ExpectJsonError(api->Handle(Get("/api/history/other")), 404);
 }
 
 }  // namespace

@@ -858,6 +858,7 @@ StatusOr<std::unique_ptr<Server>> Server::Bind(const ServerOptions& options,
   api_options.token = options.token;
   api_options.open_run = options.open_run;
   api_options.cluster = options.cluster;
+  api_options.history = options.history;
   if (options.token.empty()) {
     for (const char* h : {"127.0.0.1", "localhost", "[::1]"}) {
       api_options.allowed_hosts.push_back(fmt::format("{}:{}", h, port));

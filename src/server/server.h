@@ -84,6 +84,9 @@ struct ServerOptions {
   OpenRunFn open_run;
   // The cluster served at /api/cluster; null = none. See ApiOptions.
   std::shared_ptr<const ServedCluster> cluster;
+  // The run history served at /api/history/...; null = none. See
+  // ApiOptions.
+  std::shared_ptr<HistoryStore> history;
   ServerLimits limits;
 };
 
