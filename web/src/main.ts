@@ -7,6 +7,7 @@
 import './style.css';
 import { Stats } from './base/stats';
 import { installDebugSurface } from './core/debug';
+import { DiffController } from './core/diff_controller';
 import { SelectionController } from './core/selection_controller';
 import { initialState } from './core/state';
 import { Store } from './core/store';
@@ -57,6 +58,7 @@ const api = new CachedApi(new Api());
 const stats = new Stats();
 new UrlSync(store);
 new SelectionController(store, api);
+new DiffController(store, api);
 mountToolbar(store);
 new SearchPanel(byId<HTMLInputElement>('search'), byId<HTMLSelectElement>('search-mode'), byId('results'), store, api);
 mountShortcuts(byId<HTMLInputElement>('search'), () => Array.from(document.querySelectorAll<HTMLDetailsElement>('details.menu')));

@@ -131,6 +131,22 @@ export const kStatusNotRun: Rgb = hexToRgb('#c9c9c9');
 export const kStatusUnlinked: Rgb = hexToRgb('#f4f4f4');
 
 /**
+ * Colour by diff (what changed between two runs' graphs): a node added in
+ * the new run, removed from the base, changed (matched, but its op type,
+ * attributes, shapes, dtypes or layouts differ), renamed (matched by
+ * structure, nothing else differs), and unchanged. Timing changes beyond
+ * the noise use the diverging scale below (fill of an unchanged node, a
+ * thick outline of a changed one: kDiffSlower / kDiffFaster).
+ */
+export const kDiffAdded: Rgb = hexToRgb('#3fae5a');
+export const kDiffRemoved: Rgb = hexToRgb('#e377c2');
+export const kDiffChanged: Rgb = hexToRgb('#f2b134');
+export const kDiffRenamed: Rgb = hexToRgb('#8e7cc3');
+export const kDiffSame: Rgb = hexToRgb('#ededed');
+export const kDiffSlower: Rgb = hexToRgb('#b2182b');
+export const kDiffFaster: Rgb = hexToRgb('#2166ac');
+
+/**
  * Diverging scale of a time change against a compared run: `t` in [-1, 1]
  * is log2(time / compared time) clamped to halved..doubled; blue faster,
  * white the same, red slower.

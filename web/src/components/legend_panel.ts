@@ -5,7 +5,7 @@
 
 import { fmtUs } from '../base/format';
 import {
-  divergingGradientCss, heatGradientCss, kNoDataFill, kStatusFused, kStatusInserted, kStatusNotRun, kStatusRan, kStatusUnlinked, opColor, rgbCss,
+  divergingGradientCss, heatGradientCss, kDiffAdded, kDiffChanged, kDiffRemoved, kDiffRenamed, kDiffSame, kDiffSlower, kDiffFaster, kNoDataFill, kStatusFused, kStatusInserted, kStatusNotRun, kStatusRan, kStatusUnlinked, opColor, rgbCss,
 } from '../base/palette';
 import { NodeStatus } from '../rpc/layout_binary';
 import type { AppState, GraphInfo, HeatInfo } from '../core/state';
@@ -16,7 +16,8 @@ export function mountLegend(ops: HTMLElement, heat: HTMLElement, status: HTMLEle
   const render = (s: AppState, prev: AppState | null): void => {
     if (prev && s.graph === prev.graph && s.color === prev.color && s.lineage === prev.lineage && s.comparing === prev.comparing) return;
     renderLegend(ops, s.graph, (op) => store.dispatch({ type: 'select', selection: { kind: 'op_type', opType: op }, source: 'app' }));
-    if (s.color === 'status' || s.color === 'compare') renderColourLegend(heat, s.graph.heat);
+    if (s.color === 'diff') renderDiffLegend(heat, s.graph.heat);
+    else if (s.color === 'status' || s.color === 'compare') renderColourLegend(heat, s.graph.heat);
     else renderHeatLegend(heat, s.color === 'op' ? null : s.graph.heat, s.color === 'share');
     renderStatusLegend(status, s.graph.statusCounts, s.lineage, s.comparing);
   };
@@ -95,6 +96,40 @@ function renderColourLegend(root: HTMLElement, h: HeatInfo | null): void {
   range.append(el('span', 'heat-min', '½× faster'), el('span', undefined, 'same'), el('span', 'heat-max', '2× slower'));
   root.append(bar, range, row(rgbCss(kNoDataFill), 'no time in one of the runs', c.noData),
     el('div', 'muted', `${c.faster} faster · ${c.slower} slower · ${c.same} within 5 %`));
+}
+
+/**
+ * Legend of colour by diff: the pane's side of the diff, each structural
+ * change with its colour and the pane's node count, the timing scale
+ * (slower / faster beyond the noise); or why there is no diff.
+ */
+function renderDiffLegend(root: HTMLElement, h: HeatInfo | null): void {
+  root.textContent = '';
+  root.className = 'heat-legend colour-legend diff-legend';
+  const d = h?.diff;
+  if (!d) return;
+  if (!d.side || d.reason) {
+    root.append(el('div', 'muted diff-reason', d.reason ?? 'no diff'));
+    return;
+  }
+  const row = (c: string, text: string, count: number, cls: string): HTMLElement => {
+    const r = el('div', `status-row diff-${cls}`);
+    r.append(chip(c), el('span', undefined, text), el('span', 'count', String(count)));
+    return r;
+  };
+  root.append(el('div', 'diff-side', `diff · ${d.side}`),
+    row(rgbCss(kDiffAdded), 'added (only in the new run)', d.added, 'added'),
+    row(rgbCss(kDiffRemoved), 'removed (only in the base)', d.removed, 'removed'),
+    row(rgbCss(kDiffChanged), 'changed (op type, attributes, shapes, dtypes)', d.changed, 'changed'),
+    row(rgbCss(kDiffRenamed), 'renamed (matched by structure)', d.renamed, 'renamed'),
+    row(rgbCss(kDiffSame), 'unchanged', d.same, 'same'));
+  const bar = el('div', 'heat-bar');
+  bar.style.background = divergingGradientCss();
+  const range = el('div', 'heat-range');
+  range.append(el('span', 'heat-min', 'faster'), el('span', undefined, 'time beyond the noise'), el('span', 'heat-max', 'slower'));
+  const timing = el('div', 'status-row diff-timing');
+  timing.append(chip(rgbCss(kDiffSlower)), el('span', undefined, `${d.slower} slower`), chip(rgbCss(kDiffFaster)), el('span', undefined, `${d.faster} faster`));
+  root.append(bar, range, timing, el('div', 'muted', 'a changed node that is also slower / faster has a thick red / blue outline; folded groups: amber by their share of changed nodes'));
 }
 
 /** Markers on the canvas: node status (when the layout has it), lineage, compare links. */

@@ -4,7 +4,7 @@
 // dispatches its action and shows the state's value.
 
 import type { Grouping } from '../rpc/api';
-import { compareColourTarget, type AppState, type ColorMode } from '../core/state';
+import { compareColourTarget, diffKey, graphDiffPair, type AppState, type ColorMode } from '../core/state';
 import type { StoreApi } from '../core/store';
 import { byId, el } from '../widgets/dom';
 
@@ -54,6 +54,21 @@ export function mountToolbar(store: StoreApi): void {
       cmpOption.disabled = t.run === null && s.color !== 'compare';
       cmpOption.title = t.reason ?? `colour each node by its time change against run ${t.run}`;
       cmpOption.textContent = t.run === null ? 'time vs compare run (none)' : `time vs run ${t.run}`;
+    }
+    // "diff" needs compare mode (left pane = base, right pane = new run).
+    const diffOption = color.querySelector<HTMLOptionElement>('option[value="diff"]');
+    if (diffOption) {
+      const pair = graphDiffPair(s);
+      diffOption.disabled = !('base' in pair) && s.color !== 'diff';
+      if ('base' in pair) {
+        const entry = s.diffs[diffKey(pair.base, pair.next)];
+        const what = pair.base === pair.next ? `run ${pair.base}: framework → compiled` : `run ${pair.base} → run ${pair.next}`;
+        diffOption.textContent = `diff (${what})${entry?.status === 'loading' ? ' …' : ''}`;
+        diffOption.title = `colour added / removed / changed / renamed nodes and time changes beyond the noise (${what})`;
+      } else {
+        diffOption.textContent = 'diff (needs Compare)';
+        diffOption.title = pair.reason;
+      }
     }
     lineage.checked = s.lineage;
     compare.classList.toggle('active', s.comparing);

@@ -4,7 +4,7 @@
 
 import { sameSelection, type Selection, type SelectionSource } from './selection';
 import {
-  emptyResolved, kDefaultPane, type Action, type AppState, type PaneState, type SavedFolding, type SearchState,
+  diffKey, emptyResolved, kDefaultPane, type Action, type AppState, type PaneState, type SavedFolding, type SearchState,
 } from './state';
 import type { UrlState } from './url_state';
 
@@ -237,5 +237,7 @@ export function reduce(s: AppState, a: Action): AppState {
       return a.message === s.banner ? s : { ...s, banner: a.message };
     case 'graphInfo':
       return { ...s, graph: a.info };
+    case 'diff':
+      return { ...s, diffs: { ...s.diffs, [diffKey(a.entry.base, a.entry.next)]: a.entry } };
   }
 }

@@ -10,12 +10,12 @@
 // the few helpers that read the state.
 
 import type {
-  Clock, FindingJson, Grouping, NodeDetails, NodeRef, RunInfo, SearchMode, SummaryJson, SummaryOpType, TaskDetails,
+  Clock, DiffReportJson, FindingJson, Grouping, NodeDetails, NodeRef, RunInfo, SearchMode, SummaryJson, SummaryOpType, TaskDetails,
 } from '../rpc/api';
 import type { Selection, SelectionSource } from './selection';
 import type { UrlState } from './url_state';
 
-export type ColorMode = 'op' | 'time' | 'share' | 'status' | 'compare';
+export type ColorMode = 'op' | 'time' | 'share' | 'status' | 'compare' | 'diff';
 export type Direction = 'auto' | 'tb' | 'lr';
 export type PanelMode = 'split' | 'graph' | 'bottom';
 export type Align = 'start' | 'first_run';
@@ -157,7 +157,31 @@ export interface HeatInfo {
    * (`reason`); items faster / slower / within 5 % / without data in either run.
    */
   compare?: { run: number | null; reason: string | null; faster: number; slower: number; same: number; noData: number };
+  /**
+   * Colour by diff: the pane's side of the diff ("run 0 (base)"), or why
+   * there is none (`reason`); the pane's nodes per structural change and,
+   * of the nodes the timing diff lists, those slower / faster beyond the noise.
+   */
+  diff?: DiffCounts;
 }
+
+/** Node counts of one pane's side of a diff (colour by diff, the legend). */
+export interface DiffCounts {
+  side: string | null; reason: string | null;
+  added: number; removed: number; changed: number; renamed: number; same: number; slower: number; faster: number;
+}
+
+/** One diff of two runs (GET /api/diff), as the diff controller fetched it. */
+export interface DiffEntry {
+  base: number;
+  next: number;
+  status: 'loading' | 'ready' | 'error';
+  report: DiffReportJson | null;
+  error: string | null;
+}
+
+/** The key of the diff of runs `base` → `next` in `AppState.diffs`. */
+export function diffKey(base: number, next: number): string { return `${base}:${next}`; }
 
 /** What the graph view shows in the active pane, for the legend and the status line. */
 export interface GraphInfo {
@@ -212,6 +236,8 @@ export interface AppState {
   tabs: readonly string[];
   /** Bottom views whose tab is not offered (yet): the cluster view until the server says it holds a cluster. */
   hiddenTabs: readonly string[];
+  /** Diffs of two runs asked for (diffKey → entry): colour by diff, the timeline's compare marks. */
+  diffs: Record<string, DiffEntry>;
 }
 
 /** The state a page opens with, from its URL. */
@@ -225,6 +251,7 @@ export function initialState(url: UrlState, tabs: readonly string[], hiddenTabs:
     details: { content: { kind: 'empty', message: kDetailsHint }, loading: false },
     search: { query: '', mode: 'auto', fromSelection: false, seq: 0, pane: 0, results: null },
     criticalPath: null, criticalPathOn: url.criticalPath, banner: null, graph: { ops: null, heat: null, statusCounts: null, statusLine: '' }, tabs, hiddenTabs,
+    diffs: {},
   };
 }
 
@@ -303,7 +330,9 @@ export type Action =
   | { type: 'searchClear' }
   | { type: 'setCriticalPath'; path: { tasks: number[]; nodes: number[] } | null }
   | { type: 'banner'; message: string | null }
-  | { type: 'graphInfo'; info: GraphInfo };
+  | { type: 'graphInfo'; info: GraphInfo }
+  /** The diff controller's progress on one diff (diffKey(base, next)). */
+  | { type: 'diff'; entry: DiffEntry };
 
 /**
  * The run the graph's "time vs compare run" colour compares pane state `st`
@@ -325,4 +354,27 @@ export function compareColourTarget(s: AppState, st: PaneState): { run: number |
     return { run: null, reason: `run ${run}'s ${st.level} graph is another file (${b.path.split('/').pop()}); nodes are matched within one model file` };
   }
   return { run, reason: null };
+}
+
+/**
+ * The diff the graph's "diff" colour shows, as runs (base → new): in
+ * compare mode the left pane's run against the right pane's (one run in
+ * both: its framework level against its compiled level); or why there is
+ * none.
+ */
+export function graphDiffPair(s: AppState): { base: number; next: number } | { reason: string } {
+  if (!s.comparing || !s.panes[1]) return { reason: 'diff needs Compare: the left pane is the base, the right pane the new run' };
+  const base = s.panes[0].run, next = s.panes[1].run;
+  for (const r of [base, next]) {
+    if (!s.runs[r]) return { reason: `no run ${r}` };
+    if (s.runs[r].error) return { reason: `run ${r} could not be opened` };
+  }
+  return { base, next };
+}
+
+/** The diff behind the timeline's compare marks: the main run (base, upper) against the compare run (new, below). */
+export function timelineDiffPair(s: AppState): { base: number; next: number } | null {
+  const base = s.panes[0].run, next = s.timelineCompare;
+  if (next === null || next === base || !runUsable(s, base) || !runUsable(s, next)) return null;
+  return { base, next };
 }

@@ -11,7 +11,7 @@
 //                        op:TYPE | finding:N | range:FROM-TO[:TRACK,...] (ns)
 //   &tab=mapping         the bottom panel's tab (a bottom view's id)
 //   &panel=graph|bottom  one part maximised
-//   &color=time|share|status|compare    colour mode of the graph
+//   &color=time|share|status|compare|diff    colour mode of the graph
 //   &compare=0:compiled  second graph pane: run:level
 //   &tcompare=1          timeline compared with run 1, &align=first_run
 //   &clock=calibrated    timeline clock
@@ -80,7 +80,7 @@ export function parseHash(hash: string, tabs: readonly string[] = kDefaultTabs):
     selection: parseSelection(p.get('sel')),
     tab: tab !== null && tabs.includes(tab) ? tab : tabs[0],
     panel: panel === 'graph' || panel === 'bottom' ? panel : 'split',
-    color: color === 'time' || color === 'share' || color === 'status' || color === 'compare' ? color : 'op',
+    color: color === 'time' || color === 'share' || color === 'status' || color === 'compare' || color === 'diff' ? color : 'op',
     compare: cmp ? { run: parseInt(cmp[1], 10), level: cmp[2] } : null,
     timelineCompare: tc !== null && /^\d+$/.test(tc) ? parseInt(tc, 10) : null,
     align: p.get('align') === 'first_run' ? 'first_run' : 'start',

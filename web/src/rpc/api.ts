@@ -15,6 +15,54 @@ export interface RunInfo {
   pair_candidates?: string[];
 }
 
+// ---- the diff of two runs (GET /api/diff: docs/reference/schemas/diff.schema.json) ----
+/** A node of one level that is not equal in the other run; ids are the sessions' node ids (null: none on that side). */
+export interface DiffNodeChangeJson {
+  kind: 'added' | 'removed' | 'changed' | 'renamed'; base_name: string; new_name: string;
+  base_node_id: number | null; new_node_id: number | null; base_op_type: string; new_op_type: string;
+  matched_by: string; changes: string[];
+}
+export interface DiffLevelJson {
+  /** "framework" | "compiled", or "framework->compiled" (one run's two levels). */
+  level: string; base_fingerprint: string; new_fingerprint: string; base_nodes: number; new_nodes: number;
+  matched_by_name: number; matched_by_structure: number; added: number; removed: number; changed: number; renamed: number;
+  changes: DiffNodeChangeJson[]; fusions_lost: number; fusions_gained: number; fusions_changed: number;
+  fusions: unknown[]; op_types: { op_type: string; base_count: number; new_count: number }[];
+}
+export interface DiffStatJson { samples: number; median_ns: number; spread_ns: number; min_ns: number; max_ns: number }
+/** A timed key in both runs: medians over the runs of each trace, their spreads, and the verdict against the noise. */
+export interface DiffDeltaJson {
+  key: string; level: string; base_node_id: number | null; new_node_id: number | null; base: DiffStatJson; new: DiffStatJson;
+  delta_ns: number; delta_pct: number; noise_ns: number; verdict: 'slower' | 'faster' | 'same' | 'added' | 'removed';
+}
+export interface DiffRuleJson { rule: string; crossed: boolean; value: number; measured_on: string; message: string; note: string }
+export interface DiffReportJson {
+  schema: string;
+  base: { model: string; label: string; run_count: number };
+  new: { model: string; label: string; run_count: number };
+  structure: DiffLevelJson[];
+  timing: {
+    total: DiffDeltaJson; op_types: DiffDeltaJson[]; streams: DiffDeltaJson[]; nodes: DiffDeltaJson[]; unlinked_tasks: DiffDeltaJson[];
+    unmatched_base_tasks: string[]; unmatched_new_tasks: string[];
+  } | null;
+  overlap: { scope: string; key: string; verdict: string; cost_ns: number }[];
+  overlap_lost: number;
+  rules: DiffRuleJson[];
+  failed: boolean;
+}
+
+// ---- run history (GET /api/history/runs, /api/history/trend) ----
+export interface HistoryRunJson {
+  id: number; model: string; label: string; git_commit: string; created_utc: string; recorded_utc: string; host: string;
+  tool_version: string; fingerprint: string; framework_nodes: number | null; compiled_nodes: number | null; run_count: number;
+  total_median_ns: number | null; total_spread_ns: number | null;
+}
+export interface HistoryRunsJson { path: string; models: { model: string; runs: number }[]; runs: HistoryRunJson[] }
+export interface HistoryTrendJson {
+  model: string;
+  points: { run_id: number; created_utc: string; git_commit: string; label: string; total_median_ns: number | null; total_spread_ns: number | null }[];
+}
+
 /** The run POST /api/runs/{run}/pair opened (created) or had opened before. */
 export interface PairResult { run: number; created: boolean }
 
@@ -227,6 +275,11 @@ export function findingIds(list: FindingJson['nodes'] | FindingJson['tasks']): n
 /** Everything the UI asks the server (docs/reference/http-api.md). */
 export interface ApiClient {
   runs(): Promise<RunInfo[]>;
+  /** What changed from run `base` to run `next` (GET /api/diff; `base === next`: the run's framework against its compiled level). */
+  diff(base: number, next: number): Promise<DiffReportJson>;
+  /** The run history the server reads, or null when it has none (GET /api/runs' `history`). */
+  historyRuns(model: string | null, limit: number): Promise<HistoryRunsJson | null>;
+  historyTrend(model: string): Promise<HistoryTrendJson>;
   summary(run: number): Promise<SummaryJson>;
   summaryRange(run: number, fromNs: number, toNs: number, clock: Clock): Promise<SummaryJson>;
   timeline(run: number): Promise<TimelineMeta>;
@@ -378,6 +431,22 @@ export class Api implements ApiClient {
 
   summary(run: number): Promise<SummaryJson> {
     return this.json(`/api/runs/${run}/summary`);
+  }
+
+  diff(base: number, next: number): Promise<DiffReportJson> {
+    return this.json(`/api/diff?base=${base}&new=${next}`);
+  }
+
+  async historyRuns(model: string | null, limit: number): Promise<HistoryRunsJson | null> {
+    // /api/runs says whether there is one (no 404 in the console of every other server).
+    if (!(await this.json<{ history?: boolean }>('/api/runs')).history) return null;
+    const q = new URLSearchParams({ limit: String(limit) });
+    if (model) q.set('model', model);
+    return this.json(`/api/history/runs?${q}`);
+  }
+
+  historyTrend(model: string): Promise<HistoryTrendJson> {
+    return this.json(`/api/history/trend?model=${encodeURIComponent(model)}`);
   }
 
   links(run: number): Promise<LinksJson> {

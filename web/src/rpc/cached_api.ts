@@ -5,7 +5,7 @@
 // the next caller asks again.
 
 import type {
-  AnalysesJson, AnalysisInfo, ApiClient, Clock, ClusterCollectiveJson, ClusterRanksResult, ClusterReportJson, WindowItemJson, CriticalPathJson, LayoutRequest, LinksJson, MappingPage, MappingQuery, ModelProperties, NodeDetails, NodePathsJson,
+  AnalysesJson, AnalysisInfo, ApiClient, DiffReportJson, HistoryRunsJson, HistoryTrendJson, Clock, ClusterCollectiveJson, ClusterRanksResult, ClusterReportJson, WindowItemJson, CriticalPathJson, LayoutRequest, LinksJson, MappingPage, MappingQuery, ModelProperties, NodeDetails, NodePathsJson,
   NodeTasks, PairResult, RunInfo, SearchMode, SearchResult, SummaryJson, TaskDetails, TensorValues, TimelineMeta,
 } from './api';
 import type { Layout } from './layout_binary';
@@ -26,6 +26,11 @@ export class CachedApi implements ApiClient {
   }
 
   runs(): Promise<RunInfo[]> { return this.api.runs(); }
+  /** Once per pair: the graph's diff colours and the timeline's marks share it. */
+  diff(base: number, next: number): Promise<DiffReportJson> { return this.once(`diff:${base}:${next}`, () => this.api.diff(base, next)); }
+  historyRuns(model: string | null, limit: number): Promise<HistoryRunsJson | null> { return this.api.historyRuns(model, limit); }
+  /** Not kept: another job may add runs to the store while the page is open. */
+  historyTrend(model: string): Promise<HistoryTrendJson> { return this.api.historyTrend(model); }
   summary(run: number): Promise<SummaryJson> { return this.once(`summary:${run}`, () => this.api.summary(run)); }
   analyses(run: number): Promise<AnalysesJson | null> { return this.once(`analyses:${run}`, () => this.api.analyses(run)); }
   timeline(run: number): Promise<TimelineMeta> { return this.once(`timeline:${run}`, () => this.api.timeline(run)); }

@@ -19,10 +19,11 @@
 
 import type { Layout } from '../../rpc/layout_binary';
 import { decodeLayout, graphNodeCount, groupPath, opName } from '../../rpc/layout_binary';
-import { compareColourTarget, kDetailsHint, paneHasGraph, type PaneState, visiblePanes, type Action, type AppState, type GraphInfo, type GroupInfo } from '../../core/state';
+import { compareColourTarget, diffKey, graphDiffPair, kDetailsHint, paneHasGraph, type PaneState, visiblePanes, type Action, type AppState, type GraphInfo, type GroupInfo } from '../../core/state';
 import type { ViewContext, ViewInstance, ViewMount, ViewPlugin } from '../../core/view';
 import { byId } from '../../widgets/dom';
 import { graphDebugHandle } from './debug';
+import { paneDiff } from './diff_marks';
 import { download, ExportMenu } from './export';
 import { Pane, type PaneHost } from './pane';
 
@@ -138,6 +139,7 @@ class GraphView implements ViewInstance, PaneHost {
       }
       if (!prev || s.color !== prev.color) p.setColorMode(s.color);
       this.compareColour(k, p, s, st);
+      this.diffColour(k, p, s, st);
       if (!prev || s.lineage !== prev.lineage) { p.lineage = s.lineage; changed = true; }
       const r = s.search.results;
       const matches = r && r.pane === k && r.run === st.run && r.level === st.level && !r.error ? r.matches.map((m) => m.id) : [];
@@ -225,6 +227,21 @@ class GraphView implements ViewInstance, PaneHost {
       .catch((e: unknown) => {
         if (this.compareKeys[k] === key) p.setCompare({ run: null, reason: `run ${run}: ${e instanceof Error ? e.message : String(e)}`, times: null });
       });
+  }
+
+  private readonly diffKeys: string[] = [];
+  /**
+   * Colour by diff: this pane's side of the diff of the two panes' runs
+   * (the diff controller asks the server; the state holds its answer).
+   */
+  private diffColour(k: number, p: Pane, s: AppState, st: PaneState): void {
+    if (s.color !== 'diff' || !paneHasGraph(s, st)) return;
+    const pair = graphDiffPair(s);
+    const entry = 'base' in pair ? s.diffs[diffKey(pair.base, pair.next)] : undefined;
+    const key = `${k}|${st.run}|${st.level}|${'base' in pair ? diffKey(pair.base, pair.next) : pair.reason}|${entry?.status}`;
+    if (this.diffKeys[k] === key) return;
+    this.diffKeys[k] = key;
+    p.setDiff('base' in pair ? paneDiff(k, st.run, st.level, pair.base, pair.next, entry) : { side: null, reason: pair.reason, marks: null });
   }
 
   /** The legend's and status line's data: the active pane's op types, heat range, status counts; the main pane's size. */

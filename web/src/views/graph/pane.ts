@@ -12,6 +12,7 @@ import type { ApiClient } from '../../rpc/api';
 import { graphNodeCount, ItemKind, kGroupExpanded, kNone, type Layout } from '../../rpc/layout_binary';
 import type { ColorMode, PaneState } from '../../core/state';
 import { attachCameraInput, Camera } from './camera';
+import type { PaneDiff } from './diff_marks';
 import { Minimap } from './minimap';
 import { Canvas2DRenderer } from './renderer_canvas2d';
 import { createWebGLRenderer } from './renderer_webgl';
@@ -46,6 +47,8 @@ export class Pane {
   colorMode: ColorMode = 'op';
   /** Colour by compare metric: the compared run's node times (model node id → µs), or why there are none. */
   compare: { run: number | null; reason: string | null; times: Map<number, number> | null } = { run: null, reason: null, times: null };
+  /** Colour by diff: this pane's side of the diff of two runs (diff_marks.ts), or why there is none. */
+  diff: PaneDiff = { side: null, reason: null, marks: null };
   /** Highlight the ancestors and descendants of the selection. */
   lineage = false;
   /** Nodes matching the search. */
@@ -230,6 +233,7 @@ export class Pane {
     this.layout = layout;
     this.scene = new Scene(layout, {
       colorMode: this.colorMode, compareTimes: this.compare.times, compareRun: this.compare.run, compareReason: this.compare.reason,
+      diffMarks: this.diff.marks, diffSide: this.diff.side, diffReason: this.diff.reason,
     });
     this.nodeIndex.clear();
     const n = graphNodeCount(layout);
@@ -257,6 +261,16 @@ export class Pane {
   setCompare(c: { run: number | null; reason: string | null; times: Map<number, number> | null }): void {
     this.compare = c;
     if (this.colorMode !== 'compare' || !this.layout) return;
+    const cam = { s: this.cam.scale, tx: this.cam.tx, ty: this.cam.ty };
+    this.setLayout(this.layout);
+    this.cam.scale = cam.s; this.cam.pin(0, 0, cam.tx, cam.ty);
+    this.host.layoutChanged(this);
+  }
+
+  /** Sets this pane's side of the diff (colour by diff); rebuilds the scene when that mode shows. */
+  setDiff(d: PaneDiff): void {
+    this.diff = d;
+    if (this.colorMode !== 'diff' || !this.layout) return;
     const cam = { s: this.cam.scale, tx: this.cam.tx, ty: this.cam.ty };
     this.setLayout(this.layout);
     this.cam.scale = cam.s; this.cam.pin(0, 0, cam.tx, cam.ty);

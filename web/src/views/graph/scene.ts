@@ -5,12 +5,13 @@
 // Everything is a flat typed array so a 100k-node layout is a few buffers.
 
 import {
-  GroupKind, ItemKind, kEdgeReversed, kGroupVisible, kNone, kProfileBands, NodeStatus, opName, type Layout,
+  graphNodeCount, GroupKind, ItemKind, kEdgeReversed, kGroupVisible, kNone, kProfileBands, NodeStatus, opName, type Layout,
 } from '../../rpc/layout_binary';
 import {
-  darker, divergingColor, heatColor, kFaultFill, kFaultStroke, kFusedMark, kStatusFused, kStatusInserted, kStatusNotRun, kStatusRan, kStatusUnlinked, kGroupStyles, kInsertedStroke, kIoFill, kIoStroke, kNoDataFill, kNoDataStroke, mix, opColor, type Rgb,
+  darker, divergingColor, kDiffAdded, kDiffChanged, kDiffFaster, kDiffRemoved, kDiffRenamed, kDiffSame, kDiffSlower, heatColor, kFaultFill, kFaultStroke, kFusedMark, kStatusFused, kStatusInserted, kStatusNotRun, kStatusRan, kStatusUnlinked, kGroupStyles, kInsertedStroke, kIoFill, kIoStroke, kNoDataFill, kNoDataStroke, mix, opColor, type Rgb,
 } from '../../base/palette';
-import type { ColorMode } from '../../core/state';
+import type { ColorMode, DiffCounts } from '../../core/state';
+import { DiffKind, DiffTiming, type DiffMark } from './diff_marks';
 
 /**
  * Floats per rect instance: x y w h | fill rgba | stroke rgb, width | radius, flags, lod.
@@ -50,6 +51,31 @@ export interface SceneOptions {
   /** The compared run, or why none can be compared (for the legend). */
   compareRun?: number | null;
   compareReason?: string | null;
+  /** Colour by diff: per model node id its mark (diff_marks.ts); the pane's side, or why there is no diff. */
+  diffMarks?: Map<number, DiffMark> | null;
+  diffSide?: string | null;
+  diffReason?: string | null;
+}
+
+/** Colour by diff: a node's fill (structural change, else its time change) and, for a changed node that is also slower / faster, its outline. */
+export function diffFill(m: DiffMark | undefined): { fill: Rgb; outline: Rgb | null } {
+  if (!m) return { fill: kDiffSame, outline: null };
+  const timed = m.timing === DiffTiming.Slower ? kDiffSlower : m.timing === DiffTiming.Faster ? kDiffFaster : null;
+  switch (m.kind) {
+    case DiffKind.Added: return { fill: kDiffAdded, outline: timed };
+    case DiffKind.Removed: return { fill: kDiffRemoved, outline: timed };
+    case DiffKind.Changed: return { fill: kDiffChanged, outline: timed };
+    case DiffKind.Renamed: return { fill: kDiffRenamed, outline: timed };
+    default:
+      // Unchanged: the time change on the diverging scale, at least a
+      // quarter of its strength so that any significant change shows.
+      if (!timed) return { fill: kDiffSame, outline: null };
+      {
+        const x = Math.log2(Math.max(0.01, 1 + m.pct / 100));
+        const t = Math.sign(x || (m.timing === DiffTiming.Slower ? 1 : -1)) * Math.max(0.25, Math.min(1, Math.abs(x)));
+        return { fill: divergingColor(t), outline: null };
+      }
+  }
 }
 
 /** A time change within this factor counts as "the same" (legend counts). */
@@ -71,6 +97,8 @@ export interface HeatRange {
   status?: { ran: number; fused: number; inserted: number; notRun: number; unlinked: number };
   /** Colour by compare metric: items faster / slower / the same / without data in either run. */
   compare?: { run: number | null; reason: string | null; faster: number; slower: number; same: number; noData: number };
+  /** Colour by diff: the pane's nodes per change (folded ones included). */
+  diff?: DiffCounts;
 }
 export const kHeaderHeight = 24;
 export const kArrowLength = 8.4;
@@ -310,7 +338,7 @@ export class Scene {
     // nodes) and per frame, two sums: status: nodes that ran / nodes with
     // link data; compare: time / compared time over the nodes timed in both.
     const mode = options.colorMode;
-    const aggMode = mode === 'status' || mode === 'compare';
+    const aggMode = mode === 'status' || mode === 'compare' || mode === 'diff';
     const aggA = new Float64Array(aggMode ? l.itemCount : 0), aggB = new Float64Array(aggMode ? l.itemCount : 0);
     const frameA = new Float64Array(aggMode ? F : 0), frameB = new Float64Array(aggMode ? F : 0);
     const ranOf = (n: number): number => {
@@ -333,8 +361,20 @@ export class Scene {
         aggA[it] += t; aggB[it] += tc;
       }
     }
-    /** The colour of an aggregate (a, b) in the status / compare mode. */
+    // Colour by diff: per item, nodes that changed in structure / nodes.
+    const marks = mode === 'diff' ? options.diffMarks ?? null : null;
+    if (mode === 'diff') {
+      const n = graphNodeCount(l);
+      for (let i = 0; i < n; ++i) {
+        const it = l.nodeItem[i];
+        if (it === kNone || it >= l.itemCount) continue;
+        const m = marks?.get(l.nodeModelId[i]);
+        aggA[it] += m && m.kind !== DiffKind.Same ? 1 : 0; aggB[it] += 1;
+      }
+    }
+    /** The colour of an aggregate (a, b) in the status / compare / diff mode. */
     const aggColor = (a: number, b: number): Rgb => {
+      if (mode === 'diff') return a > 0 && b > 0 ? mix(kDiffSame, kDiffChanged, 0.3 + 0.7 * Math.min(1, a / b)) : kDiffSame;
       if (!(b > 0)) return mode === 'status' ? kStatusUnlinked : kNoDataFill;
       return mode === 'status' ? mix(kStatusNotRun, kStatusRan, a / b) : divergingColor(Math.log2(a / b));
     };
@@ -393,6 +433,22 @@ export class Scene {
         else cmp.same++;
       }
       this.heat.compare = cmp;
+    }
+    if (mode === 'diff') {
+      const d: DiffCounts = {
+        side: options.diffSide ?? null, reason: options.diffReason ?? null, added: 0, removed: 0, changed: 0, renamed: 0, same: 0, slower: 0, faster: 0,
+      };
+      if (marks) {
+        const n = graphNodeCount(l);
+        for (let i = 0; i < n; ++i) {
+          const m = marks.get(l.nodeModelId[i]);
+          const kind = m?.kind ?? DiffKind.Same;
+          if (kind === DiffKind.Added) d.added++; else if (kind === DiffKind.Removed) d.removed++;
+          else if (kind === DiffKind.Changed) d.changed++; else if (kind === DiffKind.Renamed) d.renamed++; else d.same++;
+          if (m?.timing === DiffTiming.Slower) d.slower++; else if (m?.timing === DiffTiming.Faster) d.faster++;
+        }
+      }
+      this.heat.diff = d;
     }
     // A silhouette stands for the frame's nodes at once, so it shows their
     // aggregate in the colour mode: the mean time per node with time (so
@@ -469,6 +525,12 @@ export class Scene {
         if (this.statusCounts) this.statusCounts[st] = (this.statusCounts[st] ?? 0) + 1;
         c = heatMode ? (t >= 0 ? heatOf(t) : kNoDataFill) : opColor(op);
         if (mode === 'compare') c = aggColor(aggA[i], aggB[i]);
+        let diffOutline: Rgb | null = null;
+        if (mode === 'diff') {
+          const df = diffFill(marks?.get(l.nodeModelId[l.itemRef[i]]));
+          c = df.fill;
+          diffOutline = df.outline;
+        }
         if (mode === 'status') {
           const n = l.itemRef[i];
           c = st === NodeStatus.None ? kStatusUnlinked : st === NodeStatus.Inserted ? kStatusInserted
@@ -479,8 +541,9 @@ export class Scene {
         }
         let stroke = (heatMode && t < 0) || (mode === 'compare' && !(aggB[i] > 0)) ? kNoDataStroke : darker(c);
         let sw = 1, flags = 0;
-        if (st === NodeStatus.NotExecuted) { c = mix(c, [1, 1, 1], 0.65); stroke = mix(stroke, [1, 1, 1], 0.5); }
+        if (st === NodeStatus.NotExecuted && mode !== 'diff') { c = mix(c, [1, 1, 1], 0.65); stroke = mix(stroke, [1, 1, 1], 0.5); }
         if (st === NodeStatus.Inserted) { stroke = kInsertedStroke; sw = 2; flags = kRectDashed; }
+        if (diffOutline) { stroke = diffOutline; sw = 3; }
         pushRect(rb, x, y, w, h, c, 1, stroke, sw, 6, flags, lod);
         // Fused: a badge at the top-right corner.
         if (st === NodeStatus.Fused && w > 16 && h > 12) pushRect(rb, x + w - 11, y + 3, 8, 8, kFusedMark, 1, darker(kFusedMark), 1, 4, 0, lod);
