@@ -8,7 +8,8 @@
 // run on screen), alignment, zoom to the selection.
 
 import type { Action, AppState } from '../../core/state';
-import { runUsable } from '../../core/state';
+import { diffKey, runUsable, timelineDiffPair } from '../../core/state';
+import { fmtPct, slowerLabels } from './diff_marks';
 import type { ViewContext, ViewInstance, ViewMount, ViewPlugin } from '../../core/view';
 import { el } from '../../widgets/dom';
 import { TimelineView } from './timeline_view';
@@ -29,8 +30,8 @@ class TimelineTab implements ViewInstance {
   private readonly compareSel: HTMLSelectElement;
   private readonly alignSel: HTMLSelectElement;
   /** What was last handed to the view (so each part is applied once, and again after a reopen). */
-  private applied: { compare: string; tasks: number[] | null; path: number[] | null; opFilter: string | null; zoom: unknown } =
-    { compare: '', tasks: null, path: null, opFilter: null, zoom: null };
+  private applied: { compare: string; tasks: number[] | null; path: number[] | null; opFilter: string | null; zoom: unknown; diff: unknown } =
+    { compare: '', tasks: null, path: null, opFilter: null, zoom: null, diff: null };
 
   constructor(private readonly ctx: ViewContext, private readonly mount: ViewMount) {
     const tools = mount.tools;
@@ -130,7 +131,7 @@ class TimelineTab implements ViewInstance {
       }, { forceCanvas2d: this.ctx.options.forceCanvas2d, stats: this.ctx.stats });
     }
     const view = this.view;
-    this.applied = { compare: '', tasks: null, path: null, opFilter: null, zoom: null };
+    this.applied = { compare: '', tasks: null, path: null, opFilter: null, zoom: null, diff: null };
     // The clock first, so the first window is already in it.
     if (view.state.clock !== s.clock) view.setClock(s.clock);
     view.setPins(this.ctx.store.state.timelinePins);
@@ -160,6 +161,27 @@ class TimelineTab implements ViewInstance {
       const was = a.compare;
       a.compare = compareKey;
       if (valid || was) view.setCompareRun(valid ? cmp : null, s.align);
+    }
+    // Compare marks: the op types the diff of the main run against the
+    // compare run found slower (the diff controller asks for it).
+    const pair = valid ? timelineDiffPair(s) : null;
+    const entry = pair ? s.diffs[diffKey(pair.base, pair.next)] ?? null : null;
+    if (entry !== a.diff) {
+      a.diff = entry;
+      if (!entry) view.setSlower(null);
+      else if (entry.status === 'loading') view.setSlower({ labels: [], note: `diff of run ${entry.base} → run ${entry.next}…` });
+      else if (entry.status === 'error' || !entry.report) view.setSlower({ labels: [], note: `diff: ${entry.error ?? 'no answer'}` });
+      else {
+        const slower = slowerLabels(entry.report);
+        const total = entry.report.timing?.total;
+        const head = total ? `total ${fmtPct(total.delta_pct)} (${total.verdict})` : 'no timing in the diff';
+        view.setSlower({
+          labels: slower.map((d) => d.key),
+          note: slower.length
+            ? `${head} · slower in run ${entry.next}: ${slower.slice(0, 4).map((d) => `${d.key} ${fmtPct(d.delta_pct)}`).join(', ')}${slower.length > 4 ? ` +${slower.length - 4}` : ''}`
+            : `${head} · no op type slower beyond the noise`,
+        });
+      }
     }
     const r = s.resolved;
     // The op-type filter of an op-type selection (cleared with it).

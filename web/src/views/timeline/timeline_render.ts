@@ -95,7 +95,15 @@ export interface TimelineFrame {
   cursorX: number | null;
   /** The main run's runs / iterations (trace `runs`), drawn as a band under the axis ticks. */
   runs: { startNs: number; endNs: number }[];
+  /**
+   * Compare marks of a diff: tasks of `source` whose label (op type) got
+   * slower beyond the noise get a red bar along their top; null: none.
+   */
+  slower?: { source: number; labels: ReadonlySet<string> } | null;
 }
+
+/** The compare marks' colour (the diff's "slower"). */
+export const kSlowerMark = '#b2182b';
 
 // ---- time formatting ----
 
@@ -212,6 +220,8 @@ export class TimelineRenderer {
   private charW = 6.2;
   lastFrameMs = 0;
   lastItemsDrawn = 0;
+  /** Boxes given a compare mark in the last frame (the tests read it). */
+  lastSlowerMarked = 0;
   lastRectsDrawn = 0;
 
   constructor(readonly canvas: HTMLCanvasElement) {
@@ -333,6 +343,7 @@ export class TimelineRenderer {
     this.copyBucket.xywh.length = 0;
     this.syncBucket.xywh.length = 0;
     const texts: number[] = []; // x, y, w, source, item
+    const slowRects: number[] = []; // x, y, w: the compare marks
     let drawn = 0;
     for (const l of f.lanes) {
       const src = f.sources[l.source];
@@ -345,6 +356,9 @@ export class TimelineRenderer {
       const off = src.offsetNs;
       const vs = f.viewStart - off, ve = f.viewEnd - off;
       const byLabel = this.labelBuckets(w);
+      // Compare marks: per label string of this window, whether it got slower.
+      const slow = f.slower && f.slower.source === l.source ? f.slower.labels : null;
+      const slowOf: (boolean | undefined)[] = [];
       for (let r = 0; r < l.rows; ++r) {
         const ri = w.rows.get(rowKey(l.track.id, r));
         if (!ri) continue;
@@ -365,6 +379,7 @@ export class TimelineRenderer {
           const kind = w.kind[i];
           const bucket = kind === TaskKind.DataMovement ? this.copyBucket
             : kind === TaskKind.Sync ? this.syncBucket : (byLabel[w.label[i]] ??= this.bucketFor(w.str(w.label[i])));
+          if (slow && (slowOf[w.label[i]] ??= slow.has(w.str(w.label[i])))) slowRects.push(x0, ry, bw);
           if (w.flags[i] & kFlagAggregate || bw <= 3) {
             // Density: an aggregate's bar height is the busy fraction of its extent.
             const bh = w.flags[i] & kFlagAggregate ? Math.max(1, Math.round(rh * Math.min(1, w.busy[i]))) : rh;
@@ -395,6 +410,12 @@ export class TimelineRenderer {
       ctx.fillStyle = b.style;
       for (let k = 0; k < a.length; k += 4) ctx.fillRect(a[k], a[k + 1], a[k + 2], a[k + 3]);
     }
+    // The compare marks over the boxes: a 3 px bar along the top of each.
+    if (slowRects.length) {
+      ctx.fillStyle = kSlowerMark;
+      for (let k = 0; k < slowRects.length; k += 3) ctx.fillRect(slowRects[k], slowRects[k + 1], Math.max(2, slowRects[k + 2]), 3);
+    }
+    this.lastSlowerMarked = slowRects.length / 3;
     this.lastItemsDrawn = drawn;
     let rects = 0;
     for (const b of [...this.buckets.values(), this.copyBucket, this.syncBucket]) rects += b.xywh.length / 4;

@@ -26,7 +26,7 @@ import {
 } from '../../rpc/timeline_api';
 import { firstVisible, kFlagAggregate, kFlagLinked, kTaskKindNames, rowKey, type TimelineWindow } from '../../rpc/timeline_binary';
 import {
-  formatBytes, formatDuration, kAxisH, kCounterH, kCounterLine, kFilteredLaneH, kPinHitW, kCopyFill, kCopyStripe, kGroupH, kGutterW, kLanePad, kRowH, kSyncFill, kSyncStripe,
+  formatBytes, formatDuration, kAxisH, kCounterH, kCounterLine, kFilteredLaneH, kPinHitW, kCopyFill, kCopyStripe, kGroupH, kGutterW, kLanePad, kRowH, kSlowerMark, kSyncFill, kSyncStripe,
   rowBox, TimelineRenderer, type FlowArrow, type GroupBand, type Lane, type OverlayTask, type TimelineFrame,
 } from './timeline_render';
 
@@ -149,12 +149,14 @@ export class TimelineView {
   private readonly disposers: (() => void)[] = [];
   private controls: {
     clock: HTMLSelectElement; op: HTMLInputElement; name: HTMLInputElement; kinds: HTMLInputElement[];
-    ops: HTMLDataListElement; compare: HTMLSpanElement; allTracks: HTMLButtonElement;
+    ops: HTMLDataListElement; compare: HTMLSpanElement; slower: HTMLSpanElement; allTracks: HTMLButtonElement;
     steady: HTMLButtonElement; setup: HTMLButtonElement; steps: HTMLButtonElement; opened: HTMLSpanElement;
   } | null = null;
 
   private sources: RunSource[] = [];
   private compareRun: number | null = null;
+  /** The compare marks of a diff (setSlower). */
+  private slower: { labels: Set<string>; note: string } | null = null;
   private compareAlign: 'start' | 'first_run' = 'start';
   private compareSeq = 0;
   private clock: Clock = 'raw';
@@ -443,6 +445,23 @@ export class TimelineView {
     if (this.highlighted.length) {
       this.focusRange(Math.min(...this.highlighted.map((t) => t.startNs)), Math.max(...this.highlighted.map((t) => t.endNs)));
     }
+  }
+
+  /**
+   * Compare marks from a diff of the main run (base) against the compare
+   * run (new): the compare run's tasks of op types that got slower beyond
+   * the noise get a red bar on top; `note` goes beside the compare status.
+   * Null clears them.
+   */
+  setSlower(marks: { labels: string[]; note: string } | null): void {
+    this.slower = marks ? { labels: new Set(marks.labels), note: marks.note } : null;
+    if (this.controls) this.controls.slower.textContent = marks?.note ?? '';
+    this.requestRender();
+  }
+
+  /** What setSlower gave (for the tests: `slowerState()`), and the boxes marked in the last frame. */
+  slowerState(): { labels: string[]; note: string; marked: number } | null {
+    return this.slower ? { labels: [...this.slower.labels], note: this.slower.note, marked: this.renderer.lastSlowerMarked } : null;
   }
 
   setCompareRun(run: number | null, align: 'start' | 'first_run' = 'start'): void {
@@ -887,6 +906,7 @@ export class TimelineView {
       area: this.area, message: this.message, traceSpanNs: main ? main.meta.end_ns - main.meta.start_ns : 0,
       cursorX: this.mouse.x >= kGutterW && this.mouse.y >= 0 ? this.mouse.x : null,
       runs: main ? main.meta.runs.map((r) => ({ startNs: r.start_ns, endNs: r.end_ns })) : [],
+      slower: this.slower && this.sources[1] ? { source: 1, labels: this.slower.labels } : null,
     };
     this.renderer.draw(frame);
     this.stats.sample('timeline.frame_ms', this.renderer.lastFrameMs);
@@ -1265,6 +1285,7 @@ export class TimelineView {
       sw('transparent', 'selected', 'the selected task', rgbCss(kSelectColor)),
       sw('transparent', 'highlighted', 'tasks of the selection in other views', rgbCss(kMatchColor)),
       sw('transparent', 'path', 'critical / dependency path', rgbCss(kLineageColor)),
+      sw(`linear-gradient(to bottom, ${kSlowerMark} 3px, #f3f4f6 3px)`, 'slower', 'compare: op types the diff found slower in the compared run (red bar on top)'),
     );
     const compare = mk('span', { className: 'mi-tl-status' });
     compare.style.marginLeft = '0';
@@ -1297,8 +1318,11 @@ export class TimelineView {
     filters.id = 'mi-tl-filters';
     const legendMenu = popover('legend', 'what the colours and outlines mean', legend);
     legendMenu.id = 'mi-tl-legend-menu';
-    bar.append(steady, setup, fit, steps, opened, allTracks, op, ops, name, filters, legendMenu, compare);
-    this.controls = { clock, op, name, kinds, ops, compare, allTracks, steady, setup, steps, opened };
+    const slower = mk('span', { className: 'mi-tl-status mi-tl-slower' });
+    slower.style.color = kSlowerMark;
+    slower.textContent = this.slower?.note ?? '';
+    bar.append(steady, setup, fit, steps, opened, allTracks, op, ops, name, filters, legendMenu, compare, slower);
+    this.controls = { clock, op, name, kinds, ops, compare, slower, allTracks, steady, setup, steps, opened };
   }
 }
 
