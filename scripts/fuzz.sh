@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ ${#TARGETS[@]} -eq 0 ]; then
-  for src in src/importers/*/*_fuzzer.cc src/session/*_fuzzer.cc; do
+  for src in src/importers/*/*_fuzzer.cc src/session/*_fuzzer.cc src/diff/*_fuzzer.cc; do
     name=$(basename "$src" .cc)
     TARGETS+=("${name%_fuzzer}")
   done
