@@ -237,7 +237,15 @@ void DiffTiming(const RunDigest& base, const RunDigest& next,
     }
     if (nl == nullptr) continue;
     std::vector<std::pair<int64_t, int64_t>> matches;
-    {
+    const LevelDiff* level_diff = nullptr;
+    for (const LevelDiff& l : report->structure) {
+      if (l.level == bl.level) level_diff = &l;
+    }
+    if (level_diff != nullptr) {
+      matches = level_diff->matches;
+    } else {
+      // No structural diff of this level (a caller diffing timing alone):
+      // nodes of one name are one node.
       std::unordered_map<std::string, int64_t> by_name;
       for (size_t j = 0; j < nl->nodes.size(); ++j) {
         by_name.emplace(nl->nodes[j].name, static_cast<int64_t>(j));
