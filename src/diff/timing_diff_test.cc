@@ -171,6 +171,85 @@ TEST(DigestTiming, HandBuiltTwoStreamSteps) {
             (std::vector<std::string>{"device 0 \u00b7 stream 7"}));
 }
 
+// A CPU-only run (host ops, self time) on two threads: keys name the
+// threads by their work, not by the ids the OS gave them, so two runs of a
+// model line up.
+RunDigest HostDigest(int64_t busy_tid, int64_t idle_tid) {
+  TimingFixture f;
+  TrackId idle = f.HostThread(idle_tid);
+  TrackId busy = f.HostThread(busy_tid);
+  auto op = [&](TrackId t, int64_t start, int64_t end) {
+    TaskSpec spec;
+    spec.kind = TaskKind::kHostOp;
+    spec.name = "aten::mm";
+    spec.start_ns = start;
+    spec.duration_ns = end - start;
+    f.Add(t, spec);
+  };
+  op(busy, 0, 300);
+  op(idle, 100, 200);
+  f.Finish();
+  analysis::AnalysisContext run;
+  run.model = &f.model;
+  run.trace = &f.trace;
+  run.links = &f.links;
+  RunDigest d;
+  diff::DigestTiming(run, &d);
+  return d;
+}
+
+TEST(DigestTiming, HostThreadKeysAreStableAcrossRuns) {
+  for (const RunDigest& d : {HostDigest(4242, 17), HostDigest(9, 5000)}) {
+    EXPECT_EQ(d.runs_from, "whole trace");
+    ASSERT_EQ(d.streams.size(), 2u);
+    EXPECT_EQ(d.streams[0].key, "host thread #1");
+    EXPECT_EQ(d.streams[0].run_ns, (std::vector<int64_t>{300}));
+    EXPECT_EQ(d.streams[1].key, "host thread #2");
+    EXPECT_EQ(d.streams[1].run_ns, (std::vector<int64_t>{100}));
+    // Threads of one process run beside each other: [100, 200).
+    EXPECT_EQ(d.streams[0].overlapped_ns, (std::vector<int64_t>{100}));
+    ASSERT_EQ(d.stream_pairs.size(), 1u);
+    EXPECT_EQ(d.stream_pairs[0].overlap_ns, (std::vector<int64_t>{100}));
+    // Wall: 0 .. 300.
+    EXPECT_EQ(d.total.run_ns, (std::vector<int64_t>{300}));
+  }
+}
+
+// Two ranks, one step each: keys carry the rank, the streams of two ranks
+// never overlap each other (two devices), and the slower rank's span is
+// the step's wall time.
+TEST(DigestTiming, RanksPrefixKeysAndTheSlowestRankIsTheWall) {
+  TimingFixture f;
+  const char* names[] = {"r0", "r1"};
+  const int64_t ends[] = {100, 250};
+  for (int rank = 0; rank < 2; ++rank) {
+    SourceId s = f.Source(names[rank], rank);
+    TrackId stream = f.Stream(0, 7, s);
+    uint32_t r = f.trace.AddRun({f.pool.Intern("ProfilerStep#1"), 0, 300, s});
+    TaskSpec spec;
+    spec.name = "gemm";
+    spec.start_ns = 0;
+    spec.duration_ns = ends[rank];
+    spec.run = r;
+    f.Add(stream, spec);
+  }
+  f.Finish();
+  analysis::AnalysisContext run;
+  run.model = &f.model;
+  run.trace = &f.trace;
+  run.links = &f.links;
+  RunDigest d;
+  diff::DigestTiming(run, &d);
+  ASSERT_EQ(d.run_count, 1);
+  EXPECT_EQ(d.total.run_ns, (std::vector<int64_t>{250}));
+  EXPECT_EQ(d.total.overlapped_ns, (std::vector<int64_t>{0}));
+  ASSERT_EQ(d.streams.size(), 2u);
+  EXPECT_EQ(d.streams[0].key, "rank 0 \u00b7 device 0 \u00b7 stream 7");
+  EXPECT_EQ(d.streams[0].run_ns, (std::vector<int64_t>{100}));
+  EXPECT_EQ(d.streams[1].key, "rank 1 \u00b7 device 0 \u00b7 stream 7");
+  EXPECT_TRUE(d.stream_pairs.empty());
+}
+
 // A digest with one series per kind, values per run given.
 RunDigest Synthetic(std::vector<int64_t> total, std::vector<int64_t> op,
                     std::vector<int64_t> op_overlap) {
