@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Validates the hand-filled diff reports (src/report/report_samples.cc,
-printed by diff_json_samples) against docs/reference/schemas/diff.schema.json,
+printed by `diff_report_samples json`) against docs/reference/schemas/diff.schema.json,
 and checks that the schema is strict enough to fail: a report missing a
 field, with an unknown field, or with a wrong verdict is rejected.
 
-Usage: validate_diff_samples.py DIFF_JSON_SAMPLES SCHEMA
+Usage: validate_diff_samples.py DIFF_REPORT_SAMPLES SCHEMA
 """
 import copy
 import json
@@ -20,7 +20,7 @@ def main():
         schema = json.load(f)
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
-    out = subprocess.run([exe], check=True, capture_output=True).stdout
+    out = subprocess.run([exe, "json"], check=True, capture_output=True).stdout
     docs = {}
     for line in out.decode("utf-8").splitlines():
         name, text = line.split("\t", 1)

@@ -1,7 +1,7 @@
 #pragma once
 
 // Diff reports filled in by hand, for the renderers' tests and the JSON
-// schema check (diff_json_samples): every field set, every verdict and
+// schema check (diff_report_samples): every field set, every verdict and
 // change kind present once, names holding markup, quotes, control
 // characters and bytes that are not UTF-8. The numbers are written out in
 // report_samples.cc with how they relate (delta = new - base, ...), so the
