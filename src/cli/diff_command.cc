@@ -195,11 +195,13 @@ int RunDiff(const DiffFlags& flags) {
   // gate failed.
   bool report_on_terminal = flags.out.empty() && flags.format == "text";
   if (!report_on_terminal && !flags.quiet) {
-    std::string lines = "model-inspector: diff: " + report::Headline(*report);
+    std::fprintf(stderr, "model-inspector: diff: %s\n",
+                 report::Headline(*report).c_str());
     for (const RuleOutcome& r : report->rules) {
-      if (r.crossed) lines += "\n  " + r.message;
+      if (r.crossed) {
+        std::fprintf(stderr, "  %s\n", EscapeForTerminal(r.message).c_str());
+      }
     }
-    std::fprintf(stderr, "%s\n", EscapeForTerminal(lines).c_str());
   }
   return report->failed ? 1 : 0;
 }

@@ -179,7 +179,11 @@ Section TimingTable(std::string title, const std::vector<TimingDelta>& rows,
   Section s;
   s.table = {std::move(title), kTimingHeader, {}};
   s.table.numeric = kTimingNumeric;
-  for (const TimingDelta& d : rows) s.table.rows.push_back(TimingRow(d, d.key));
+  for (const TimingDelta& d : rows) {
+    // A node is named with its level: one name can be in both.
+    s.table.rows.push_back(
+        TimingRow(d, d.level.empty() ? d.key : d.key + " (" + d.level + ")"));
+  }
   Cut(s, max_rows);
   return s;
 }
@@ -193,7 +197,10 @@ Section TopTimingTable(const DiffReport& report, size_t max_rows) {
   auto add = [&](const std::vector<TimingDelta>& v, std::string_view kind) {
     for (const TimingDelta& d : v) {
       if (d.verdict == "same") continue;
-      items.push_back({&d, fmt::format("{} {}", kind, d.key)});
+      items.push_back({&d, d.level.empty()
+                               ? fmt::format("{} {}", kind, d.key)
+                               : fmt::format("{} {} ({})", kind, d.key,
+                                             d.level)});
     }
   };
   add(report.op_types, "op");

@@ -105,8 +105,8 @@ TEST(Tables, TopTimingChangesByAbsoluteDelta) {
   std::vector<std::string> keys;
   for (const auto& row : s.table.rows) keys.push_back(row[0]);
   EXPECT_EQ(keys,
-            (std::vector<std::string>{"op Conv", "stream gpu0/s7", "node conv1",
-                                      "op BatchNormalization", "node relu2"}));
+            (std::vector<std::string>{"op Conv", "stream gpu0/s7", "node conv1 (framework)",
+                                      "op BatchNormalization", "node relu2 (framework)"}));
   Section cut = TopTimingTable(samples::RegressedReport(), 2);
   EXPECT_EQ(cut.table.rows.size(), 2u);
   EXPECT_EQ(cut.left_out, 3u);
