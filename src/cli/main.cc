@@ -12,6 +12,7 @@
 #include "cli/diagnose_command.h"
 #include "cli/export_command.h"
 #include "cli/export_model_explorer_command.h"
+#include "cli/history_command.h"
 #include "cli/list_diagnostics_command.h"
 #include "cli/open_command.h"
 #include "cli/path_command.h"
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
   mi::cli::RegisterCheckCommand(app, &exit_code);
   mi::cli::RegisterAnalyzeCommand(app, &exit_code);
   mi::cli::RegisterClusterCommand(app, &exit_code);
+  mi::cli::RegisterHistoryCommand(app, &exit_code);
   mi::cli::RegisterSeedOptions(app, &exit_code);
   mi::cli::AddMemoryLimitOption(&app);
   if (int rc = mi::cli::CheckMemoryLimitEnvironment(); rc != 0) return rc;
