@@ -1,0 +1,229 @@
+"""The run history from the command line: `history list|show|add|baseline|
+trend`, `export --record`, and the errors for stores that are not ours.
+
+The store's own guarantees (a writer killed mid-write, concurrent writers)
+are tested in src/history/history_store_test.cc with writer processes."""
+import json
+import os
+import sqlite3
+import subprocess
+
+import pytest
+
+from conftest import BINARY, FIXTURES, committed
+
+RESNET = FIXTURES / "resnet18"
+
+
+def mi_env(*args, env=None, check=True):
+    full = dict(os.environ)
+    full.pop("MODEL_INSPECTOR_HISTORY", None)
+    full.update(env or {})
+    proc = subprocess.run([BINARY, *map(str, args)], capture_output=True, text=True,
+                          timeout=300, env=full)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"model-inspector {' '.join(map(str, args))} exited "
+                             f"{proc.returncode}: {proc.stderr}")
+    return proc
+
+
+def runs_json(history, *extra):
+    out = mi_env("history", "list", "--history", history, "--format", "json", *extra)
+    doc = json.loads(out.stdout)
+    assert doc["schema"] == "model-inspector/history-runs/1"
+    assert doc["history"] == str(history)
+    return doc["runs"]
+
+
+def test_export_record_then_list_and_show(tmp_path):
+    history = tmp_path / "h.db"
+    model = committed(RESNET / "model.onnx")
+    optimized = committed(RESNET / "ort_all" / "model.optimized.onnx")
+    profile = committed(RESNET / "ort_all" / "onnxruntime_profile.json")
+    out = mi_env("export", model, optimized, profile, "--out", tmp_path / "ex", "--record",
+                 "--history", history, "--model-name", "resnet18", "--label", "ci-41",
+                 "--commit", "0123456789abcdef")
+    assert (tmp_path / "ex" / "graph.json").exists()
+    assert f"recorded run 1 (model resnet18) in {history}" in out.stdout
+    runs = runs_json(history)
+    assert len(runs) == 1
+    run = runs[0]
+    assert run["id"] == 1
+    assert run["model"] == "resnet18"
+    assert run["label"] == "ci-41"
+    assert run["git_commit"] == "0123456789abcdef"
+    assert run["inputs"] == [str(model), str(optimized), str(profile)]
+    assert run["tool_version"] == mi_env("--version").stdout.split()[-1]
+    assert run["host"] == os.uname().nodename
+    # ISO 8601 UTC, to the second.
+    assert len(run["created_utc"]) == 20 and run["created_utc"].endswith("Z")
+
+    show = mi_env("history", "show", "1", "--history", history, "--format", "json")
+    doc = json.loads(show.stdout)
+    assert doc["run"] == run
+    assert doc["baselines"] == []
+    text = mi_env("history", "show", "1", "--history", history).stdout
+    assert "label:         ci-41" in text
+    assert "git commit:    0123456789abcdef" in text
+
+
+def test_add_list_filter_and_limit(tmp_path):
+    history = tmp_path / "h.db"
+    run_dir = committed(RESNET / "ort_all")
+    for model, label in [("a", "one"), ("b", "two"), ("a", "three")]:
+        out = mi_env("history", "add", run_dir, "--history", history, "--model", model,
+                     "--label", label)
+        assert f"(model {model})" in out.stdout
+    runs = runs_json(history)
+    # Newest first, ids increasing in the order recorded.
+    assert [(r["id"], r["model"], r["label"]) for r in runs] == [
+        (3, "a", "three"), (2, "b", "two"), (1, "a", "one")]
+    assert [r["id"] for r in runs_json(history, "--model", "a")] == [3, 1]
+    assert [r["id"] for r in runs_json(history, "--limit", "1")] == [3]
+    text = mi_env("history", "list", "--history", history).stdout
+    assert "run history" in text and "(3 runs, newest first)" in text
+    # An unknown model: the error names the models held.
+    bad = mi_env("history", "list", "--history", history, "--model", "zzz", check=False)
+    assert bad.returncode == 3
+    assert "models: 'a' (2 runs), 'b' (1 run)" in bad.stderr
+
+
+def test_add_several_runs_at_once(tmp_path):
+    history = tmp_path / "h.db"
+    out = mi_env("history", "add", committed(RESNET / "ort_all"),
+                 committed(RESNET / "ort_extended"), "--history", history, "--model", "r")
+    assert out.stdout.count("recorded run") == 2
+    runs = runs_json(history)
+    assert [r["inputs"] for r in runs] == [[str(RESNET / "ort_extended")],
+                                          [str(RESNET / "ort_all")]]
+
+
+def test_baselines_set_replace_list_and_errors(tmp_path):
+    history = tmp_path / "h.db"
+    run_dir = committed(RESNET / "ort_all")
+    for label in ("r1", "r2", "r3"):
+        mi_env("history", "add", run_dir, "--history", history, "--model", "m",
+               "--label", label)
+    out = mi_env("history", "baseline", "set", "main", "1", "--history", history)
+    assert out.stdout.strip() == f"baseline main = run 1 (model m, label r1) in {history}"
+    mi_env("history", "baseline", "set", "main", "latest", "--history", history)
+    mi_env("history", "baseline", "set", "old", "2", "--history", history)
+    doc = json.loads(mi_env("history", "baseline", "list", "--history", history,
+                            "--format", "json").stdout)
+    assert doc["schema"] == "model-inspector/history-baselines/1"
+    assert [(b["name"], b["run_id"]) for b in doc["baselines"]] == [("main", 3), ("old", 2)]
+    # `show` takes a baseline name.
+    shown = json.loads(mi_env("history", "show", "main", "--history", history,
+                              "--format", "json").stdout)
+    assert shown["run"]["id"] == 3 and shown["baselines"] == ["main"]
+
+    bad_run = mi_env("history", "baseline", "set", "main", "9", "--history", history,
+                     check=False)
+    assert bad_run.returncode == 3
+    assert f"{history}: no run 9 in the run history (it holds 3 runs, ids 1 to 3" \
+        in bad_run.stderr
+    bad_name = mi_env("history", "show", "release", "--history", history, check=False)
+    assert bad_name.returncode == 3
+    assert "no baseline 'release' (baselines: 'main' (run 3), 'old' (run 2))" \
+        in bad_name.stderr
+    numeric = mi_env("history", "baseline", "set", "42", "1", "--history", history,
+                     check=False)
+    assert numeric.returncode == 2
+    # Unchanged by the failures.
+    doc = json.loads(mi_env("history", "baseline", "list", "--history", history,
+                            "--format", "json").stdout)
+    assert [(b["name"], b["run_id"]) for b in doc["baselines"]] == [("main", 3), ("old", 2)]
+
+
+def test_trend_is_oldest_first_per_model(tmp_path):
+    history = tmp_path / "h.db"
+    run_dir = committed(RESNET / "ort_all")
+    for model, label in [("m", "a"), ("n", "x"), ("m", "b"), ("m", "c")]:
+        mi_env("history", "add", run_dir, "--history", history, "--model", model,
+               "--label", label, "--commit", "c-" + label)
+    doc = json.loads(mi_env("history", "trend", "m", "--history", history,
+                            "--format", "json").stdout)
+    assert doc["schema"] == "model-inspector/history-trend/1"
+    assert doc["model"] == "m"
+    assert [(p["run_id"], p["label"], p["git_commit"]) for p in doc["points"]] == [
+        (1, "a", "c-a"), (3, "b", "c-b"), (4, "c", "c-c")]
+    text = mi_env("history", "trend", "m", "--history", history).stdout
+    assert "total time of m across 3 runs" in text
+    missing = mi_env("history", "trend", "nope", "--history", history, check=False)
+    assert missing.returncode == 3
+    assert "no run of model 'nope' (models: 'm' (3 runs), 'n' (1 run))" in missing.stderr
+
+
+def test_default_path_is_created_in_the_data_directory(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "XDG_DATA_HOME": ""}
+    mi_env("history", "add", committed(RESNET / "ort_all"), "--model", "m", env=env)
+    store = home / ".local" / "share" / "model-inspector" / "history.db"
+    assert store.is_file()
+    assert len(json.loads(mi_env("history", "list", "--format", "json",
+                                 env=env).stdout)["runs"]) == 1
+    # XDG_DATA_HOME wins over HOME; MODEL_INSPECTOR_HISTORY over both.
+    xdg = tmp_path / "xdg"
+    mi_env("history", "add", committed(RESNET / "ort_all"), "--model", "m",
+           env={"HOME": str(home), "XDG_DATA_HOME": str(xdg)})
+    assert (xdg / "model-inspector" / "history.db").is_file()
+    named = tmp_path / "named" / "runs.db"
+    mi_env("history", "add", committed(RESNET / "ort_all"), "--model", "m",
+           env={"HOME": str(home), "MODEL_INSPECTOR_HISTORY": str(named)})
+    assert named.is_file()
+
+
+def test_missing_foreign_and_newer_stores(tmp_path):
+    missing = mi_env("history", "list", "--history", tmp_path / "none.db", check=False)
+    assert missing.returncode == 3
+    assert f"{tmp_path / 'none.db'}: no run history here" in missing.stderr
+    assert not (tmp_path / "none.db").exists()
+
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database\n")
+    foreign = mi_env("history", "add", committed(RESNET / "ort_all"), "--history", text,
+                     check=False)
+    assert foreign.returncode == 4
+    assert f"{text}: not a model-inspector run history: not an SQLite 3 database" \
+        in foreign.stderr
+    assert text.read_text() == "not a database\n"
+
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE TASK (id INTEGER)")
+    wrong = mi_env("history", "list", "--history", other, check=False)
+    assert wrong.returncode == 4
+    assert "an SQLite database, but not a model-inspector run history (tables: TASK;" \
+        in wrong.stderr
+
+    newer = tmp_path / "newer.db"
+    mi_env("history", "add", committed(RESNET / "ort_all"), "--history", newer,
+           "--model", "m")
+    with sqlite3.connect(newer) as db:
+        db.execute("UPDATE history_schema SET value = '2' WHERE key = 'version'")
+    refused = mi_env("history", "list", "--history", newer, check=False)
+    assert refused.returncode == 5
+    assert "run history schema version 2 is newer than this model-inspector reads " \
+        "(version 1)" in refused.stderr
+
+
+def test_record_options_need_record(tmp_path):
+    proc = mi_env("export", committed(RESNET / "model.onnx"), "--out", tmp_path / "ex",
+                  "--label", "x", check=False)
+    assert proc.returncode == 2
+    assert "go with --record" in proc.stderr
+
+
+def test_store_written_by_the_cli_is_wal_and_versioned(tmp_path):
+    history = tmp_path / "h.db"
+    mi_env("history", "add", committed(RESNET / "ort_all"), "--history", history,
+           "--model", "m")
+    # Read by Python's own SQLite: the documented schema.
+    with sqlite3.connect(history) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert dict(db.execute("SELECT key, value FROM history_schema")) == {
+            "format": "model-inspector/history", "version": "1"}
+        row = db.execute("SELECT model, digest_encoding, digest_size, length(digest) "
+                         "FROM runs").fetchone()
+    assert row[0] == "m" and row[1] == "zlib" and row[2] > 0 and row[3] > 0
