@@ -218,6 +218,11 @@ struct LevelDiff {
   int64_t changed = 0;
   int64_t renamed = 0;
   std::vector<NodeChange> changes;  // every node not equal, graph order
+  // Every matched pair, equal or not: (index into the base digest level's
+  // nodes, index into the new one's), in base graph order. For
+  // "framework->compiled" the base side is the framework level. The timing
+  // diff compares matched nodes through it.
+  std::vector<std::pair<int64_t, int64_t>> matches;
   int64_t fusions_lost = 0;
   int64_t fusions_gained = 0;
   int64_t fusions_changed = 0;
