@@ -379,7 +379,9 @@ void CompleteRunMeta(const RecordFlags& flags,
   if (!flags.model.empty()) m.model = flags.model;
   if (!flags.label.empty()) m.label = flags.label;
   if (!flags.commit.empty()) m.git_commit = flags.commit;
-  if (m.tool_version.empty()) m.tool_version = std::string(Version());
+  if (m.tool_version.empty()) {
+    m.tool_version = "model-inspector " + std::string(Version());
+  }
   if (m.host.empty()) m.host = HostName();
   if (m.created_utc.empty()) m.created_utc = NowUtc();
   if (m.inputs.empty()) m.inputs = paths;

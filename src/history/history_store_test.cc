@@ -366,6 +366,53 @@ TEST_F(HistoryStoreTest, DefaultPathFollowsEnvironment) {
             "/home/u/.local/share/model-inspector/history.db");
 }
 
+TEST_F(HistoryStoreTest, RealDigestRoundTripsThroughTheStore) {
+  const std::string root =
+      std::string(MI_SOURCE_DIR) + "/test/fixtures/resnet18";
+  DiffInputOptions input;
+  input.paths = {root + "/model.onnx", root + "/ort_all/model.optimized.onnx",
+                 root + "/ort_all/onnxruntime_profile.json"};
+  input.digest.meta.model = "resnet18";
+  auto digest = LoadDiffInput(input);
+  ASSERT_TRUE(digest.ok()) << digest.status().ToString();
+  auto store = MustOpen(Path("h.db"));
+  ASSERT_NE(store, nullptr);
+  auto id = store->Add(*digest);
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  auto back = store->Digest(*id);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  // The stored text is the digest, whole (node ids, valid only in the
+  // session that made them, are not part of it).
+  EXPECT_EQ(RunDigestJson(*back), RunDigestJson(*digest));
+  auto run = store->Get(*id);
+  ASSERT_TRUE(run.ok());
+  // Node counts as python3-onnx counts them: len(model.graph.node) is 49
+  // for model.onnx and 34 for ort_all/model.optimized.onnx.
+  EXPECT_EQ(run->framework_nodes, 49);
+  EXPECT_EQ(run->compiled_nodes, 34);
+  ASSERT_EQ(back->levels.size(), 2u);
+  EXPECT_EQ(run->fingerprint, "framework:" + back->levels[0].fingerprint +
+                                  " compiled:" + back->levels[1].fingerprint);
+  EXPECT_EQ(run->run_count, back->run_count);
+}
+
+TEST_F(HistoryStoreTest, DamagedDigestBlobIsMalformedNamingTheRun) {
+  const std::string path = Path("h.db");
+  {
+    auto store = MustOpen(path);
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store->Add(MakeDigest("m", "a", {1})).ok());
+  }
+  RawSql(path, "UPDATE runs SET digest = x'0102030405' WHERE id = 1");
+  auto store = HistoryStore::Open(path, /*create=*/false);
+  ASSERT_TRUE(store.ok());
+  auto digest = (*store)->Digest(1);
+  EXPECT_EQ(digest.status().code(), StatusCode::kMalformedInput);
+  EXPECT_NE(digest.status().message().find(path + ": reading run 1"),
+            std::string::npos)
+      << digest.status().message();
+}
+
 // ---------------------------------------------------------------------------
 // Other processes: mi_history_writer_main.
 

@@ -53,7 +53,7 @@ def test_export_record_then_list_and_show(tmp_path):
     assert run["label"] == "ci-41"
     assert run["git_commit"] == "0123456789abcdef"
     assert run["inputs"] == [str(model), str(optimized), str(profile)]
-    assert run["tool_version"] == mi_env("--version").stdout.split()[-1]
+    assert run["tool_version"] == mi_env("--version").stdout.strip()
     assert run["host"] == os.uname().nodename
     # ISO 8601 UTC, to the second.
     assert len(run["created_utc"]) == 20 and run["created_utc"].endswith("Z")
@@ -94,8 +94,12 @@ def test_add_several_runs_at_once(tmp_path):
                  committed(RESNET / "ort_extended"), "--history", history, "--model", "r")
     assert out.stdout.count("recorded run") == 2
     runs = runs_json(history)
-    assert [r["inputs"] for r in runs] == [[str(RESNET / "ort_extended")],
-                                          [str(RESNET / "ort_all")]]
+    # Each run keeps the files its directory held (its manifest names the
+    # framework model one folder up).
+    assert [r["id"] for r in runs] == [2, 1]
+    assert str(RESNET / "ort_extended" / "onnxruntime_profile.json") in runs[0]["inputs"]
+    assert str(RESNET / "ort_all" / "onnxruntime_profile.json") in runs[1]["inputs"]
+    assert str(RESNET / "model.onnx") in runs[0]["inputs"]
 
 
 def test_baselines_set_replace_list_and_errors(tmp_path):
@@ -227,3 +231,58 @@ def test_store_written_by_the_cli_is_wal_and_versioned(tmp_path):
         row = db.execute("SELECT model, digest_encoding, digest_size, length(digest) "
                          "FROM runs").fetchone()
     assert row[0] == "m" and row[1] == "zlib" and row[2] > 0 and row[3] > 0
+
+
+def digest_file(path, created, total_ns, model="bert", commit=""):
+    """A run digest written by hand (docs/reference/schemas/
+    run-digest.schema.json): no graph levels, a trace of len(total_ns) runs."""
+    runs = len(total_ns)
+    doc = {
+        "schema": "model-inspector/run-digest/1",
+        "meta": {"model": model, "label": path.stem, "inputs": [], "formats": [],
+                 "tool_version": "model-inspector 0.1.0", "producers": "",
+                 "host": "ci-3", "created_utc": created, "git_commit": commit},
+        "levels": [],
+        "timing": {"runs_from": "ProfilerStep", "run_count": runs,
+                   "total": {"key": "total", "run_ns": total_ns,
+                             "overlapped_ns": [0] * runs, "count": [1] * runs},
+                   "op_types": [], "streams": [], "unlinked_tasks": [],
+                   "stream_pairs": []},
+    }
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_trend_medians_and_spreads_of_digest_files(tmp_path):
+    history = tmp_path / "h.db"
+    # Recorded newest first: the trend orders by the digests' creation time.
+    late = digest_file(tmp_path / "late.midigest.json", "2026-11-03T00:00:00Z",
+                       [12_000_000, 9_000_000, 10_500_000, 10_000_000], commit="ccc")
+    early = digest_file(tmp_path / "early.midigest.json", "2026-11-01T00:00:00Z",
+                        [8_000_000, 8_400_000, 8_200_000], commit="aaa")
+    single = digest_file(tmp_path / "single.midigest.json", "2026-11-02T00:00:00Z",
+                         [9_000_000], commit="bbb")
+    mi_env("history", "add", late, early, single, "--history", history)
+    doc = json.loads(mi_env("history", "trend", "bert", "--history", history,
+                            "--format", "json").stdout)
+    # By hand, quantiles interpolated at q * (n - 1) over the sorted runs:
+    # early {8.0, 8.2, 8.4} ms: median 8.2, p25 8.1, p75 8.3 -> spread 0.2 ms;
+    # single {9.0}: median 9.0, spread 0;
+    # late {9.0, 10.0, 10.5, 12.0}: median (10.0 + 10.5) / 2 = 10.25,
+    # p25 at 0.75 = 9.0 + 0.75 * 1.0 = 9.75, p75 at 2.25 = 10.5 + 0.25 * 1.5 =
+    # 10.875 -> spread 1.125 ms.
+    assert [(p["label"], p["git_commit"], p["total_median_ns"], p["total_spread_ns"])
+            for p in doc["points"]] == [
+        ("early.midigest", "aaa", 8_200_000, 200_000),
+        ("single.midigest", "bbb", 9_000_000, 0),
+        ("late.midigest", "ccc", 10_250_000, 1_125_000)]
+    assert [p["run_id"] for p in doc["points"]] == [2, 3, 1]
+    text = mi_env("history", "trend", "bert", "--history", history).stdout
+    # Change against the previous point: 9.0 / 8.2 - 1 = +9.8%; 10.25 / 9.0 - 1
+    # = +13.9%.
+    lines = [line.split() for line in text.splitlines()[3:]]
+    assert [(line[0], line[-3], line[-2], line[-1]) for line in lines] == [
+        ("2", "8.200", "0.200", "-"), ("3", "9.000", "0.000", "+9.8%"),
+        ("1", "10.250", "1.125", "+13.9%")]
+    runs = runs_json(history)
+    assert runs[2]["run_count"] == 4 and runs[2]["host"] == "ci-3"
