@@ -28,13 +28,18 @@ ALLOWED = {
     "linker": {"base", "diag", "model", "trace", "model_inspector"},
     "analysis": {"base", "model", "trace", "linker", "model_inspector"},
     "layout": {"base", "model", "model_inspector"},
+    # Run digests and the diff of two (include/model_inspector/diff.h).
+    "diff": {"base", "model", "trace", "linker", "analysis", "model_inspector"},
     "session": {"base", "io", "diag", "model", "trace", "importers", "importers/common",
                 "importers/<format>", "linker", "analysis", "layout", "encoders",
-                "model_inspector"},
+                "diff", "model_inspector"},
     # The run history store: SQLite, digests through the public API.
     "history": {"base", "model_inspector"},
     "server": {"model_inspector", "base", "encoders"},
-    "cli": {"model_inspector", "base", "server", "encoders"},
+    # Reports of a diff or a run for people and CI systems (table, Markdown,
+    # JUnit XML, HTML with layered drawings).
+    "report": {"model_inspector", "base", "encoders", "layout"},
+    "cli": {"model_inspector", "base", "server", "encoders", "report"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

@@ -10,6 +10,7 @@
 #include "cli/cluster_command.h"
 #include "cli/common.h"
 #include "cli/diagnose_command.h"
+#include "cli/diff_command.h"
 #include "cli/export_command.h"
 #include "cli/export_model_explorer_command.h"
 #include "cli/history_command.h"
@@ -17,6 +18,7 @@
 #include "cli/open_command.h"
 #include "cli/path_command.h"
 #include "cli/render_command.h"
+#include "cli/report_command.h"
 #include "cli/start_command.h"
 #include "cli/summary_command.h"
 #include "model_inspector/session.h"
@@ -43,6 +45,8 @@ int main(int argc, char** argv) {
   mi::cli::RegisterAnalyzeCommand(app, &exit_code);
   mi::cli::RegisterClusterCommand(app, &exit_code);
   mi::cli::RegisterHistoryCommand(app, &exit_code);
+  mi::cli::RegisterDiffCommand(app, &exit_code);
+  mi::cli::RegisterReportCommand(app, &exit_code);
   mi::cli::RegisterSeedOptions(app, &exit_code);
   mi::cli::AddMemoryLimitOption(&app);
   if (int rc = mi::cli::CheckMemoryLimitEnvironment(); rc != 0) return rc;
