@@ -388,13 +388,17 @@ void CompleteRunMeta(const RecordFlags& flags,
   if (m.model.empty()) m.model = ModelNameFromInputs(*digest, paths);
 }
 
-StatusOr<int64_t> RecordRun(const RecordFlags& flags, const RunDigest& digest) {
+StatusOr<int64_t> RecordRun(const RecordFlags& flags, const RunDigest& digest,
+                            std::FILE* out) {
   MI_ASSIGN_OR_RETURN(auto store,
                       HistoryStore::Open(HistoryPathOrDefault(flags.history),
                                          /*create=*/true));
   MI_ASSIGN_OR_RETURN(int64_t id, store->Add(digest));
-  PrintLine(fmt::format("recorded run {} (model {}) in {}", id,
-                        digest.meta.model, store->path()));
+  std::fprintf(
+      out, "%s\n",
+      EscapeForTerminal(fmt::format("recorded run {} (model {}) in {}", id,
+                                    digest.meta.model, store->path()))
+          .c_str());
   return id;
 }
 

@@ -5,6 +5,7 @@
 // record a run into it (`export --record`, `diff --record`) or to read a
 // baseline's digest (`diff --baseline`).
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,9 @@ DigestOptions DigestOptionsFor(const RecordFlags& flags);
 void CompleteRunMeta(const RecordFlags& flags,
                      const std::vector<std::string>& paths, RunDigest* digest);
 // Records the digest (creating the history when needed); prints
-// "recorded run N (model M) in PATH". Returns the run's id.
-StatusOr<int64_t> RecordRun(const RecordFlags& flags, const RunDigest& digest);
+// "recorded run N (model M) in PATH" on `out`. Returns the run's id.
+StatusOr<int64_t> RecordRun(const RecordFlags& flags, const RunDigest& digest,
+                            std::FILE* out = stdout);
 
 // The digest of baseline `name` in the history at `history_path`; `run`
 // (when given) receives the run's summary.

@@ -286,3 +286,73 @@ def test_trend_medians_and_spreads_of_digest_files(tmp_path):
         ("1", "10.250", "1.125", "+13.9%")]
     runs = runs_json(history)
     assert runs[2]["run_count"] == 4 and runs[2]["host"] == "ci-3"
+
+
+def test_diff_against_a_stored_baseline_and_record(tmp_path):
+    history = tmp_path / "h.db"
+    base_dir = committed(RESNET / "ort_all")
+    new_dir = committed(RESNET / "ort_extended")
+    mi_env("history", "add", base_dir, "--history", history, "--model", "resnet18",
+           "--label", "base")
+    mi_env("history", "baseline", "set", "main", "1", "--history", history)
+
+    # The same run against its stored digest: nothing changed, the gate passes.
+    same = mi_env("diff", "--baseline", "main", base_dir, "--history", history,
+                  "--format", "json", check=False)
+    assert same.returncode == 0, same.stderr
+    report = json.loads(same.stdout)
+    assert report["failed"] is False
+    assert report["base"]["label"] == "base"
+    assert report["base"]["model"] == "resnet18"
+    # The store's summary and the diff agree on the base total (two
+    # computations of median and p75 - p25 over the same runs).
+    stored = runs_json(history)[0]
+    assert report["timing"]["total"]["base"]["median_ns"] == stored["total_median_ns"]
+    assert report["timing"]["total"]["base"]["spread_ns"] == stored["total_spread_ns"]
+    assert report["timing"]["total"]["base"]["samples"] == stored["run_count"] == 3
+    assert report["timing"]["total"]["delta_ns"] == 0
+
+    # ORT "extended" against the "all" baseline: fusions lost, the gate
+    # fails (exit 1); --record keeps the new run whatever the verdict, and
+    # says so on stderr (stdout holds the report).
+    gated = mi_env("diff", "--baseline", "main", new_dir, "--history", history,
+                   "--format", "json", "--record", "--new-label", "pr-7",
+                   "--commit", "feed", check=False)
+    assert gated.returncode == 1, gated.stderr
+    report = json.loads(gated.stdout)
+    assert report["failed"] is True
+    assert f"recorded run 2 (model resnet18) in {history}" in gated.stderr
+    runs = runs_json(history)
+    assert [(r["id"], r["label"], r["git_commit"]) for r in runs] == [
+        (2, "pr-7", "feed"), (1, "base", "")]
+    assert runs[0]["total_median_ns"] == report["timing"]["total"]["new"]["median_ns"]
+    # The baseline did not move.
+    doc = json.loads(mi_env("history", "baseline", "list", "--history", history,
+                            "--format", "json").stdout)
+    assert [(b["name"], b["run_id"]) for b in doc["baselines"]] == [("main", 1)]
+
+
+def test_diff_baseline_errors(tmp_path):
+    history = tmp_path / "h.db"
+    run_dir = committed(RESNET / "ort_all")
+    mi_env("history", "add", run_dir, "--history", history, "--model", "m")
+    mi_env("history", "baseline", "set", "main", "1", "--history", history)
+    unknown = mi_env("diff", "--baseline", "release", run_dir, "--history", history,
+                     check=False)
+    assert unknown.returncode == 3
+    assert "the base run (baseline release)" in unknown.stderr
+    assert "no baseline 'release' (baselines: 'main' (run 1))" in unknown.stderr
+    no_store = mi_env("diff", "--baseline", "main", run_dir, "--history",
+                      tmp_path / "none.db", check=False)
+    assert no_store.returncode == 3
+    assert "no run history here" in no_store.stderr
+    both = mi_env("diff", "--baseline", "main", "--base-run", run_dir / "manifest.json",
+                  "--history", history, run_dir, check=False)
+    assert both.returncode == 2
+    assert "--baseline and --base-run both give the base run" in both.stderr
+    extra = mi_env("diff", "--baseline", "main", run_dir, run_dir, "--history", history,
+                   check=False)
+    assert extra.returncode == 2
+    lone = mi_env("diff", run_dir, run_dir, "--commit", "x", check=False)
+    assert lone.returncode == 2
+    assert "go with --record" in lone.stderr
