@@ -8,11 +8,16 @@ import os
 import sqlite3
 import subprocess
 
+import jsonschema
 import pytest
 
-from conftest import BINARY, FIXTURES, committed
+from conftest import BINARY, FIXTURES, SCHEMAS, committed
 
 RESNET = FIXTURES / "resnet18"
+
+
+HISTORY_SCHEMA = jsonschema.Draft202012Validator(
+    json.loads((SCHEMAS / "history.schema.json").read_text()))
 
 
 def mi_env(*args, env=None, check=True):
@@ -24,6 +29,10 @@ def mi_env(*args, env=None, check=True):
     if check and proc.returncode != 0:
         raise AssertionError(f"model-inspector {' '.join(map(str, args))} exited "
                              f"{proc.returncode}: {proc.stderr}")
+    # Every JSON document the history commands print follows the schema.
+    if args[0] == "history" and "--format" in args and "json" in args \
+            and proc.returncode == 0:
+        HISTORY_SCHEMA.validate(json.loads(proc.stdout))
     return proc
 
 
@@ -356,3 +365,15 @@ def test_diff_baseline_errors(tmp_path):
     lone = mi_env("diff", run_dir, run_dir, "--commit", "x", check=False)
     assert lone.returncode == 2
     assert "go with --record" in lone.stderr
+
+
+def test_schema_rejects_what_the_history_never_writes():
+    good = {"schema": "model-inspector/history-baselines/1", "history": "h.db",
+            "baselines": [{"name": "main", "run_id": 1, "set_utc": "2026-12-02T06:00:00Z"}]}
+    HISTORY_SCHEMA.validate(good)
+    for bad in ({**good, "schema": "model-inspector/history-baselines/2"},
+                {**good, "extra": 1},
+                {**good, "baselines": [{"name": "", "run_id": 1, "set_utc": ""}]},
+                {**good, "baselines": [{"name": "main", "run_id": 0, "set_utc": ""}]}):
+        with pytest.raises(jsonschema.ValidationError):
+            HISTORY_SCHEMA.validate(bad)
