@@ -34,6 +34,8 @@ ALLOWED = {
     "session": {"base", "io", "diag", "model", "trace", "importers", "importers/common",
                 "importers/<format>", "linker", "analysis", "layout", "encoders",
                 "diff", "model_inspector"},
+    # The run history store: SQLite, digests through the public API.
+    "history": {"base", "model_inspector"},
     "server": {"model_inspector", "base", "encoders"},
     "cli": {"model_inspector", "base", "server", "encoders"},
 }
