@@ -22,6 +22,7 @@
 #include "cli/demo_run.h"
 #include "encoders/json_encoder.h"
 #include "model_inspector/cluster.h"
+#include "model_inspector/history.h"
 #include "model_inspector/session.h"
 #include "server/assets.h"
 #include "server/server.h"
@@ -45,6 +46,9 @@ struct OpenFlags {
   bool no_cluster = false;
   bool verbose = false;
   bool quiet = false;
+  // --history PATH: the run history the UI's trend chart reads (only when
+  // given; the server never writes to it).
+  std::string history;
 };
 
 std::string RunName(const std::vector<std::string>& paths) {
@@ -292,6 +296,11 @@ int Run(const OpenFlags& flags) {
     return OpenServedRun(flags, paths, &exit_code);
   };
   options.cluster = *cluster;
+  if (!flags.history.empty()) {
+    auto store = HistoryStore::Open(flags.history, /*create=*/false);
+    if (!store.ok()) return ReportError(store.status());
+    options.history = std::move(store).value();
+  }
   Status allowed = server::CheckAccessOptions(options);
   if (!allowed.ok()) return ReportError(allowed);
 
@@ -485,6 +494,10 @@ void RegisterOpenCommand(CLI::App& app, int* exit_code) {
                 "open a directory holding several ranks as one run of all "
                 "their events, not as a cluster (whose ranks open when asked "
                 "for)");
+  cmd->add_option("--history", flags->history,
+                  "serve this run history (`history add`, `export --record`) "
+                  "to the UI's trend chart; read only")
+      ->type_name("PATH");
   cmd->add_flag("-v,--verbose", flags->verbose, "also print info diagnostics");
   cmd->add_flag("-q,--quiet", flags->quiet, "no progress output");
   cmd->callback([flags, exit_code]() { *exit_code = Run(*flags); });

@@ -12,6 +12,7 @@
 
 #include "base/json_writer.h"
 #include "base/strings.h"
+#include "encoders/history_json.h"
 #include "encoders/json_encoder.h"
 
 namespace mi::server {
@@ -1758,27 +1759,6 @@ HttpResponse Api::Diff(const DiffRequest& diff) {
   return Json(encoders::EncodeJson(*report));
 }
 
-namespace {
-
-void WriteHistoryRun(JsonWriter& w, const HistoryRun& run) {
-  w.BeginObject();
-  w.FieldInt("id", run.id);
-  w.Field("model", run.meta.model).Field("label", run.meta.label);
-  w.Field("git_commit", run.meta.git_commit);
-  w.Field("created_utc", run.meta.created_utc);
-  w.Field("recorded_utc", run.recorded_utc);
-  w.Field("host", run.meta.host).Field("tool_version", run.meta.tool_version);
-  w.Field("fingerprint", run.fingerprint);
-  w.FieldIntOrNull("framework_nodes", run.framework_nodes);
-  w.FieldIntOrNull("compiled_nodes", run.compiled_nodes);
-  w.FieldInt("run_count", run.run_count);
-  w.FieldIntOrNull("total_median_ns", run.total_median_ns);
-  w.FieldIntOrNull("total_spread_ns", run.total_spread_ns);
-  w.EndObject();
-}
-
-}  // namespace
-
 HttpResponse Api::History(const std::vector<std::string_view>& seg,
                           const HttpRequest& request) {
   bool runs = seg.size() == 3 && seg[2] == "runs";
@@ -1795,28 +1775,17 @@ HttpResponse Api::History(const std::vector<std::string_view>& seg,
   }
   bool has_model = false;
   std::string model(Param(request, "model", &has_model));
-  std::string out;
-  JsonWriter w(&out);
   std::lock_guard<std::mutex> lock(history_mutex_);
+  const std::string& path = options_.history->path();
   if (trend) {
     if (!has_model || model.empty()) {
       return Error(400,
                    "model: expected a model name (GET /api/history/runs "
-                   "lists the models)");
+                   "lists the runs with their models)");
     }
     auto points = options_.history->Trend(model);
     if (!points.ok()) return FromStatus(points.status());
-    w.BeginObject().Field("model", model).Key("points").BeginArray();
-    for (const HistoryTrendPoint& p : *points) {
-      w.BeginObject();
-      w.FieldInt("run_id", p.run_id).Field("created_utc", p.created_utc);
-      w.Field("git_commit", p.git_commit).Field("label", p.label);
-      w.FieldIntOrNull("total_median_ns", p.total_median_ns);
-      w.FieldIntOrNull("total_spread_ns", p.total_spread_ns);
-      w.EndObject();
-    }
-    w.EndArray().EndObject();
-    return Json(std::move(out));
+    return Json(encoders::HistoryTrendJson(path, model, *points));
   }
   bool has_limit = false;
   std::string_view limit_text = Param(request, "limit", &has_limit);
@@ -1826,25 +1795,11 @@ HttpResponse Api::History(const std::vector<std::string_view>& seg,
     return Error(400, fmt::format("limit: expected 1..{}, found '{}'",
                                   kMaxHistoryRuns, limit_text));
   }
-  auto listed = options_.history->List(model, limit);
-  if (!listed.ok()) return FromStatus(listed.status());
-  // Every model the store holds, with its number of runs (the UI's model
-  // picker for the trend): from the whole list, not the page asked for.
-  auto all = options_.history->List("", 0);
-  if (!all.ok()) return FromStatus(all.status());
-  std::map<std::string, int64_t> models;
-  for (const HistoryRun& r : *all) ++models[r.meta.model];
-  w.BeginObject();
-  w.Field("path", options_.history->path());
-  w.Key("models").BeginArray();
-  for (const auto& [name, count] : models) {
-    w.BeginObject().Field("model", name).FieldInt("runs", count).EndObject();
-  }
-  w.EndArray();
-  w.Key("runs").BeginArray();
-  for (const HistoryRun& r : *listed) WriteHistoryRun(w, r);
-  w.EndArray().EndObject();
-  return Json(std::move(out));
+  auto runs_listed = options_.history->List(model, limit);
+  if (!runs_listed.ok()) return FromStatus(runs_listed.status());
+  // The same document as `history list --format json`
+  // (docs/reference/schemas/history.schema.json).
+  return Json(encoders::HistoryRunsJson(path, *runs_listed));
 }
 
 }  // namespace mi::server

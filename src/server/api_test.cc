@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -16,6 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model_inspector/diff.h"
+#include "model_inspector/history.h"
 #include "model_inspector/session.h"
 
 namespace mi::server {
@@ -1996,6 +2000,85 @@ TEST(ApiHistoryTest, WithoutAStoreTheRoutesSaySo) {
               std::string::npos);
   }
   ExpectJsonError(api->Handle(Get("/api/history/other")), 404);
+}
+
+// A run history with runs of two models: the routes answer the store's
+// runs and trend in the documents of `history list/trend --format json`.
+TEST(ApiHistoryTest, ServesTheStoresRunsAndTrend) {
+  std::string dir = ::testing::TempDir() + "/api_history_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/history.db";
+  auto store = HistoryStore::Open(path, /*create=*/true);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  // Two runs of resnet18 (the extended and all optimizations) and one of
+  // another model name.
+  std::vector<int64_t> medians;
+  for (const std::string& dir_path : {kExtendedDir, kRunDir, kRunDir}) {
+    OpenOptions open;
+    open.paths = {dir_path};
+    auto session = Session::Open(open);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    DigestOptions options;
+    options.meta.model = medians.size() < 2 ? "resnet18" : "other";
+    options.meta.label = dir_path.substr(dir_path.rfind('/') + 1);
+    auto digest = DigestRun(**session, options);
+    ASSERT_TRUE(digest.ok()) << digest.status().ToString();
+    ASSERT_TRUE(digest->has_trace());
+    // The median of the per-run totals, by hand: the middle value (the
+    // mean of the two middle ones for an even count, halves rounded up).
+    std::vector<int64_t> totals = digest->total.run_ns;
+    std::sort(totals.begin(), totals.end());
+    size_t n = totals.size();
+    medians.push_back(n % 2 == 1 ? totals[n / 2]
+                                 : (totals[n / 2 - 1] + totals[n / 2] + 1) / 2);
+    ASSERT_TRUE((*store)->Add(*digest).ok());
+  }
+  std::shared_ptr<HistoryStore> shared = std::move(store).value();
+  ApiOptions options;
+  options.assets = &TestAssets();
+  options.history = shared;
+  std::vector<ServedRun> runs;
+  runs.push_back({"ort_all", {kRunDir}, OpenDemo()});
+  Api api(std::move(runs), options);
+  EXPECT_EQ(ParseJson(api.Handle(Get("/api/runs")))["history"], true);
+
+  nlohmann::json all = ParseJson(api.Handle(Get("/api/history/runs")));
+  EXPECT_EQ(all["schema"], "model-inspector/history-runs/1");
+  EXPECT_EQ(all["history"], path);
+  ASSERT_EQ(all["runs"].size(), 3u);
+  // Newest first.
+  EXPECT_EQ(all["runs"][0]["model"], "other");
+  EXPECT_GT(all["runs"][0]["id"], all["runs"][2]["id"]);
+  nlohmann::json one = ParseJson(api.Handle(
+      Get("/api/history/runs", {{"model", "resnet18"}, {"limit", "1"}})));
+  ASSERT_EQ(one["runs"].size(), 1u);
+  EXPECT_EQ(one["runs"][0]["label"], "ort_all");
+  // The compiled node counts python3-onnx gives (see ApiDiffTest).
+  EXPECT_EQ(one["runs"][0]["compiled_nodes"], 34);
+
+  HttpResponse trend_response =
+      api.Handle(Get("/api/history/trend", {{"model", "resnet18"}}));
+  ASSERT_EQ(trend_response.status, 200) << trend_response.content();
+  nlohmann::json trend = ParseJson(trend_response);
+  EXPECT_EQ(trend["schema"], "model-inspector/history-trend/1");
+  ASSERT_EQ(trend["points"].size(), 2u);
+  // Oldest first: extended, then all.
+  EXPECT_EQ(trend["points"][0]["label"], "ort_extended");
+  EXPECT_EQ(trend["points"][0]["total_median_ns"], medians[0]);
+  EXPECT_EQ(trend["points"][1]["total_median_ns"], medians[1]);
+  EXPECT_EQ(ParseJson(api.Handle(
+                Get("/api/history/trend", {{"model", "none"}})))["points"]
+                .size(),
+            0u);
+
+  ExpectJsonError(api.Handle(Get("/api/history/trend")), 400);
+  ExpectJsonError(api.Handle(Get("/api/history/runs", {{"limit", "0"}})), 400);
+  ExpectJsonError(api.Handle(Get("/api/history/runs", {{"limit", "x"}})), 400);
+  ExpectJsonError(api.Handle(Get("/api/history/runs", {{"limit", "10001"}})),
+                  400);
+  EXPECT_FALSE(api.IsHeavy(Get("/api/history/runs")));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ import { CachedApi } from './rpc/cached_api';
 import { analysesView } from './views/analyses';
 import { clusterView } from './views/cluster';
 import { graphView } from './views/graph';
+import { historyView } from './views/history';
 import { kDefaultMaxItems } from './views/graph/pane';
 import { mappingView } from './views/mapping';
 import { summaryView } from './views/summary';
@@ -36,9 +37,12 @@ import { timelineView } from './views/timeline';
 import { byId } from './widgets/dom';
 
 /** The views, bottom tabs in tab order (the first is the default tab). */
-const kViews: readonly ViewPlugin[] = [graphView, timelineView, mappingView, summaryView, analysesView, clusterView];
-/** Bottom views offered only once the server says they apply: the cluster view, when it holds a cluster. */
-const kHiddenUntilServed = [clusterView.id];
+const kViews: readonly ViewPlugin[] = [graphView, timelineView, mappingView, summaryView, analysesView, clusterView, historyView];
+/**
+ * Bottom views offered only once the server says they apply: the cluster
+ * view, when it holds a cluster; the history, when it reads a run history.
+ */
+const kHiddenUntilServed = [clusterView.id, historyView.id];
 
 const page = new URLSearchParams(location.search);
 const maxItems = page.get('max_items');
@@ -82,7 +86,9 @@ api.runs().then(async (runs) => {
   // A server started on a cluster of ranks holds its report and opens ranks as runs when asked:
   // its first screen is the cluster view (unless the link names another tab).
   const cluster = await api.cluster().catch(() => null);
+  const history = await api.historyRuns(null, 1).catch(() => null);
   store.dispatch({ type: 'runsLoaded', runs });
+  if (history) store.dispatch({ type: 'showTab', tab: historyView.id });
   if (cluster) {
     store.dispatch({ type: 'showTab', tab: clusterView.id, focus: !hash.has('tab') });
     if (!runs.length && !hash.has('panel')) store.dispatch({ type: 'setPanel', panel: 'bottom' });

@@ -57,9 +57,9 @@ export interface HistoryRunJson {
   tool_version: string; fingerprint: string; framework_nodes: number | null; compiled_nodes: number | null; run_count: number;
   total_median_ns: number | null; total_spread_ns: number | null;
 }
-export interface HistoryRunsJson { path: string; models: { model: string; runs: number }[]; runs: HistoryRunJson[] }
+export interface HistoryRunsJson { schema: string; history: string; runs: HistoryRunJson[] }
 export interface HistoryTrendJson {
-  model: string;
+  schema: string; history: string; model: string;
   points: { run_id: number; created_utc: string; git_commit: string; label: string; total_median_ns: number | null; total_spread_ns: number | null }[];
 }
 
