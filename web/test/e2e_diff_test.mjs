@@ -85,7 +85,8 @@ const legend = await poll(page, () => {
   return { side: side.textContent, added: count('added'), removed: count('removed'), changed: count('changed'), renamed: count('renamed'), same: count('same') };
 }, null, 120000, 'the diff legend');
 eq(JSON.stringify(diffRequests), JSON.stringify(['/api/diff?base=0&new=1']), 'one diff request, base = left pane, new = right pane');
-const report = await page.evaluate(() => fetch('/api/diff?base=0&new=1').then((r) => r.json()));
+// The report itself, asked from here (not the page): the page's requests stay its own.
+const report = await (await fetch(`${server.url}api/diff?base=0&new=1`)).json();
 const compiled = report.structure.find((l) => l.level === 'compiled');
 check(!!compiled, 'the report has the compiled level');
 eq(compiled?.base_nodes, kBaseCompiledNodes, 'base compiled nodes (python3-onnx)');
@@ -129,7 +130,6 @@ const added = await centreOf(1, kindIds(1, 'added'));
 const removed = await centreOf(0, kindIds(0, 'removed'));
 await frames(page);
 const png = await shot(page, 'diff_compare');
-await shot(page, 'ui_diff');
 if (check(added !== null && removed !== null, 'an added and a removed node on screen')) {
   // Just inside the box's left edge: the fill, not the op-type text.
   const box = await page.evaluate(({ k, id }) => {
@@ -152,6 +152,22 @@ await page.selectOption('#color-by', 'op');
 await page.selectOption('#color-by', 'diff');
 await poll(page, () => document.querySelector('#heat-legend .diff-side'), null, 30000, 'the legend back');
 eq(diffRequests.length, 1, 'switching back to the diff asks nothing');
+
+// The picture of the docs (docs/images/ui_diff.png): every node unfolded,
+// both panes fitted.
+{
+  const docs = await browser.newPage({ viewport: { width: 1600, height: 900 } });
+  docs.on('pageerror', (e) => errors.push(e.message));
+  await docs.goto(`${server.url}?max_items=0#run=0&level=compiled&compare=1:compiled&color=diff&panel=graph`);
+  await poll(docs, () => {
+    const g = window.__miDebug?.view('graph');
+    return document.body.dataset.ready === '1' && g && [0, 1].every((k) => g.pane(k)?.current && g.pane(k).scene?.heat?.diff?.side);
+  }, null, 120000, 'the docs page coloured by diff');
+  await docs.evaluate(() => { const g = window.__miDebug.view('graph'); for (const k of [0, 1]) g.pane(k).fit(); });
+  await frames(docs);
+  await shot(docs, 'ui_diff');
+  await docs.close();
+}
 
 // One run in both panes: its framework level against its compiled level.
 await page.selectOption('#pane1-level', '1:compiled');
@@ -180,6 +196,8 @@ const slowerOps = report.timing
 eq(JSON.stringify([...marks.labels].sort()), JSON.stringify(slowerOps), `marked labels are the diff's slower op types (${marks.note})`);
 check(diffRequests.filter((u) => u === '/api/diff?base=0&new=1').length === 1, 'the timeline reuses the diff the graph asked for');
 if (slowerOps.length) {
+  // The whole trace, so that the compared run's tasks are in view (it opens on the main run's steps).
+  await page.click('.mi-tl-bar button:text-is("whole")');
   const drawn = await poll(page, () => window.__miDebug.view('timeline').slowerState().marked, null, 60000, 'marked boxes drawn');
   check(drawn > 0, `tasks of slower op types are marked (${drawn})`);
 }

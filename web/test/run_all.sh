@@ -16,7 +16,10 @@
 # marked (e2e_faults_test), and the CANN profiler tables on a GE graph's
 # nodes and in the analyses (e2e_ascend_tables_test), and the cluster view
 # of a directory of ranks: heat map pixels, a cell opening its rank at the
-# step, a collective selected on both ranks (e2e_cluster_test). For ctest:
+# step, a collective selected on both ranks (e2e_cluster_test), and the
+# diff of two runs: graph colours by diff with legend counts and pixels,
+# the timeline's compare marks, the run history's trend tab
+# (e2e_diff_test). For ctest:
 #   MI_BINARY=<build>/src/cli/model-inspector MI_TEST_ARTIFACTS=<build>/web-test-artifacts web/test/run_all.sh
 # Fails with a clear message when node, the npm packages, Chromium or the
 # binary are missing. Set MI_SKIP_E2E=1 to skip the tests against the server.
@@ -67,5 +70,6 @@ if [[ "${MI_SKIP_E2E:-0}" != 1 ]]; then
   node test/e2e_ascend_tables_test.mjs
   node test/e2e_first_minute_test.mjs
   node test/e2e_cluster_test.mjs
+  node test/e2e_diff_test.mjs
 fi
 echo "PASS: web tests"
