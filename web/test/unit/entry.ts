@@ -12,3 +12,8 @@ export { paneHasGraph, runUsable } from '../../src/core/state';
 export { errorParts, linkNoteText, pairCommand } from '../../src/components/run_notes';
 export { drawGrid, gridRange, cellAt, labelStride } from '../../src/views/cluster/cluster_draw';
 export { collectiveRanksToOpen } from '../../src/views/cluster/index';
+export { DiffController } from '../../src/core/diff_controller';
+export { diffKey, graphDiffPair, timelineDiffPair } from '../../src/core/state';
+export { paneDiff, DiffKind, DiffTiming } from '../../src/views/graph/diff_marks';
+export { diffFill } from '../../src/views/graph/scene';
+export { slowerLabels } from '../../src/views/timeline/diff_marks';
