@@ -20,7 +20,9 @@
 //   - one run in both panes (framework | compiled of run 1): the diff of its
 //     levels (base=new=1), the framework side and the compiled side;
 //   - the timeline compared with run 1 marks the op types the diff found
-//     slower (its note and marks say so; none when nothing is slower);
+//     slower (its note and marks say so; none when nothing is slower) and
+//     outlines the tasks of the nodes it found slower (the server's
+//     /tasks?node= of those nodes);
 //   - no page errors.
 // Then the history tab of `open --history DB`, DB made by the CLI
 // (`history add`: resnet18 extended, then all, then the transformer under
@@ -201,6 +203,23 @@ if (slowerOps.length) {
   const drawn = await poll(page, () => window.__miDebug.view('timeline').slowerState().marked, null, 60000, 'marked boxes drawn');
   check(drawn > 0, `tasks of slower op types are marked (${drawn})`);
 }
+// The slower nodes' tasks in the compared run, outlined: the tasks the
+// server lists for those nodes (at most 20 nodes, the most slowed first).
+const slowerNodeIds = report.timing
+  ? report.timing.nodes.filter((d) => d.verdict === 'slower' && d.new_node_id !== null).sort((a, b) => b.delta_ns - a.delta_ns).slice(0, 20).map((d) => d.new_node_id)
+  : [];
+const expectedTasks = new Set();
+for (const id of slowerNodeIds) {
+  const t = await (await fetch(`${server.url}api/runs/1/tasks?node=${id}`)).json();
+  for (const task of t.tasks) expectedTasks.add(task);
+}
+const outlined = await poll(page, (n) => {
+  const st = window.__miDebug.view('timeline').slowerState();
+  return st && st.taskIds.length === n && (n === 0 || st.tasks.length > 0) && st;
+}, expectedTasks.size, 60000, 'the slower nodes\' tasks outlined');
+eq(JSON.stringify([...outlined.taskIds].sort((a, b) => a - b)), JSON.stringify([...expectedTasks].sort((a, b) => a - b)),
+  `the outlined tasks are the slower nodes' tasks (${slowerNodeIds.length} nodes)`);
+check(outlined.tasks.every((t) => t.source === 1), 'outlined in the compared run');
 await frames(page);
 await shot(page, 'diff_timeline');
 

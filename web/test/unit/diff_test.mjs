@@ -10,7 +10,7 @@ import { importCore, until } from './unit_lib.mjs';
 
 const {
   Store, DiffController, initialState, parseHash, kDefaultTabs, diffKey, graphDiffPair, timelineDiffPair,
-  paneDiff, DiffKind, DiffTiming, diffFill, slowerLabels,
+  paneDiff, DiffKind, DiffTiming, diffFill, slowerLabels, slowerNodes,
 } = await importCore();
 
 const kRuns = [
@@ -153,4 +153,6 @@ test('mark colours: kinds by fill, time changes on the diverging scale or as an 
 test('the timeline marks the op types and unlinked tasks found slower, most slowed first', () => {
   assert.deepEqual(slowerLabels(kReport).map((d) => d.key), ['MatMul', 'Conv', 'memcpy']);
   assert.deepEqual(slowerLabels({ ...kReport, timing: null }), []);
+  // Nodes: those found slower, by their id in the new run.
+  assert.deepEqual(slowerNodes(kReport).map((d) => d.new_node_id), [2, 1]);
 });

@@ -16,4 +16,4 @@ export { DiffController } from '../../src/core/diff_controller';
 export { diffKey, graphDiffPair, timelineDiffPair } from '../../src/core/state';
 export { paneDiff, DiffKind, DiffTiming } from '../../src/views/graph/diff_marks';
 export { diffFill } from '../../src/views/graph/scene';
-export { slowerLabels } from '../../src/views/timeline/diff_marks';
+export { slowerLabels, slowerNodes } from '../../src/views/timeline/diff_marks';

@@ -5,11 +5,13 @@
 // a link) and dispatches what the user does in it (a task click, an area
 // selection, the toolbar's clock, a track pinned or unpinned: the URL's
 // pin=). Its tools in the bottom bar: compare with another run (never the
-// run on screen), alignment, zoom to the selection.
+// run on screen), alignment, zoom to the selection. With a compare run, the
+// diff of the main run against it marks what got slower (diff_marks.ts).
 
+import type { DiffReportJson } from '../../rpc/api';
 import type { Action, AppState } from '../../core/state';
 import { diffKey, runUsable, timelineDiffPair } from '../../core/state';
-import { fmtPct, slowerLabels } from './diff_marks';
+import { fmtPct, kMaxSlowerNodes, slowerLabels, slowerNodes } from './diff_marks';
 import type { ViewContext, ViewInstance, ViewMount, ViewPlugin } from '../../core/view';
 import { el } from '../../widgets/dom';
 import { TimelineView } from './timeline_view';
@@ -147,6 +149,20 @@ class TimelineTab implements ViewInstance {
     this.sync(this.ctx.store.state);
   }
 
+  private slowerSeq = 0;
+  /**
+   * Outlines the compared run's tasks of the nodes the diff found slower
+   * (the most slowed first, at most kMaxSlowerNodes nodes; their tasks from
+   * GET /tasks?node= of that run).
+   */
+  private async markSlowerNodes(run: number, report: DiffReportJson): Promise<void> {
+    const seq = ++this.slowerSeq;
+    const nodes = slowerNodes(report).slice(0, kMaxSlowerNodes);
+    const lists = await Promise.all(nodes.map((d) => this.ctx.api.nodeTasks(run, d.new_node_id!).then((t) => t.tasks, () => [] as number[])));
+    if (seq !== this.slowerSeq || !this.view) return;
+    this.view.setSlowerTasks([...new Set(lists.flat())]);
+  }
+
   /** Hands the view what changed in the state since it was last told. */
   private sync(s: AppState): void {
     const view = this.view;
@@ -168,6 +184,7 @@ class TimelineTab implements ViewInstance {
     const entry = pair ? s.diffs[diffKey(pair.base, pair.next)] ?? null : null;
     if (entry !== a.diff) {
       a.diff = entry;
+      view.setSlowerTasks([]);
       if (!entry) view.setSlower(null);
       else if (entry.status === 'loading') view.setSlower({ labels: [], note: `diff of run ${entry.base} → run ${entry.next}…` });
       else if (entry.status === 'error' || !entry.report) view.setSlower({ labels: [], note: `diff: ${entry.error ?? 'no answer'}` });
@@ -175,6 +192,7 @@ class TimelineTab implements ViewInstance {
         const slower = slowerLabels(entry.report);
         const total = entry.report.timing?.total;
         const head = total ? `total ${fmtPct(total.delta_pct)} (${total.verdict})` : 'no timing in the diff';
+        void this.markSlowerNodes(entry.next, entry.report);
         view.setSlower({
           labels: slower.map((d) => d.key),
           note: slower.length

@@ -100,6 +100,8 @@ export interface TimelineFrame {
    * slower beyond the noise get a red bar along their top; null: none.
    */
   slower?: { source: number; labels: ReadonlySet<string> } | null;
+  /** Compare marks of a diff: tasks of nodes that got slower (outlined in kSlowerMark). */
+  slowerTasks?: OverlayTask[];
 }
 
 /** The compare marks' colour (the diff's "slower"). */
@@ -458,6 +460,7 @@ export class TimelineRenderer {
       ctx.strokeRect(x0 - lw / 2, y - lw / 2, x1 - x0 + lw, h + lw);
       return { x: x0, y, w: x1 - x0, h };
     };
+    for (const o of f.slowerTasks ?? []) overlay(o, kSlowerMark, 2);
     for (const o of f.highlighted) overlay(o, rgbCss(kMatchColor), 3);
     if (f.path.length) {
       const pts: [number, number][] = [];

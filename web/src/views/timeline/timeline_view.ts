@@ -155,8 +155,11 @@ export class TimelineView {
 
   private sources: RunSource[] = [];
   private compareRun: number | null = null;
-  /** The compare marks of a diff (setSlower). */
+  /** The compare marks of a diff (setSlower), and the slower nodes' tasks (setSlowerTasks). */
   private slower: { labels: Set<string>; note: string } | null = null;
+  private slowerTaskIds: number[] = [];
+  private slowerTasks: OverlayTask[] = [];
+  private slowerSeq = 0;
   private compareAlign: 'start' | 'first_run' = 'start';
   private compareSeq = 0;
   private clock: Clock = 'raw';
@@ -459,9 +462,27 @@ export class TimelineView {
     this.requestRender();
   }
 
-  /** What setSlower gave (for the tests: `slowerState()`), and the boxes marked in the last frame. */
-  slowerState(): { labels: string[]; note: string; marked: number } | null {
-    return this.slower ? { labels: [...this.slower.labels], note: this.slower.note, marked: this.renderer.lastSlowerMarked } : null;
+  /**
+   * Compare marks of nodes: the compare run's tasks (ids) of the nodes the
+   * diff found slower, outlined red once their details arrived.
+   */
+  setSlowerTasks(ids: number[]): void {
+    this.slowerTaskIds = ids.slice();
+    const seq = ++this.slowerSeq;
+    if (!ids.length) { this.slowerTasks = []; this.requestRender(); return; }
+    void this.overlayTasks(ids, 1).then((tasks) => {
+      if (seq !== this.slowerSeq) return;
+      this.slowerTasks = tasks;
+      this.requestRender();
+    });
+  }
+
+  /** What setSlower / setSlowerTasks gave (for the tests), and the boxes marked in the last frame. */
+  slowerState(): { labels: string[]; note: string; marked: number; taskIds: number[]; tasks: OverlayTask[] } | null {
+    return this.slower ? {
+      labels: [...this.slower.labels], note: this.slower.note, marked: this.renderer.lastSlowerMarked,
+      taskIds: this.slowerTaskIds.slice(), tasks: this.slowerTasks.map((t) => ({ ...t })),
+    } : null;
   }
 
   setCompareRun(run: number | null, align: 'start' | 'first_run' = 'start'): void {
@@ -483,6 +504,8 @@ export class TimelineView {
       if (seq !== this.compareSeq) return;
       this.relayout();
       this.scheduleFetch(0);
+      // Marks asked for before the compared run's tracks were there.
+      if (this.slowerTaskIds.length) this.setSlowerTasks(this.slowerTaskIds);
     }).catch((e) => {
       this.message = `compare run ${run}: ${e instanceof Error ? e.message : String(e)}`;
       this.requestRender();
@@ -827,15 +850,15 @@ export class TimelineView {
   }
 
   /** Details of up to kMaxOverlayTasks tasks of the main run, 8 requests at a time. */
-  private async overlayTasks(ids: number[]): Promise<OverlayTask[]> {
+  private async overlayTasks(ids: number[], source = 0): Promise<OverlayTask[]> {
     const todo = ids.slice(0, kMaxOverlayTasks);
     const out: (OverlayTask | null)[] = new Array(todo.length).fill(null);
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < todo.length) {
         const k = next++;
-        const d = await this.details(0, todo[k]);
-        if (d) out[k] = this.toOverlay(0, d);
+        const d = await this.details(source, todo[k]);
+        if (d) out[k] = this.toOverlay(source, d);
       }
     };
     await Promise.all(Array.from({ length: Math.min(8, todo.length) }, worker));
@@ -845,6 +868,7 @@ export class TimelineView {
   private refreshOverlays(): void {
     if (this.highlightIds.length) this.highlightTasks(this.highlightIds);
     if (this.pathIds.length) this.setPath(this.pathIds);
+    if (this.slowerTaskIds.length) this.setSlowerTasks(this.slowerTaskIds);
     const sel = this.selected[0];
     if (sel) void this.selectTask(sel.source, sel.id, false);
   }
@@ -907,6 +931,7 @@ export class TimelineView {
       cursorX: this.mouse.x >= kGutterW && this.mouse.y >= 0 ? this.mouse.x : null,
       runs: main ? main.meta.runs.map((r) => ({ startNs: r.start_ns, endNs: r.end_ns })) : [],
       slower: this.slower && this.sources[1] ? { source: 1, labels: this.slower.labels } : null,
+      slowerTasks: this.sources[1] ? this.slowerTasks : [],
     };
     this.renderer.draw(frame);
     this.stats.sample('timeline.frame_ms', this.renderer.lastFrameMs);
