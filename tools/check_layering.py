@@ -37,7 +37,10 @@ ALLOWED = {
     # The run history store: SQLite, digests through the public API.
     "history": {"base", "model_inspector"},
     "server": {"model_inspector", "base", "encoders"},
-    "cli": {"model_inspector", "base", "server", "encoders"},
+    # Reports of a diff or a run for people and CI systems (table, Markdown,
+    # JUnit XML, HTML with layered drawings).
+    "report": {"model_inspector", "base", "encoders", "layout"},
+    "cli": {"model_inspector", "base", "server", "encoders", "report"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
