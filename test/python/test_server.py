@@ -668,3 +668,40 @@ def test_pair_a_trace_only_run_over_http():
         assert s.get_json("/api/runs/1/links", headers=token)["aligned_host_ops"] == aligned
     finally:
         assert s.close() == 0
+
+
+def test_diff_of_two_served_runs_and_the_run_history(tmp_path):
+    """`open A B --history DB`: GET /api/diff over the two runs (the compiled
+    levels' node counts as python3-onnx reads the two models), cached; the
+    history the CLI wrote, served read only."""
+    import onnx
+
+    extended = FIXTURES / "resnet18" / "ort_extended"
+    db = tmp_path / "history.db"
+    for label, run in (("extended", extended), ("all", RUN_DIR)):
+        subprocess.run([BINARY, "history", "add", "--history", str(db), "--model", "resnet18",
+                        "--label", label, str(run)], capture_output=True, text=True, timeout=120, check=True)
+    s = Server("--history", str(db), str(extended), str(RUN_DIR))
+    try:
+        assert s.get_json("/api/runs")["history"] is True
+        code, headers, body = s.request("/api/diff?base=0&new=1")
+        assert code == 200 and headers["X-Cache"] == "miss", body[:300]
+        report = json.loads(body)
+        compiled = next(lv for lv in report["structure"] if lv["level"] == "compiled")
+        assert compiled["base_nodes"] == len(onnx.load(str(extended / "model.optimized.onnx")).graph.node)
+        assert compiled["new_nodes"] == len(onnx.load(str(RUN_DIR / "model.optimized.onnx")).graph.node)
+        code, headers, again = s.request("/api/diff?base=0&new=1")
+        assert code == 200 and headers["X-Cache"] == "hit" and again == body
+        assert "fail_on: " in assert_error(s, "/api/diff?base=0&new=1&fail_on=nodes%3E", 400)
+        assert assert_error(s, "/api/diff?base=0&new=2", 404) == "new: no run 2; runs are 0..1"
+        runs = s.get_json("/api/history/runs?model=resnet18")["runs"]
+        assert [r["label"] for r in runs] == ["all", "extended"]
+        trend = s.get_json("/api/history/trend?model=resnet18")
+        assert [p["run_id"] for p in trend["points"]] == [r["id"] for r in reversed(runs)]
+        assert [p["total_median_ns"] for p in trend["points"]] == [r["total_median_ns"] for r in reversed(runs)]
+    finally:
+        assert s.close() == 0
+    # No history file: an error naming it before serving.
+    proc = subprocess.run([BINARY, "open", "--no-browser", "--history", str(tmp_path / "none.db"), str(RUN_DIR)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 3 and "none.db" in proc.stderr and proc.stdout == ""
