@@ -36,7 +36,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { artifactsDir, check, colorDistance, done, eq, fail, frames, launchBrowser, miBinary, pixelsAt, poll, repoDir } from './lib.mjs';
+import { artifactsDir, check, colorDistance, done, eq, fail, frames, launchBrowser, miBinary, pixelsAt, poll, repoDir, resolvedAfter } from './lib.mjs';
 import { startServer } from './server.mjs';
 
 const fx = (p) => join(repoDir, 'test/fixtures', p);
@@ -99,6 +99,20 @@ eq(legend.added, 0, 'the base side has no added node');
 eq(legend.removed + legend.changed + legend.renamed + legend.same, kBaseCompiledNodes, `base side counts add up to its nodes (${JSON.stringify(legend)})`);
 check(legend.removed > 0, `the base side has removed nodes (FusedConv 9 -> 0): ${legend.removed}`);
 eq(legend.removed, compiled?.removed, 'removed as the report says');
+// The headline: the gate's verdict as the report has it; the changed nodes listed, a click selects one.
+const gate = await page.evaluate(() => [...document.querySelectorAll('#heat-legend .diff-summary')].map((e) => e.textContent));
+check(gate.some((l) => l.startsWith(`gate: ${report.failed ? 'fails' : 'passes'}`)), `the legend says the gate's verdict (${gate.join(' | ')})`);
+const listed = await page.evaluate(() => [...document.querySelectorAll('#heat-legend .diff-node')].map((b) => Number(b.dataset.node)));
+const baseChanged = compiled.changes.map((c) => c.base_node_id).filter((id) => id !== null);
+eq(JSON.stringify(listed), JSON.stringify(baseChanged.slice(0, 30)), 'the legend lists the base side\'s changed nodes in graph order');
+if (listed.length) {
+  const v0 = await page.evaluate(() => window.__miDebug.state().selectionVersion);
+  await page.click('#heat-legend .diff-node');
+  await resolvedAfter(page, v0);
+  const picked = await page.evaluate(() => ({ sel: window.__miDebug.state().selection, node: window.__miDebug.state().panes[0].node }));
+  eq(picked.sel?.id, listed[0], 'a click on a listed node selects it');
+  eq(picked.node, listed[0], 'in the base pane');
+}
 // The right pane (click it to make it active): the new side.
 const sides = await page.evaluate(() => {
   const g = window.__miDebug.view('graph');

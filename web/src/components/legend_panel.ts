@@ -8,7 +8,7 @@ import {
   divergingGradientCss, heatGradientCss, kDiffAdded, kDiffChanged, kDiffRemoved, kDiffRenamed, kDiffSame, kDiffSlower, kDiffFaster, kNoDataFill, kStatusFused, kStatusInserted, kStatusNotRun, kStatusRan, kStatusUnlinked, opColor, rgbCss,
 } from '../base/palette';
 import { NodeStatus } from '../rpc/layout_binary';
-import type { AppState, GraphInfo, HeatInfo } from '../core/state';
+import type { AppState, DiffNodeNote, GraphInfo, HeatInfo } from '../core/state';
 import type { StoreApi } from '../core/store';
 import { chip, el } from '../widgets/dom';
 
@@ -16,7 +16,11 @@ export function mountLegend(ops: HTMLElement, heat: HTMLElement, status: HTMLEle
   const render = (s: AppState, prev: AppState | null): void => {
     if (prev && s.graph === prev.graph && s.color === prev.color && s.lineage === prev.lineage && s.comparing === prev.comparing) return;
     renderLegend(ops, s.graph, (op) => store.dispatch({ type: 'select', selection: { kind: 'op_type', opType: op }, source: 'app' }));
-    if (s.color === 'diff') renderDiffLegend(heat, s.graph.heat);
+    if (s.color === 'diff') {
+      renderDiffLegend(heat, s.graph.heat, (n) => store.dispatch({
+        type: 'select', selection: { kind: 'node', level: n.level, id: n.id, run: n.run }, source: 'app', pane: n.pane,
+      }));
+    }
     else if (s.color === 'status' || s.color === 'compare') renderColourLegend(heat, s.graph.heat);
     else renderHeatLegend(heat, s.color === 'op' ? null : s.graph.heat, s.color === 'share');
     renderStatusLegend(status, s.graph.statusCounts, s.lineage, s.comparing);
@@ -103,7 +107,7 @@ function renderColourLegend(root: HTMLElement, h: HeatInfo | null): void {
  * change with its colour and the pane's node count, the timing scale
  * (slower / faster beyond the noise); or why there is no diff.
  */
-function renderDiffLegend(root: HTMLElement, h: HeatInfo | null): void {
+function renderDiffLegend(root: HTMLElement, h: HeatInfo | null, onPick: (n: DiffNodeNote) => void): void {
   root.textContent = '';
   root.className = 'heat-legend colour-legend diff-legend';
   const d = h?.diff;
@@ -117,6 +121,9 @@ function renderDiffLegend(root: HTMLElement, h: HeatInfo | null): void {
     r.append(chip(c), el('span', undefined, text), el('span', 'count', String(count)));
     return r;
   };
+  for (const [k, line] of (d.summary ?? []).entries()) {
+    root.append(el('div', `diff-summary${k === 1 ? (d.failed ? ' diff-gate-failed' : ' diff-gate-passed') : ''}`, line));
+  }
   root.append(el('div', 'diff-side', `diff · ${d.side}`),
     row(rgbCss(kDiffAdded), 'added (only in the new run)', d.added, 'added'),
     row(rgbCss(kDiffRemoved), 'removed (only in the base)', d.removed, 'removed'),
@@ -130,6 +137,21 @@ function renderDiffLegend(root: HTMLElement, h: HeatInfo | null): void {
   const timing = el('div', 'status-row diff-timing');
   timing.append(chip(rgbCss(kDiffSlower)), el('span', undefined, `${d.slower} slower`), chip(rgbCss(kDiffFaster)), el('span', undefined, `${d.faster} faster`));
   root.append(bar, range, timing, el('div', 'muted', 'a changed node that is also slower / faster has a thick red / blue outline; folded groups: amber by their share of changed nodes'));
+  // The side's changed nodes with what changed; a click selects one.
+  const nodes = d.nodes ?? [];
+  if (!nodes.length) return;
+  const list = el('div', 'diff-nodes');
+  const colour: Record<string, string> = { added: rgbCss(kDiffAdded), removed: rgbCss(kDiffRemoved), changed: rgbCss(kDiffChanged), renamed: rgbCss(kDiffRenamed) };
+  for (const n of nodes) {
+    const b = el('button', 'legend-row diff-node');
+    b.title = `${n.name}: ${n.what}`;
+    b.dataset.node = String(n.id);
+    b.append(chip(colour[n.kind] ?? rgbCss(kDiffSame)), el('span', 'diff-node-name', n.name), el('span', 'diff-node-what', n.what));
+    b.addEventListener('click', () => onPick(n));
+    list.append(b);
+  }
+  const total = d.added + d.removed + d.changed + d.renamed;
+  root.append(el('div', undefined, `changed nodes${total > nodes.length ? ` (first ${nodes.length} of ${total})` : ''}`), list);
 }
 
 /** Markers on the canvas: node status (when the layout has it), lineage, compare links. */

@@ -169,6 +169,17 @@ export interface HeatInfo {
 export interface DiffCounts {
   side: string | null; reason: string | null;
   added: number; removed: number; changed: number; renamed: number; same: number; slower: number; faster: number;
+  /** The report's headline: total time change, the gate's verdict, the rules crossed (one line each). */
+  summary?: string[];
+  /** Whether a rule crossed (the gate failed). */
+  failed?: boolean;
+  /** The pane's nodes that changed (at most kMaxDiffNodesListed), with what changed, for the legend's list. */
+  nodes?: DiffNodeNote[];
+}
+
+/** One changed node of a pane's side of a diff: where it is and what changed ("attribute pads: [0, 0] -> [1, 1]"). */
+export interface DiffNodeNote {
+  pane: number; run: number; level: string; id: number; name: string; kind: string; what: string;
 }
 
 /** One diff of two runs (GET /api/diff), as the diff controller fetched it. */

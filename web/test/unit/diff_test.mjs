@@ -35,15 +35,15 @@ const kReport = {
     { level: 'framework', changes: [] },
     {
       level: 'compiled', changes: [
-        { kind: 'removed', base_node_id: 7, new_node_id: null },
-        { kind: 'added', base_node_id: null, new_node_id: 9 },
-        { kind: 'changed', base_node_id: 3, new_node_id: 4 },
-        { kind: 'renamed', base_node_id: 5, new_node_id: 6 },
+        { kind: 'removed', base_node_id: 7, new_node_id: null, base_name: 'fused_1', new_name: '', base_op_type: 'FusedConv', new_op_type: '', changes: [] },
+        { kind: 'added', base_node_id: null, new_node_id: 9, base_name: '', new_name: 'reorder_3', base_op_type: '', new_op_type: 'ReorderOutput', changes: [] },
+        { kind: 'changed', base_node_id: 3, new_node_id: 4, base_name: 'conv_a', new_name: 'conv_a', changes: ['attribute pads: [0, 0, 0, 0] -> [1, 1, 1, 1]'] },
+        { kind: 'renamed', base_node_id: 5, new_node_id: 6, base_name: 'relu_1', new_name: 'relu_7', changes: [] },
       ],
     },
   ],
   timing: {
-    total: delta('total', '', null, null, 'slower', 12),
+    total: { ...delta('total', '', null, null, 'slower', 12.3), base: { median_ns: 9750000 }, new: { median_ns: 10950000 }, noise_ns: 80000 },
     op_types: [delta('Conv', '', null, null, 'slower', 10), delta('Add', '', null, null, 'faster', -30),
       delta('Relu', '', null, null, 'same', 1), { ...delta('MatMul', '', null, null, 'slower', 60), delta_ns: 900 }],
     streams: [],
@@ -51,7 +51,11 @@ const kReport = {
     unlinked_tasks: [delta('memcpy', '', null, null, 'slower', 5)],
     unmatched_base_tasks: [], unmatched_new_tasks: [],
   },
-  overlap: [], overlap_lost: 0, rules: [], failed: false,
+  overlap: [], overlap_lost: 0, failed: true,
+  rules: [
+    { rule: 'total>+5%', crossed: true, message: 'total +12.3% (+1.20 ms: 9.75 -> 10.95 ms, noise 0.08 ms) > +5%' },
+    { rule: 'nodes!=0', crossed: false, message: 'nodes 0' },
+  ],
 };
 
 class FakeApi {
@@ -114,6 +118,18 @@ test('a pane gets its side of the report by node id', () => {
     [3, { kind: DiffKind.Changed, timing: DiffTiming.Faster, pct: -20 }],
     [5, { kind: DiffKind.Renamed, timing: DiffTiming.None, pct: 0 }],
     [7, { kind: DiffKind.Removed, timing: DiffTiming.None, pct: 0 }],
+  ]);
+  // The headline and the side's changed nodes with what changed.
+  assert.deepEqual(left.summary, [
+    'total 9.750 ms → 10.950 ms (+12.3 %, slower; noise 80.0 µs)',
+    'gate: fails (1 of 2 rules crossed)',
+    'total +12.3% (+1.20 ms: 9.75 -> 10.95 ms, noise 0.08 ms) > +5%',
+  ]);
+  assert.equal(left.failed, true);
+  assert.deepEqual(left.nodes.map((n) => [n.id, n.kind, n.name, n.what, n.pane, n.level]), [
+    [7, 'removed', 'fused_1', 'removed: FusedConv', 0, 'compiled'],
+    [3, 'changed', 'conv_a', 'attribute pads: [0, 0, 0, 0] -> [1, 1, 1, 1]', 0, 'compiled'],
+    [5, 'renamed', 'relu_1', 'renamed: relu_1 → relu_7', 0, 'compiled'],
   ]);
   const right = paneDiff(1, 1, 'compiled', 0, 1, entry);
   assert.deepEqual([...right.marks.keys()].sort((a, b) => a - b), [2, 4, 6, 9]);

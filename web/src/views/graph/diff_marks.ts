@@ -7,8 +7,12 @@
 // ids): a change by base_node_id on the base side and new_node_id on the
 // new side, a timing delta likewise.
 
+import { fmtNs } from '../../base/format';
 import type { DiffLevelJson, DiffReportJson } from '../../rpc/api';
-import type { DiffEntry } from '../../core/state';
+import type { DiffEntry, DiffNodeNote } from '../../core/state';
+
+/** Changed nodes a pane lists in the legend, at most. */
+export const kMaxDiffNodesListed = 30;
 
 export enum DiffKind { Same = 0, Added = 1, Removed = 2, Changed = 3, Renamed = 4 }
 export enum DiffTiming { None = 0, Slower = 1, Faster = 2, Same = 3 }
@@ -27,6 +31,26 @@ export interface PaneDiff {
   side: string | null;
   reason: string | null;
   marks: Map<number, DiffMark> | null;
+  /** The report's headline (total, gate, crossed rules), whether the gate failed, the side's changed nodes. */
+  summary?: string[];
+  failed?: boolean;
+  nodes?: DiffNodeNote[];
+}
+
+/** The report's headline: the total time change and the gate's verdict with the crossed rules' messages. */
+export function diffSummary(report: DiffReportJson): string[] {
+  const out: string[] = [];
+  const t = report.timing?.total;
+  if (t) {
+    const pct = `${t.delta_pct >= 0 ? '+' : ''}${t.delta_pct.toFixed(1)} %`;
+    out.push(`total ${fmtNs(t.base.median_ns)} → ${fmtNs(t.new.median_ns)} (${pct}, ${t.verdict}; noise ${fmtNs(t.noise_ns)})`);
+  } else {
+    out.push('no timing: a run has no trace');
+  }
+  const crossed = report.rules.filter((r) => r.crossed);
+  out.push(report.rules.length ? `gate: ${report.failed ? 'fails' : 'passes'} (${crossed.length} of ${report.rules.length} rules crossed)` : 'gate: no rules');
+  for (const r of crossed) out.push(r.message || r.rule);
+  return out;
 }
 
 const kKinds: Record<string, DiffKind> = { added: DiffKind.Added, removed: DiffKind.Removed, changed: DiffKind.Changed, renamed: DiffKind.Renamed };
@@ -56,11 +80,18 @@ export function paneDiff(k: number, run: number, level: string, base: number, ne
     if (!lv) return { side: null, reason: `the diff has no ${level} level: run ${base} or run ${next} lacks it`, marks: null };
   }
   const marks = new Map<number, DiffMark>();
+  const nodes: DiffNodeNote[] = [];
   for (const c of lv.changes) {
     const id = baseSide ? c.base_node_id : c.new_node_id;
     const kind = kKinds[c.kind];
     if (id === null || kind === undefined) continue;
     marks.set(id, { kind, timing: DiffTiming.None, pct: 0 });
+    if (nodes.length < kMaxDiffNodesListed) {
+      const what = c.kind === 'renamed' ? `renamed: ${c.base_name} → ${c.new_name}`
+        : c.kind === 'added' ? `added: ${c.new_op_type}` : c.kind === 'removed' ? `removed: ${c.base_op_type}`
+        : c.changes?.[0] ?? 'changed';
+      nodes.push({ pane: k, run, level, id, name: (baseSide ? c.base_name : c.new_name) || c.new_name || c.base_name, kind: c.kind, what });
+    }
   }
   if (report.timing && base !== next) {
     for (const d of report.timing.nodes) {
@@ -75,5 +106,5 @@ export function paneDiff(k: number, run: number, level: string, base: number, ne
       marks.set(id, m);
     }
   }
-  return { side, reason: null, marks };
+  return { side, reason: null, marks, summary: diffSummary(report), failed: report.failed, nodes };
 }

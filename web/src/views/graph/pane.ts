@@ -234,6 +234,7 @@ export class Pane {
     this.scene = new Scene(layout, {
       colorMode: this.colorMode, compareTimes: this.compare.times, compareRun: this.compare.run, compareReason: this.compare.reason,
       diffMarks: this.diff.marks, diffSide: this.diff.side, diffReason: this.diff.reason,
+      diffNotes: { summary: this.diff.summary, failed: this.diff.failed, nodes: this.diff.nodes },
     });
     this.nodeIndex.clear();
     const n = graphNodeCount(layout);

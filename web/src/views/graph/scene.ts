@@ -55,6 +55,8 @@ export interface SceneOptions {
   diffMarks?: Map<number, DiffMark> | null;
   diffSide?: string | null;
   diffReason?: string | null;
+  /** Passed on to the legend as they are. */
+  diffNotes?: Pick<DiffCounts, 'summary' | 'failed' | 'nodes'>;
 }
 
 /** Colour by diff: a node's fill (structural change, else its time change) and, for a changed node that is also slower / faster, its outline. */
@@ -437,6 +439,7 @@ export class Scene {
     if (mode === 'diff') {
       const d: DiffCounts = {
         side: options.diffSide ?? null, reason: options.diffReason ?? null, added: 0, removed: 0, changed: 0, renamed: 0, same: 0, slower: 0, faster: 0,
+        ...options.diffNotes,
       };
       if (marks) {
         const n = graphNodeCount(l);
