@@ -62,7 +62,7 @@ def test_serves_the_command_lines_report_and_no_run(served):
         assert served.get_json(f"/api/cluster/collectives/{i}")["collectives"] == [c]
     served.get_json(f"/api/cluster/collectives/{len(report['collectives'])}", status=404)
     # Ranks open only when asked: no run at first.
-    assert served.get_json("/api/runs") == {"runs": [], "cluster": True}
+    assert served.get_json("/api/runs") == {"runs": [], "cluster": True, "history": False}
     assert served.get_json("/api/runs/0/summary", status=404)["error"]["message"] == \
         "no run 0; the server has no runs yet"
 
