@@ -195,7 +195,8 @@ TEST(ChromeTraceSamplesTest, PerfettoFlowExamples) {
 
 TEST(ChromeTraceSamplesTest, ProjectFixtures) {
   // The profiles test/fixtures/generate.sh writes (test/fixtures/README.md):
-  // two ORT levels for each of two models, one torch trace.
+  // three ORT levels (basic, extended, all) for each of two models, one
+  // torch trace.
   const fs::path fixtures = fs::path(MI_SOURCE_DIR "/test/fixtures");
   size_t seen = 0;
   for (const char* model : {"resnet18", "transformer"}) {
@@ -216,7 +217,7 @@ TEST(ChromeTraceSamplesTest, ProjectFixtures) {
       ++seen;
     }
   }
-  EXPECT_EQ(seen, 5u) << "committed fixtures missing under " << fixtures;
+  EXPECT_EQ(seen, 7u) << "committed fixtures missing under " << fixtures;
 }
 
 }  // namespace
