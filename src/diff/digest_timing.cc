@@ -18,7 +18,6 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -389,24 +388,43 @@ void DigestTiming(const analysis::AnalysisContext& run, RunDigest* digest) {
   }
 
   // Nodes: the node's linked tasks (links' mapped tasks) that are counted.
+  // A task that executed several nodes of one level (a fused group seen
+  // from the framework level) is shared evenly among them, so that a
+  // level's node times add up to its tasks' time and a fusion undone shows
+  // as time moving between nodes, not as time appearing.
+  auto node_of = [&](const DigestNode& node) -> NodeId {
+    if (node.node_id < 0 ||
+        static_cast<size_t>(node.node_id) >= model.node_count()) {
+      return NodeId();
+    }
+    return NodeId(static_cast<uint32_t>(node.node_id));
+  };
+  std::vector<int32_t> sharers(tasks.size(), 0);
   for (DigestLevel& level : digest->levels) {
-    for (DigestNode& node : level.nodes) {
-      if (node.node_id < 0 ||
-          static_cast<size_t>(node.node_id) >= model.node_count()) {
-        continue;
+    std::fill(sharers.begin(), sharers.end(), 0);
+    for (const DigestNode& node : level.nodes) {
+      const NodeId n = node_of(node);
+      if (!n.valid()) continue;
+      for (TaskId t : links.mapped_tasks.Get(n)) {
+        if (t.value() < index_of.size() && index_of[t.value()] >= 0) {
+          ++sharers[index_of[t.value()]];
+        }
       }
+    }
+    for (DigestNode& node : level.nodes) {
+      const NodeId n = node_of(node);
+      if (!n.valid()) continue;
       std::vector<int64_t> run_ns(run_count, 0);
       std::vector<int64_t> over_ns(run_count, 0);
       std::vector<std::string> keys;
       bool any = false;
-      for (TaskId t : links.mapped_tasks.Get(
-               NodeId(static_cast<uint32_t>(node.node_id)))) {
+      for (TaskId t : links.mapped_tasks.Get(n)) {
         if (t.value() >= index_of.size()) continue;
         const int32_t i = index_of[t.value()];
         if (i < 0) continue;
         any = true;
-        run_ns[task_run[i]] += time[i];
-        over_ns[task_run[i]] += task_overlap[i];
+        run_ns[task_run[i]] += time[i] / sharers[i];
+        over_ns[task_run[i]] += task_overlap[i] / sharers[i];
         keys.push_back(stream_keys[trace.task_track(t).value()]);
       }
       if (!any) continue;

@@ -22,8 +22,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>

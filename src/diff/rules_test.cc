@@ -218,6 +218,29 @@ TEST(ApplyDiffRules, OutcomesWithTheirNumbers) {
   EXPECT_EQ(overlap.message, "overlap-lost 0, not > 0");
 }
 
+TEST(ApplyDiffRules, StreamNodeAndTaskSubjects) {
+  DiffReport r = Report();
+  r.streams.push_back(Delta("device 0 \u00b7 stream 7", 5'000'000, 7'500'000,
+                            10'000, "slower"));
+  // A node renamed between the runs: either name picks it.
+  r.nodes.push_back(Delta("conv_1 -> backbone/conv_1", 1'000'000, 1'300'000,
+                          20'000, "slower"));
+  r.unlinked_tasks.push_back(
+      Delta("Memcpy DtoH", 40'000, 30'000, 1'000, "faster"));
+  RuleOutcome stream = Apply("stream:device 0 \u00b7 stream 7>+2ms", r);
+  EXPECT_TRUE(stream.crossed);
+  EXPECT_EQ(stream.measured_on, "device 0 \u00b7 stream 7");
+  EXPECT_EQ(stream.message,
+            "stream:device 0 \u00b7 stream 7 +2.50 ms (5.00 -> 7.50 ms, noise "
+            "10.00 us) > +2.00 ms");
+  EXPECT_TRUE(Apply("node:conv_1>+20%", r).crossed);
+  EXPECT_TRUE(Apply("node:backbone/conv_1>+20%", r).crossed);
+  EXPECT_EQ(Apply("node:conv>+20%", r).note, "absent");
+  RuleOutcome task = Apply("task:\"Memcpy DtoH\"<-20%", r);
+  EXPECT_TRUE(task.crossed);
+  EXPECT_EQ(task.value, -25);
+}
+
 TEST(ApplyDiffRules, NoTimingIsNotCrossed) {
   DiffReport r;
   RuleOutcome o = Apply("total>+5%", r);

@@ -171,6 +171,41 @@ TEST(DigestTiming, HandBuiltTwoStreamSteps) {
             (std::vector<std::string>{"device 0 \u00b7 stream 7"}));
 }
 
+// Seen from the framework level, one fused kernel executed two nodes (mm
+// and the relu fused into it): each gets half of its time, so the level's
+// node times still add up to the kernels' 300 + 200 ns.
+TEST(DigestTiming, AFusedTaskIsSharedByItsNodes) {
+  TwoSteps f;
+  NodeId relu = f.Node("relu", "Relu", {f.mm});
+  std::vector<std::pair<NodeId, TaskId>> items;
+  for (uint32_t i = 0; i < f.trace.task_count(); ++i) {
+    if (f.trace.task_node(TaskId(i)) == f.mm) {
+      items.emplace_back(f.mm, TaskId(i));
+      items.emplace_back(relu, TaskId(i));
+    }
+  }
+  f.model.BuildIndexes();
+  f.links.mapped_tasks.Build(f.model.node_count(), items);
+  analysis::AnalysisContext run;
+  run.model = &f.model;
+  run.trace = &f.trace;
+  run.links = &f.links;
+  RunDigest d;
+  DigestLevel level;
+  level.level = "framework";
+  for (NodeId n : {f.mm, relu}) {
+    DigestNode node;
+    node.node_id = n.value();
+    level.nodes.push_back(node);
+  }
+  d.levels.push_back(level);
+  diff::DigestTiming(run, &d);
+  for (const DigestNode& node : d.levels[0].nodes) {
+    EXPECT_EQ(node.run_ns, (std::vector<int64_t>{150, 100}));
+    EXPECT_EQ(node.overlapped_ns, (std::vector<int64_t>{50, 0}));
+  }
+}
+
 // A CPU-only run (host ops, self time) on two threads: keys name the
 // threads by their work, not by the ids the OS gave them, so two runs of a
 // model line up.
