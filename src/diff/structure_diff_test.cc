@@ -239,6 +239,43 @@ TEST(StructureDiffTest, ShuffledGeneratedNamesAreRenamesNotChanges) {
   }
 }
 
+DigestNode Relu(std::string name, std::string in, std::string out) {
+  DigestNode n;
+  n.name = std::move(name);
+  n.op_type = "Relu";
+  n.inputs = {{std::move(in), "float32", {"1", "16"}, true, ""}};
+  n.outputs = {{std::move(out), "float32", {"1", "16"}, true, ""}};
+  return n;
+}
+
+// A node inserted into a chain of alike nodes reads, to its producer,
+// exactly like the node that used to follow it. By hand: base x -> n0 ->
+// n1 -> n2, new x -> n0 -> extra -> n1 -> n2 (all Relu, same shapes):
+// extra added; n1 changed, reading extra instead of n0; n0, n2 unchanged;
+// every kept node matched by name (never n1 <-> extra by position).
+TEST(StructureDiffTest, NodeInsertedIntoAChainOfAlikeNodes) {
+  RunDigest base;
+  base.levels.push_back({"framework", "", "onnx", "", "", {}});
+  base.levels[0].nodes = {Relu("n0", "x", "t0"), Relu("n1", "t0", "t1"),
+                          Relu("n2", "t1", "t2")};
+  RunDigest next = base;
+  next.levels[0].nodes = {Relu("n0", "x", "t0"), Relu("extra", "t0", "te"),
+                          Relu("n1", "te", "t1"), Relu("n2", "t1", "t2")};
+  DiffReport r = Diff(base, next);
+  const LevelDiff* l = LevelOf(r, "framework");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->matched_by_name, 3);
+  EXPECT_EQ(l->matched_by_structure, 0);
+  EXPECT_EQ(NamesOf(*l, "added"), (std::set<std::string>{"extra"}));
+  EXPECT_EQ(NamesOf(*l, "changed"), (std::set<std::string>{"n1"}));
+  for (const NodeChange& c : l->changes) {
+    if (c.kind == "changed") {
+      EXPECT_EQ(c.changes,
+                (std::vector<std::string>{"input 0 from: n0:0 -> extra:0"}));
+    }
+  }
+}
+
 TEST(StructureDiffTest, ARunAgainstItselfHasNoChange) {
   RunDigest d = DigestOf(
       {"transformer/model.onnx", "transformer/ort_all/model.optimized.onnx"});
