@@ -33,6 +33,8 @@ ALLOWED = {
     "session": {"base", "io", "diag", "model", "trace", "importers", "importers/common",
                 "importers/<format>", "linker", "analysis", "layout", "encoders",
                 "diff", "model_inspector"},
+    # The run history store: SQLite, digests through the public API.
+    "history": {"base", "model_inspector"},
     "server": {"model_inspector", "base", "encoders"},
     # Reports of a diff or a run for people and CI systems (table, Markdown,
     # JUnit XML, HTML with layered drawings).

@@ -43,6 +43,13 @@ struct HistoryBaseline {
   std::string set_utc;
 };
 
+// A model the store holds runs of.
+struct HistoryModel {
+  std::string model;
+  int64_t runs = 0;
+  int64_t last_run_id = 0;
+};
+
 struct HistoryTrendPoint {
   int64_t run_id = 0;
   std::string created_utc;
@@ -66,15 +73,19 @@ class HistoryStore {
   // Newest first; `model` empty = all models; limit 0 = all.
   virtual StatusOr<std::vector<HistoryRun>> List(const std::string& model,
                                                  size_t limit) const = 0;
+  // NotFound naming the ids held when there is no such run.
   virtual StatusOr<HistoryRun> Get(int64_t run_id) const = 0;
   virtual StatusOr<RunDigest> Digest(int64_t run_id) const = 0;
   virtual Status SetBaseline(const std::string& name, int64_t run_id) = 0;
   virtual StatusOr<std::vector<HistoryBaseline>> Baselines() const = 0;
   // NotFound naming the known baselines when there is no such name.
   virtual StatusOr<HistoryBaseline> Baseline(const std::string& name) const = 0;
-  // Oldest first.
+  // Oldest first (by the digest's created_utc, else when recorded; then
+  // by id). NotFound naming the models held when there is no run of it.
   virtual StatusOr<std::vector<HistoryTrendPoint>> Trend(
       const std::string& model) const = 0;
+  // Every model with runs, by name.
+  virtual StatusOr<std::vector<HistoryModel>> Models() const = 0;
 };
 
 }  // namespace mi

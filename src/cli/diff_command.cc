@@ -10,6 +10,7 @@
 #include "base/atomic_file.h"
 #include "base/strings.h"
 #include "cli/common.h"
+#include "cli/history_command.h"
 #include "encoders/json_encoder.h"
 #include "model_inspector/diff.h"
 #include "report/report.h"
@@ -35,6 +36,11 @@ struct DiffFlags {
   std::string new_label;
   size_t max_nodes = 200;
   bool quiet = false;
+  // The base run from the run history: a baseline's stored digest.
+  std::string baseline;
+  // --history, and --record with --model-name / --commit: the new run is
+  // recorded in the run history after the diff.
+  RecordFlags record;
 };
 
 struct DigestFlags {
@@ -69,8 +75,12 @@ StatusOr<RunDigest> LoadSide(const std::vector<std::string>& paths,
 // too.
 StatusOr<RunDigest> ResolveDiffBase(const DiffFlags& flags,
                                     std::vector<std::string>* sides) {
+  if (!flags.baseline.empty() && !flags.base_run.empty()) {
+    return Usage("diff: --baseline and --base-run both give the base run");
+  }
   // The count of positional sides is checked before any run is read.
-  size_t positional_base = flags.base_run.empty() ? 1 : 0;
+  size_t positional_base =
+      flags.base_run.empty() && flags.baseline.empty() ? 1 : 0;
   size_t positional_new = flags.new_run.empty() ? 1 : 0;
   if (sides->size() != positional_base + positional_new) {
     return Usage(
@@ -79,10 +89,20 @@ StatusOr<RunDigest> ResolveDiffBase(const DiffFlags& flags,
                     positional_base + positional_new == 1 ? "" : "s",
                     positional_base && positional_new ? "BASE NEW"
                     : positional_base                 ? "BASE; NEW is --new-run"
-                    : positional_new ? "NEW; BASE is --base-run"
+                    : positional_new ? "NEW; BASE is --base-run or --baseline"
                                      : "none: --base-run and --new-run "
                                        "give both",
                     sides->size()));
+  }
+  if (!flags.baseline.empty()) {
+    StatusOr<RunDigest> digest = LoadBaselineDigest(
+        HistoryPathOrDefault(flags.record.history), flags.baseline);
+    if (!digest.ok()) {
+      return digest.status().WithContext("the base run (baseline " +
+                                         flags.baseline + ")");
+    }
+    if (!flags.base_label.empty()) digest->meta.label = flags.base_label;
+    return digest;
   }
   if (!flags.base_run.empty()) {
     return LoadSide(flags.base_run, flags.base_label, "base");
@@ -190,6 +210,13 @@ int RunDiff(const DiffFlags& flags) {
 
   std::string text = Render(flags, *report, &base, &next);
   if (Status s = Emit(flags.out, text); !s.ok()) return ReportError(s);
+  if (flags.record.record) {
+    // Recorded whatever the verdict: the history keeps what ran. The line
+    // goes to stderr, stdout may hold the report.
+    CompleteRunMeta(flags.record, {}, &next);
+    StatusOr<int64_t> id = RecordRun(flags.record, next, stderr);
+    if (!id.ok()) return ReportError(id.status());
+  }
   // The verdict and the crossed rules on stderr too when the report went
   // elsewhere (a file, or a format for machines), so a CI log shows why the
   // gate failed.
@@ -274,8 +301,29 @@ void RegisterDiffCommand(CLI::App& app, int* exit_code) {
                   "compared)");
   cmd->add_flag("-q,--quiet", flags->quiet,
                 "no verdict on stderr when the report goes to a file");
+  cmd->add_option("--baseline", flags->baseline,
+                  "the base run is baseline NAME of the run history "
+                  "(`history baseline set NAME RUN`); give only NEW")
+      ->type_name("NAME");
+  AddHistoryPathOption(cmd, &flags->record.history);
+  cmd->add_flag("--record", flags->record.record,
+                "record the new run in the run history after the diff "
+                "(whatever the verdict)");
+  cmd->add_option("--model-name", flags->record.model,
+                  "with --record: the model's name in the run history "
+                  "(default: the digest's)")
+      ->type_name("NAME");
+  cmd->add_option("--commit", flags->record.commit,
+                  "with --record: the git commit the new run was made from");
   AddMemoryLimitOption(cmd);
-  cmd->callback([flags, exit_code]() { *exit_code = RunDiff(*flags); });
+  cmd->callback([flags, exit_code]() {
+    const RecordFlags& r = flags->record;
+    if (!r.record && (!r.model.empty() || !r.commit.empty())) {
+      throw CLI::ValidationError("diff",
+                                 "--model-name and --commit go with --record");
+    }
+    *exit_code = RunDiff(*flags);
+  });
 
   auto digest = std::make_shared<DigestFlags>();
   CLI::App* dig = app.add_subcommand(

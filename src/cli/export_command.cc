@@ -6,6 +6,7 @@
 
 #include "base/strings.h"
 #include "cli/common.h"
+#include "cli/history_command.h"
 
 namespace mi::cli {
 namespace {
@@ -15,6 +16,7 @@ struct ExportFlags {
   std::string input_dir;
   std::string out;
   std::string format = "json";
+  RecordFlags record;
 };
 
 }  // namespace
@@ -35,6 +37,10 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
                   "<dir>/model-inspector-export)");
   cmd->add_option("--format", flags->format, "dump format")
       ->check(CLI::IsMember({"json"}));
+  // --model names the framework model file here, so the history's model
+  // name is --model-name.
+  AddRecordFlags(cmd, &flags->record, /*with_record_flag=*/true,
+                 "--model-name");
   cmd->callback([flags, exit_code]() {
     InputFlags input = flags->input;
     std::string out = flags->out;
@@ -48,6 +54,14 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
     }
     if (input.empty()) {
       throw CLI::ValidationError("export", "give PATHs or --input-dir");
+    }
+    const RecordFlags& record = flags->record;
+    if (!record.record && (!record.history.empty() || !record.model.empty() ||
+                           !record.label.empty() || !record.commit.empty())) {
+      throw CLI::ValidationError(
+          "export",
+          "--history, --model-name, --label and --commit go with "
+          "--record");
     }
     if (out.empty()) {
       throw CLI::ValidationError("--out", "required unless --input-dir");
@@ -63,6 +77,17 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
         "wrote %s/graph.json, trace.json, summary.json, analyses.json%s\n",
         EscapeForTerminal(out).c_str(),
         session->HasSeveralRanks() ? ", cluster.json" : "");
+    if (flags->record.record) {
+      RunDigest digest = session->Digest(DigestOptionsFor(flags->record));
+      std::vector<std::string> inputs = input.paths;
+      for (const std::string* model :
+           {&input.framework_model, &input.compiled_model}) {
+        if (!model->empty()) inputs.push_back(*model);
+      }
+      CompleteRunMeta(flags->record, inputs, &digest);
+      StatusOr<int64_t> id = RecordRun(flags->record, digest);
+      if (!id.ok()) *exit_code = ReportError(id.status());
+    }
   });
 }
 

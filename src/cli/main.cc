@@ -13,6 +13,7 @@
 #include "cli/diff_command.h"
 #include "cli/export_command.h"
 #include "cli/export_model_explorer_command.h"
+#include "cli/history_command.h"
 #include "cli/list_diagnostics_command.h"
 #include "cli/open_command.h"
 #include "cli/path_command.h"
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   mi::cli::RegisterCheckCommand(app, &exit_code);
   mi::cli::RegisterAnalyzeCommand(app, &exit_code);
   mi::cli::RegisterClusterCommand(app, &exit_code);
+  mi::cli::RegisterHistoryCommand(app, &exit_code);
   mi::cli::RegisterDiffCommand(app, &exit_code);
   mi::cli::RegisterReportCommand(app, &exit_code);
   mi::cli::RegisterSeedOptions(app, &exit_code);
