@@ -27,8 +27,12 @@ APT_PACKAGES=(
   # fixture generation (test/fixtures/generate.sh): the real tools
   python3-torch python3-torchvision
   # web UI browser tests (the UI itself is built with Node 20 + npm, which
-  # the machine provides; see the npm packages below)
+  # the machine provides; see the npm packages below); also what
+  # `report --pdf` prints through
   chromium
+  # xmllint: the JUnit reports of `diff --format junit` are validated
+  # against test/fixtures/junit/junit.xsd
+  libxml2-utils
 )
 
 missing=()

@@ -169,7 +169,7 @@ int RunDiff(const DiffFlags& flags) {
   // is read.
   StatusOr<std::vector<DiffRule>> rules =
       ParseFailOn(flags.fail_on_given ? flags.fail_on : DefaultFailOn());
-  if (!rules.ok()) return ReportError(rules.status().WithContext("--fail-on"));
+  if (!rules.ok()) return ReportError(rules.status());
 
   DiffOptions options;
   options.max_nodes = flags.max_nodes;

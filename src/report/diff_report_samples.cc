@@ -6,7 +6,9 @@
 //   diff_report_samples write DIR   DIR/<name>.xml (JUnit, validated by
 //                                   xmllint --schema), DIR/<name>.html
 //                                   (rendered in Chromium by
-//                                   web/test/report_html_test.mjs)
+//                                   web/test/report_html_test.mjs),
+//                                   DIR/sample_run.html (the new run's
+//                                   single-run report)
 
 #include <cstdio>
 #include <cstring>
@@ -54,7 +56,7 @@ int main(int argc, char** argv) {
         }
       }
     }
-    mi::Status s = mi::WriteFileAtomically(dir + "/run.html",
+    mi::Status s = mi::WriteFileAtomically(dir + "/sample_run.html",
                                            mi::report::RenderRunHtml(next, {}));
     if (!s.ok()) {
       std::fprintf(stderr, "%s\n", s.ToString().c_str());

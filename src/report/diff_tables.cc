@@ -197,10 +197,9 @@ Section TopTimingTable(const DiffReport& report, size_t max_rows) {
   auto add = [&](const std::vector<TimingDelta>& v, std::string_view kind) {
     for (const TimingDelta& d : v) {
       if (d.verdict == "same") continue;
-      items.push_back({&d, d.level.empty()
-                               ? fmt::format("{} {}", kind, d.key)
-                               : fmt::format("{} {} ({})", kind, d.key,
-                                             d.level)});
+      items.push_back({&d, d.level.empty() ? fmt::format("{} {}", kind, d.key)
+                                           : fmt::format("{} {} ({})", kind,
+                                                         d.key, d.level)});
     }
   };
   add(report.op_types, "op");

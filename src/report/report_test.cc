@@ -104,9 +104,9 @@ TEST(Tables, TopTimingChangesByAbsoluteDelta) {
   Section s = TopTimingTable(samples::RegressedReport(), 10);
   std::vector<std::string> keys;
   for (const auto& row : s.table.rows) keys.push_back(row[0]);
-  EXPECT_EQ(keys,
-            (std::vector<std::string>{"op Conv", "stream gpu0/s7", "node conv1 (framework)",
-                                      "op BatchNormalization", "node relu2 (framework)"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "op Conv", "stream gpu0/s7", "node conv1 (framework)",
+                      "op BatchNormalization", "node relu2 (framework)"}));
   Section cut = TopTimingTable(samples::RegressedReport(), 2);
   EXPECT_EQ(cut.table.rows.size(), 2u);
   EXPECT_EQ(cut.left_out, 3u);

@@ -121,7 +121,7 @@ std::string RenderRunHtml(const RunDigest& run,
   out += HtmlHeading(1, title);
   {
     Section s;
-    s.table = {"Run", {"", ""}, {}};
+    s.table = {"Run", {"what", "value"}, {}};
     auto row = [&](std::string k, std::string v) {
       if (!v.empty()) s.table.rows.push_back({std::move(k), std::move(v)});
     };
