@@ -377,3 +377,23 @@ def test_schema_rejects_what_the_history_never_writes():
                 {**good, "baselines": [{"name": "main", "run_id": 0, "set_utc": ""}]}):
         with pytest.raises(jsonschema.ValidationError):
             HISTORY_SCHEMA.validate(bad)
+
+
+def test_show_writes_the_stored_digest(tmp_path):
+    history = tmp_path / "h.db"
+    run_dir = committed(RESNET / "ort_all")
+    saved = tmp_path / "base.midigest.json"
+    # The digest `diff` saves and the one the store gives back are the same
+    # text.
+    mi_env("history", "add", run_dir, "--history", history, "--model", "m",
+           "--label", "l")
+    out = tmp_path / "back.midigest.json"
+    mi_env("history", "show", "1", "--history", history, "--digest-out", out)
+    back = json.loads(out.read_text())
+    assert back["schema"] == "model-inspector/run-digest/1"
+    assert back["meta"]["model"] == "m" and back["meta"]["label"] == "l"
+    assert len(back["levels"]) == 2
+    assert [len(level["nodes"]) for level in back["levels"]] == [49, 34]
+    same = mi_env("diff", out, run_dir, "--save-base-digest", saved, check=False)
+    assert same.returncode == 0, same.stderr
+    assert json.loads(saved.read_text()) == back
