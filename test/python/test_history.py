@@ -95,6 +95,7 @@ def test_add_list_filter_and_limit(tmp_path):
     bad = mi_env("history", "list", "--history", history, "--model", "zzz", check=False)
     assert bad.returncode == 3
     assert "models: 'a' (2 runs), 'b' (1 run)" in bad.stderr
+    assert runs_json(history, "--model", "zzz") == []
 
 
 def test_add_several_runs_at_once(tmp_path):
@@ -397,3 +398,16 @@ def test_show_writes_the_stored_digest(tmp_path):
     same = mi_env("diff", out, run_dir, "--save-base-digest", saved, check=False)
     assert same.returncode == 0, same.stderr
     assert json.loads(saved.read_text()) == back
+
+
+def test_labels_from_users_are_escaped_on_the_terminal(tmp_path):
+    history = tmp_path / "h.db"
+    label = "\x1b]0;owned\x07\x1b[2Jci"
+    mi_env("history", "add", committed(RESNET / "ort_all"), "--history", history,
+           "--model", "m\x1b[31m", "--label", label)
+    for args in (["history", "list"], ["history", "show", "1"],
+                 ["history", "trend", "m\x1b[31m"], ["history", "baseline", "list"]):
+        out = mi_env(*args, "--history", history)
+        assert "\x1b" not in out.stdout, args
+    # JSON keeps the text as it was given (escaped by JSON itself).
+    assert runs_json(history)[0]["label"] == label
