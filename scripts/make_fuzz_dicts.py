@@ -40,7 +40,7 @@ JSON_SYNTAX = ["{", "}", "[", "]", ":", ",", '"', "true", "false", "null", "-1",
 def main():
     (ROOT / "dicts").mkdir(exist_ok=True)
     for t in ["chrome_trace", "ascend_timeline", "atc_json", "ascend_communication",
-              "cluster_summary"]:
+              "cluster_summary", "run_digest"]:
         keys = set()
         for p in files(t):
             text = p.read_text(errors="replace")

@@ -28,7 +28,8 @@ ALLOWED = {
     "linker": {"base", "diag", "model", "trace", "model_inspector"},
     "analysis": {"base", "model", "trace", "linker", "model_inspector"},
     "layout": {"base", "model", "model_inspector"},
-    # Run digests and the diff of two (include/model_inspector/diff.h).
+    # The regression gate's core: digests of a run (model, trace, links, as
+    # an analysis sees them) and diffs of digests.
     "diff": {"base", "model", "trace", "linker", "analysis", "model_inspector"},
     "session": {"base", "io", "diag", "model", "trace", "importers", "importers/common",
                 "importers/<format>", "linker", "analysis", "layout", "encoders",

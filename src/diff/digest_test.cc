@@ -9,6 +9,8 @@
 //       ReorderOutput 6, Add 2, Relu 2, MaxPool 1, GlobalAveragePool 1,
 //       Flatten 1, Gemm 1
 
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -159,6 +161,52 @@ TEST(DigestTest, DigestFileIsASideOfADiff) {
   options.paths.push_back(kFixtures + "resnet18/model.onnx");
   StatusOr<RunDigest> mixed = LoadDiffInput(options);
   EXPECT_FALSE(mixed.ok());
+}
+
+// Digests of the fixture runs, written where MI_DIGEST_OUT says (the
+// run_digest_schema test validates them against
+// docs/reference/schemas/run-digest.schema.json) or to a temporary folder;
+// each reads back to the same text.
+TEST(DigestFiles, FixtureDigestsReadBack) {
+  const char* env = std::getenv("MI_DIGEST_OUT");
+  const std::string dir = env != nullptr ? env : ::testing::TempDir();
+  const std::vector<std::pair<std::string, std::vector<std::string>>> runs = {
+      {"resnet18_all",
+       {"resnet18/model.onnx", "resnet18/ort_all/model.optimized.onnx",
+        "resnet18/ort_all/onnxruntime_profile.json"}},
+      {"transformer_basic",
+       {"transformer/model.onnx", "transformer/ort_basic/model.optimized.onnx",
+        "transformer/ort_basic/onnxruntime_profile.json"}},
+      {"resnet18_block", {"resnet18_block/model.onnx"}},
+      {"resnet18_renamed", {"resnet18_renamed/model.onnx"}},
+  };
+  for (const auto& [name, files] : runs) {
+    RunDigest d = DigestOf(files);
+    if (name == "resnet18_all") {
+      // Timing fields filled in, so that the schema sees every part.
+      d.runs_from = "model_run";
+      d.run_count = 3;
+      d.total = {"total", {300, 310, 305}, {10, 12, 11}, {40, 40, 40}};
+      d.op_types = {{"Conv", {200, 205, 201}, {0, 0, 0}, {20, 20, 20}}};
+      d.streams = {{"cpu", {300, 310, 305}, {0, 0, 0}, {40, 40, 40}}};
+      d.unlinked_tasks = {
+          {"SequentialExecutor::Execute", {5, 5, 5}, {0, 0, 0}, {1, 1, 1}}};
+      d.stream_pairs = {{"cpu", "gpu:0", {10, 12, 11}}};
+      DigestNode& n = d.levels[1].nodes[0];
+      n.run_ns = {7, 8, 9};
+      n.overlapped_ns = {0, 1, 0};
+      n.streams = {"cpu"};
+    }
+    std::string json = RunDigestJson(d);
+    StatusOr<RunDigest> back = ParseRunDigest(json, name);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(RunDigestJson(*back), json);
+    std::string path = dir + "/" + name + ".midigest.json";
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr) << path;
+    std::fwrite(json.data(), 1, json.size(), f);
+    std::fclose(f);
+  }
 }
 
 std::string ErrorOf(std::string_view json) {

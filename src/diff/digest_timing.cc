@@ -6,8 +6,9 @@
 //
 // Runs are the trace's runs (ProfilerStep#N, model_run), without the setup
 // before the first one ("before ..."), as the step breakdown counts steady
-// steps; with several sources (ranks) the k-th steady run of each source is
-// run k of the digest. A trace without runs is one run, "whole trace".
+// steps, and without runs that hold no task; with several sources (ranks)
+// the k-th steady run of each source is run k of the digest. A trace
+// without runs is one run, "whole trace".
 // Times are on the calibrated clock. What counts is what the summary
 // counts: execution tasks without syncs (kernels, copies, collectives; a
 // task's duration), else host ops (self time), else any event (self time).
@@ -17,7 +18,6 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -130,10 +130,10 @@ std::vector<std::string> StreamKeys(const Trace& trace,
   for (uint32_t i = 0; i < tracks; ++i) {
     const TrackInfo& info = trace.track(TrackId(i));
     if (info.kind == TrackKind::kDeviceStream && info.stream >= 0) {
-      keys[i] = info.device >= 0 ? "device " + std::to_string(info.device) +
-                                       " \u00b7 stream " +
-                                       std::to_string(info.stream)
-                                 : "stream " + std::to_string(info.stream);
+      keys[i] = info.device >= 0
+                    ? "device " + std::to_string(info.device) +
+                          " \u00b7 stream " + std::to_string(info.stream)
+                    : "stream " + std::to_string(info.stream);
     } else if (info.kind == TrackKind::kDeviceStream) {
       keys[i] = TrackShortName(trace, TrackId(i));
     } else {
@@ -170,14 +170,19 @@ void DigestTiming(const analysis::AnalysisContext& run, RunDigest* digest) {
   const Links& links = *run.links;
   const analysis::TaskClock clock(trace, analysis::Clock::kCalibrated);
 
-  // Digest runs: per source, its steady runs in start order.
+  // Digest runs: per source, its steady runs that hold tasks, in start
+  // order.
   const auto& runs = trace.runs();
+  std::vector<bool> has_tasks(runs.size(), false);
+  for (uint32_t i = 0; i < trace.task_count(); ++i) {
+    const uint32_t r = trace.task_run(TaskId(i));
+    if (r < runs.size()) has_tasks[r] = true;
+  }
   std::vector<int32_t> digest_run_of(runs.size(), -1);
   std::map<uint32_t, std::vector<uint32_t>> by_source;
   for (uint32_t r = 0; r < runs.size(); ++r) {
-    if (IsSetupRun(trace.str(runs[r].name))) continue;
-    by_source[runs[r].source.valid() ? runs[r].source.value() : 0].push_back(
-        r);
+    if (IsSetupRun(trace.str(runs[r].name)) || !has_tasks[r]) continue;
+    by_source[runs[r].source.valid() ? runs[r].source.value() : 0].push_back(r);
   }
   size_t run_count = 0;
   std::string family;
@@ -229,8 +234,8 @@ void DigestTiming(const analysis::AnalysisContext& run, RunDigest* digest) {
     });
   }
   std::vector<int64_t> time(tasks.size());
-  if (self_time || (!tasks.empty() && trace.task_kind(tasks[0]) ==
-                                          TaskKind::kOther)) {
+  if (self_time ||
+      (!tasks.empty() && trace.task_kind(tasks[0]) == TaskKind::kOther)) {
     time = analysis::ComputeSelfTimes(trace, tasks);
   } else {
     for (size_t i = 0; i < tasks.size(); ++i) {
@@ -383,24 +388,43 @@ void DigestTiming(const analysis::AnalysisContext& run, RunDigest* digest) {
   }
 
   // Nodes: the node's linked tasks (links' mapped tasks) that are counted.
+  // A task that executed several nodes of one level (a fused group seen
+  // from the framework level) is shared evenly among them, so that a
+  // level's node times add up to its tasks' time and a fusion undone shows
+  // as time moving between nodes, not as time appearing.
+  auto node_of = [&](const DigestNode& node) -> NodeId {
+    if (node.node_id < 0 ||
+        static_cast<size_t>(node.node_id) >= model.node_count()) {
+      return NodeId();
+    }
+    return NodeId(static_cast<uint32_t>(node.node_id));
+  };
+  std::vector<int32_t> sharers(tasks.size(), 0);
   for (DigestLevel& level : digest->levels) {
-    for (DigestNode& node : level.nodes) {
-      if (node.node_id < 0 ||
-          static_cast<size_t>(node.node_id) >= model.node_count()) {
-        continue;
+    std::fill(sharers.begin(), sharers.end(), 0);
+    for (const DigestNode& node : level.nodes) {
+      const NodeId n = node_of(node);
+      if (!n.valid()) continue;
+      for (TaskId t : links.mapped_tasks.Get(n)) {
+        if (t.value() < index_of.size() && index_of[t.value()] >= 0) {
+          ++sharers[index_of[t.value()]];
+        }
       }
+    }
+    for (DigestNode& node : level.nodes) {
+      const NodeId n = node_of(node);
+      if (!n.valid()) continue;
       std::vector<int64_t> run_ns(run_count, 0);
       std::vector<int64_t> over_ns(run_count, 0);
       std::vector<std::string> keys;
       bool any = false;
-      for (TaskId t :
-           links.mapped_tasks.Get(NodeId(static_cast<uint32_t>(node.node_id)))) {
+      for (TaskId t : links.mapped_tasks.Get(n)) {
         if (t.value() >= index_of.size()) continue;
         const int32_t i = index_of[t.value()];
         if (i < 0) continue;
         any = true;
-        run_ns[task_run[i]] += time[i];
-        over_ns[task_run[i]] += task_overlap[i];
+        run_ns[task_run[i]] += time[i] / sharers[i];
+        over_ns[task_run[i]] += task_overlap[i] / sharers[i];
         keys.push_back(stream_keys[trace.task_track(t).value()]);
       }
       if (!any) continue;

@@ -22,8 +22,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,9 +36,9 @@ namespace {
 constexpr std::string_view kTimeMetrics[] = {"total", "op", "stream", "node",
                                              "task"};
 constexpr std::string_view kCountMetrics[] = {
-    "nodes",        "added",          "removed",         "changed",
-    "renamed",      "fusions-lost",   "fusions-gained",  "fusions-changed",
-    "overlap-lost"};
+    "nodes",          "added",           "removed",
+    "changed",        "renamed",         "fusions-lost",
+    "fusions-gained", "fusions-changed", "overlap-lost"};
 
 bool IsTimeMetric(std::string_view m) {
   return std::find(std::begin(kTimeMetrics), std::end(kTimeMetrics), m) !=
@@ -50,7 +48,9 @@ bool IsCountMetric(std::string_view m) {
   return std::find(std::begin(kCountMetrics), std::end(kCountMetrics), m) !=
          std::end(kCountMetrics);
 }
-bool NeedsSubject(std::string_view m) { return IsTimeMetric(m) && m != "total"; }
+bool NeedsSubject(std::string_view m) {
+  return IsTimeMetric(m) && m != "total";
+}
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -88,8 +88,8 @@ class RuleParser {
     SkipSpace();
     if (pos_ < text_.size() && text_[pos_] == ':') {
       if (!NeedsSubject(rule.metric)) {
-        return Error(pos_, "a comparison: " + rule.metric +
-                               " takes no subject");
+        return Error(pos_,
+                     "a comparison: " + rule.metric + " takes no subject");
       }
       ++pos_;
       SkipSpace();
@@ -281,7 +281,8 @@ bool SubjectMatches(const std::string& metric, const std::string& subject,
 void ApplyTimeRule(const DiffReport& report, RuleOutcome& out) {
   const DiffRule& rule = out.rule;
   if (!report.has_timing) {
-    out.message = RuleName(rule) + ": not measured, one of the runs has no trace";
+    out.message =
+        RuleName(rule) + ": not measured, one of the runs has no trace";
     out.note = "no timing";
     return;
   }
@@ -307,7 +308,8 @@ void ApplyTimeRule(const DiffReport& report, RuleOutcome& out) {
     // A relative change needs a base: a key of the new run only is judged
     // by time rules in ns.
     if (percent && d->base.median_ns == 0) continue;
-    const double value = percent ? d->delta_pct : static_cast<double>(d->delta_ns);
+    const double value =
+        percent ? d->delta_pct : static_cast<double>(d->delta_ns);
     const bool compares = Compares(value, rule.comparison, rule.threshold);
     measured.push_back({d, value, compares, compares && d->verdict != "same"});
   }
@@ -324,7 +326,9 @@ void ApplyTimeRule(const DiffReport& report, RuleOutcome& out) {
   // The worst: a crossing one before one only the noise kept from crossing,
   // before the rest; among equals the furthest in the rule's direction.
   const bool up = rule.comparison[0] == '>' || rule.comparison == "!=";
-  auto rank = [](const Measured& m) { return m.crossed ? 2 : m.compares ? 1 : 0; };
+  auto rank = [](const Measured& m) {
+    return m.crossed ? 2 : m.compares ? 1 : 0;
+  };
   const Measured* worst = &measured.front();
   for (const Measured& m : measured) {
     if (rank(m) != rank(*worst)) {
@@ -339,8 +343,9 @@ void ApplyTimeRule(const DiffReport& report, RuleOutcome& out) {
   out.value = worst->value;
   out.measured_on = d.key;
   if (worst->compares && !worst->crossed) out.note = "noise";
-  const double scale = std::max(std::abs(static_cast<double>(d.base.median_ns)),
-                                std::abs(static_cast<double>(d.next.median_ns)));
+  const double scale =
+      std::max(std::abs(static_cast<double>(d.base.median_ns)),
+               std::abs(static_cast<double>(d.next.median_ns)));
   auto in_unit = [&](double ns) {
     if (scale >= 1e6) return fmt::format("{:.2f}", ns / 1e6);
     if (scale >= 1e3) return fmt::format("{:.2f}", ns / 1e3);
@@ -348,19 +353,15 @@ void ApplyTimeRule(const DiffReport& report, RuleOutcome& out) {
   };
   const char* unit = scale >= 1e6 ? "ms" : scale >= 1e3 ? "us" : "ns";
   const std::string what =
-      rule.metric == "total" ? "total"
-                             : rule.metric + ":" + d.key;
+      rule.metric == "total" ? "total" : rule.metric + ":" + d.key;
   const std::string change =
-      percent ? fmt::format("{:+.1f}% ({}: {} -> {} {}, noise {})",
-                            d.delta_pct, FormatNs(d.delta_ns, true),
-                            in_unit(d.base.median_ns),
-                            in_unit(d.next.median_ns), unit,
-                            FormatNs(d.noise_ns))
-              : fmt::format("{} ({} -> {} {}, noise {})",
-                            FormatNs(d.delta_ns, true),
-                            in_unit(d.base.median_ns),
-                            in_unit(d.next.median_ns), unit,
-                            FormatNs(d.noise_ns));
+      percent
+          ? fmt::format("{:+.1f}% ({}: {} -> {} {}, noise {})", d.delta_pct,
+                        FormatNs(d.delta_ns, true), in_unit(d.base.median_ns),
+                        in_unit(d.next.median_ns), unit, FormatNs(d.noise_ns))
+          : fmt::format("{} ({} -> {} {}, noise {})",
+                        FormatNs(d.delta_ns, true), in_unit(d.base.median_ns),
+                        in_unit(d.next.median_ns), unit, FormatNs(d.noise_ns));
   const std::string limit = rule.comparison + " " + FormatThreshold(rule);
   if (out.crossed) {
     out.message = what + " " + change + " " + limit;
@@ -412,8 +413,8 @@ void ApplyCountRule(const DiffReport& report, RuleOutcome& out) {
   }
   out.crossed = Compares(out.value, rule.comparison, rule.threshold);
   const std::string limit = rule.comparison + " " + FormatThreshold(rule);
-  out.message = rule.metric + " " + shown + (out.crossed ? " " : ", not ") +
-                limit;
+  out.message =
+      rule.metric + " " + shown + (out.crossed ? " " : ", not ") + limit;
 }
 
 }  // namespace

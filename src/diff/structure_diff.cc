@@ -141,17 +141,47 @@ class Matcher {
     for (auto [b, n] : links) {
       if (b2n_[b] == kNone && n2b_[n] == kNone) Match(b, n, false);
     }
+    // A name is trusted unless the structure contradicts it: a pair whose
+    // input comes from a matched node on one side and from a different
+    // node on the other is set aside, so that structure can pair it
+    // (compilers number generated names in an unstable order: ORT's
+    // ReorderOutput_token_N). What structure does not pair again is
+    // paired by name after all.
+    std::vector<std::pair<int, int>> set_aside;
+    for (int b = 0; b < base_.size(); ++b) {
+      int n = b2n_[b];
+      if (n != kNone && by_name_[b] && InputsDisagree(b, n)) {
+        set_aside.emplace_back(b, n);
+      }
+    }
+    for (auto [b, n] : set_aside) {
+      b2n_[b] = kNone;
+      n2b_[n] = kNone;
+      by_name_[b] = false;
+    }
+    queue_.clear();
+    for (int b = 0; b < base_.size(); ++b) {
+      if (b2n_[b] != kNone) queue_.emplace_back(b, b2n_[b]);
+    }
     Propagate();
     // 2. By structure, for the rest: nodes alike in themselves and unique
     // so on both sides, then nodes alike in op type and matched
-    // neighbours; each match is propagated to the neighbours. Last, nodes
-    // still alike in groups of equal size on both sides pair up in graph
-    // order (parallel identical branches), and the propagation resumes.
-    while (true) {
-      if (SeedUnique(/*own=*/true)) continue;
-      if (SeedUnique(/*own=*/false)) continue;
-      if (SeedInOrder()) continue;
-      break;
+    // neighbours; each match is propagated to the neighbours.
+    while (SeedUnique(/*own=*/true) || SeedUnique(/*own=*/false)) {
+    }
+    for (auto [b, n] : set_aside) {
+      if (b2n_[b] == kNone && n2b_[n] == kNone) Match(b, n, true);
+    }
+    Propagate();
+    // Last, nodes still alike in groups of equal size on both sides pair
+    // up in graph order (parallel identical branches), and the
+    // propagation resumes.
+    while (SeedUnique(/*own=*/true) || SeedUnique(/*own=*/false) ||
+           SeedInOrder()) {
+    }
+    // A pair set aside and paired again by structure is a match by name.
+    for (auto [b, n] : set_aside) {
+      if (b2n_[b] == n) by_name_[b] = true;
     }
   }
 
@@ -165,6 +195,19 @@ class Matcher {
     n2b_[n] = b;
     by_name_[b] = by_name;
     queue_.emplace_back(b, n);
+  }
+
+  bool InputsDisagree(int b, int n) const {
+    const auto& bin = base_.inputs[b];
+    const auto& nin = next_.inputs[n];
+    for (size_t k = 0; k < bin.size() && k < nin.size(); ++k) {
+      int pb = bin[k].node;
+      int pn = nin[k].node;
+      if (pb != kNone && pn != kNone && b2n_[pb] != kNone && b2n_[pb] != pn) {
+        return true;
+      }
+    }
+    return false;
   }
 
   bool Alike(int b, int n) const {

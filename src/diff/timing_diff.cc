@@ -118,10 +118,9 @@ std::vector<TimingDelta> CompareSeries(const std::vector<DigestSeries>& base,
   for (const DigestSeries& s : next) joined[s.key].second = &s;
   std::vector<TimingDelta> out;
   for (const auto& [key, p] : joined) {
-    out.push_back(Compare(key, p.first ? &p.first->run_ns : nullptr,
-                          base_run.run_count,
-                          p.second ? &p.second->run_ns : nullptr,
-                          next_run.run_count, options));
+    out.push_back(Compare(
+        key, p.first ? &p.first->run_ns : nullptr, base_run.run_count,
+        p.second ? &p.second->run_ns : nullptr, next_run.run_count, options));
   }
   std::stable_sort(out.begin(), out.end(), ByAbsDelta);
   return out;
@@ -144,15 +143,17 @@ OverlapChange JudgeOverlap(const OverlapInput& in, const DiffOptions& options) {
   c.new_busy_ns = in.next_busy.median_ns;
   c.base_overlap_ns = in.base_overlap.median_ns;
   c.new_overlap_ns = in.next_overlap.median_ns;
-  c.base_fraction = c.base_busy_ns > 0 ? static_cast<double>(c.base_overlap_ns) /
-                                             static_cast<double>(c.base_busy_ns)
-                                       : 0;
+  c.base_fraction = c.base_busy_ns > 0
+                        ? static_cast<double>(c.base_overlap_ns) /
+                              static_cast<double>(c.base_busy_ns)
+                        : 0;
   c.new_fraction = c.new_busy_ns > 0 ? static_cast<double>(c.new_overlap_ns) /
                                            static_cast<double>(c.new_busy_ns)
                                      : 0;
   c.cost_ns = std::max<int64_t>(0, c.base_overlap_ns - c.new_overlap_ns);
   const int64_t change = c.new_overlap_ns - c.base_overlap_ns;
-  if (std::llabs(change) <= NoiseOf(in.base_overlap, in.next_overlap, options)) {
+  if (std::llabs(change) <=
+      NoiseOf(in.base_overlap, in.next_overlap, options)) {
     return c;
   }
   if (c.base_fraction >= options.parallel_fraction &&
@@ -198,7 +199,8 @@ void DiffTiming(const RunDigest& base, const RunDigest& next,
                                                next.run_count, options));
     }
     for (const DigestSeries& s : next.unlinked_tasks) {
-      if (!in_base.contains(s.key)) report->unmatched_new_tasks.push_back(s.key);
+      if (!in_base.contains(s.key))
+        report->unmatched_new_tasks.push_back(s.key);
     }
     std::stable_sort(report->unlinked_tasks.begin(),
                      report->unlinked_tasks.end(), ByAbsDelta);
@@ -235,7 +237,15 @@ void DiffTiming(const RunDigest& base, const RunDigest& next,
     }
     if (nl == nullptr) continue;
     std::vector<std::pair<int64_t, int64_t>> matches;
-    {
+    const LevelDiff* level_diff = nullptr;
+    for (const LevelDiff& l : report->structure) {
+      if (l.level == bl.level) level_diff = &l;
+    }
+    if (level_diff != nullptr) {
+      matches = level_diff->matches;
+    } else {
+      // No structural diff of this level (a caller diffing timing alone):
+      // nodes of one name are one node.
       std::unordered_map<std::string, int64_t> by_name;
       for (size_t j = 0; j < nl->nodes.size(); ++j) {
         by_name.emplace(nl->nodes[j].name, static_cast<int64_t>(j));
@@ -286,19 +296,18 @@ void DiffTiming(const RunDigest& base, const RunDigest& next,
     };
     const auto base_streams = stream_runs(base);
     const auto next_streams = stream_runs(next);
-    auto pair_busy = [](const std::map<std::string,
-                                       const std::vector<int64_t>*>& streams,
-                        const std::string& a, const std::string& b,
-                        int64_t runs) {
-      std::vector<int64_t> v(runs, 0);
-      auto ia = streams.find(a);
-      auto ib = streams.find(b);
-      if (ia == streams.end() || ib == streams.end()) return v;
-      const std::vector<int64_t> pa = Padded(*ia->second, runs);
-      const std::vector<int64_t> pb = Padded(*ib->second, runs);
-      for (int64_t r = 0; r < runs; ++r) v[r] = std::min(pa[r], pb[r]);
-      return v;
-    };
+    auto pair_busy =
+        [](const std::map<std::string, const std::vector<int64_t>*>& streams,
+           const std::string& a, const std::string& b, int64_t runs) {
+          std::vector<int64_t> v(runs, 0);
+          auto ia = streams.find(a);
+          auto ib = streams.find(b);
+          if (ia == streams.end() || ib == streams.end()) return v;
+          const std::vector<int64_t> pa = Padded(*ia->second, runs);
+          const std::vector<int64_t> pb = Padded(*ib->second, runs);
+          for (int64_t r = 0; r < runs; ++r) v[r] = std::min(pa[r], pb[r]);
+          return v;
+        };
     std::map<std::pair<std::string, std::string>,
              std::pair<const DigestStreamPair*, const DigestStreamPair*>>
         joined;
@@ -313,8 +322,8 @@ void DiffTiming(const RunDigest& base, const RunDigest& next,
     const std::vector<int64_t> none;
     for (const auto& [key, p] : joined) {
       const auto& [a, b] = key;
-      if ((p.first == nullptr && !(base_streams.contains(a) &&
-                                   base_streams.contains(b))) ||
+      if ((p.first == nullptr &&
+           !(base_streams.contains(a) && base_streams.contains(b))) ||
           (p.second == nullptr &&
            !(next_streams.contains(a) && next_streams.contains(b)))) {
         continue;  // a stream of the pair ran in one run only

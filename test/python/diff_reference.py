@@ -19,6 +19,9 @@ Definitions (docs/design/diff.md "Timing"):
   "device D · stream S" from the events' args.
 - op type: the host op that launched the device work (the cpu_op with the
   kernel's External id); copies and memsets are "[data movement]".
+- median and spread (p75 - p25): linearly interpolated quantiles over the
+  steps, a key absent from a step counting 0 there; the verdict follows
+  the noise rule of docs/design/diff.md.
 Times: microsecond decimals to integer nanoseconds, rounding half up.
 """
 
@@ -143,16 +146,45 @@ def steps_of(events):
     return out
 
 
+def half_up(x):
+    return int(Decimal(str(x)).quantize(Decimal(1), ROUND_HALF_UP))
+
+
+def stat(values):
+    """Median and spread (p75 - p25), to the nearest ns, halves up."""
+    return {"median": half_up(quantile(values, 0.5)),
+            "spread": half_up(quantile(values, 0.75) - quantile(values, 0.25))}
+
+
 def medians(path):
     steps = steps_of(load(path))
     keys_s = sorted({s for st in steps for s in st["streams"]})
     keys_o = sorted({o for st in steps for o in st["ops"]})
+    totals = [st["wall"] for st in steps]
     return {
         "steps": len(steps),
-        "total": median([st["wall"] for st in steps]),
+        "total": median(totals),
+        "total_stat": stat(totals),
         "streams": {s: median([st["streams"].get(s, 0) for st in steps]) for s in keys_s},
+        "stream_stats": {s: stat([st["streams"].get(s, 0) for st in steps]) for s in keys_s},
         "ops": {o: median([st["ops"].get(o, 0) for st in steps]) for o in keys_o},
+        "op_stats": {o: stat([st["ops"].get(o, 0) for st in steps]) for o in keys_o},
     }
+
+
+def verdict(base, new, floor_ns=1000, floor_fraction=0.01, k=2.0):
+    """The documented noise rule (docs/design/diff.md "Timing") on two stats
+    (None: the key is absent from that run)."""
+    if base is None:
+        return "added"
+    if new is None:
+        return "removed"
+    delta = new["median"] - base["median"]
+    noise = max(floor_ns, floor_fraction * base["median"],
+                k * (base["spread"] ** 2 + new["spread"] ** 2) ** 0.5)
+    if abs(delta) <= noise:
+        return "same"
+    return "slower" if delta > 0 else "faster"
 
 
 if __name__ == "__main__":

@@ -67,8 +67,8 @@ def third_party_traces():
 
 
 def test_third_party_samples_exist():
-    # test/fixtures/samples/SOURCES.md lists 14 (8 + 1 Kineto, 3 ORT, 2 Perfetto).
-    assert len(third_party_traces()) == 14, "test/fixtures/samples/traces incomplete"
+    # test/fixtures/samples/SOURCES.md lists 15 (8 + 2 Kineto, 3 ORT, 2 Perfetto).
+    assert len(third_party_traces()) == 15, "test/fixtures/samples/traces incomplete"
 
 
 @pytest.mark.parametrize("path", third_party_traces(), ids=lambda p: p.name)

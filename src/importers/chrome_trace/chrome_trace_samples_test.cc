@@ -133,7 +133,8 @@ TEST(ChromeTraceSamplesTest, KinetoModernTraces) {
 
 TEST(ChromeTraceSamplesTest, Kineto2021TbPluginTraces) {
   auto files = Files(kSamples / "kineto/tb_plugin", ".json.gz");
-  ASSERT_EQ(files.size(), 1u);  // SOURCES.md
+  // SOURCES.md: ResNet-50 training with DataLoader num_workers 0 and 4.
+  ASSERT_EQ(files.size(), 2u);
   for (const fs::path& path : files) {
     SCOPED_TRACE(path.filename().string());
     auto l = Load(path);
@@ -194,7 +195,8 @@ TEST(ChromeTraceSamplesTest, PerfettoFlowExamples) {
 
 TEST(ChromeTraceSamplesTest, ProjectFixtures) {
   // The profiles test/fixtures/generate.sh writes (test/fixtures/README.md):
-  // two ORT levels for each of two models, one torch trace.
+  // three ORT levels (basic, extended, all) for each of two models, one
+  // torch trace.
   const fs::path fixtures = fs::path(MI_SOURCE_DIR "/test/fixtures");
   size_t seen = 0;
   for (const char* model : {"resnet18", "transformer"}) {
@@ -215,7 +217,7 @@ TEST(ChromeTraceSamplesTest, ProjectFixtures) {
       ++seen;
     }
   }
-  EXPECT_EQ(seen, 5u) << "committed fixtures missing under " << fixtures;
+  EXPECT_EQ(seen, 7u) << "committed fixtures missing under " << fixtures;
 }
 
 }  // namespace
