@@ -128,7 +128,9 @@ class Matcher {
         next_(next),
         b2n_(base.size(), kNone),
         n2b_(next.size(), kNone),
-        by_name_(base.size(), false) {}
+        by_name_(base.size(), false),
+        named_base_(base.size(), false),
+        named_next_(next.size(), false) {}
 
   // `links`: pairs known to belong together beyond their names (within a
   // run, a compiled node made of exactly one framework node).
@@ -136,7 +138,11 @@ class Matcher {
     // 1. By name.
     for (int b = 0; b < base_.size(); ++b) {
       auto it = next_.by_name.find(base_.node(b).name);
-      if (it != next_.by_name.end()) Match(b, it->second, /*by_name=*/true);
+      if (it != next_.by_name.end()) {
+        named_base_[b] = true;
+        named_next_[it->second] = true;
+        Match(b, it->second, /*by_name=*/true);
+      }
     }
     for (auto [b, n] : links) {
       if (b2n_[b] == kNone && n2b_[n] == kNone) Match(b, n, false);
@@ -230,7 +236,8 @@ class Matcher {
         int pb = bin[k].node;
         int pn = nin[k].node;
         if (pb == kNone || pn == kNone || b2n_[pb] != kNone ||
-            n2b_[pn] != kNone || bin[k].slot != nin[k].slot || !Alike(pb, pn)) {
+            n2b_[pn] != kNone || bin[k].slot != nin[k].slot || !Alike(pb, pn) ||
+            named_base_[pb] != named_next_[pn]) {
           continue;
         }
         Match(pb, pn, false);
@@ -239,12 +246,13 @@ class Matcher {
           groups;
       for (const Consumer& c : base_.consumers[b]) {
         if (b2n_[c.node] != kNone) continue;
-        groups[ConsumerKey(base_, c)].first.push_back(c.node);
+        groups[ConsumerKey(base_, c, named_base_[c.node])].first.push_back(
+            c.node);
       }
       if (groups.empty()) continue;
       for (const Consumer& c : next_.consumers[n]) {
         if (n2b_[c.node] != kNone) continue;
-        auto it = groups.find(ConsumerKey(next_, c));
+        auto it = groups.find(ConsumerKey(next_, c, named_next_[c.node]));
         if (it != groups.end()) it->second.second.push_back(c.node);
       }
       for (auto& [key, sides] : groups) {
@@ -256,9 +264,11 @@ class Matcher {
     }
   }
 
-  static std::string ConsumerKey(const LevelGraph& g, const Consumer& c) {
+  static std::string ConsumerKey(const LevelGraph& g, const Consumer& c,
+                                 bool named) {
     const DigestNode& n = g.node(c.node);
-    return fmt::format("{}:{}:{}|{}", c.slot, c.input, n.domain, n.op_type);
+    return fmt::format("{}:{}:{}|{}|{}", c.slot, c.input, n.domain, n.op_type,
+                       named ? 'N' : 'U');
   }
 
   // A node's op type and its neighbours as matched so far (the partner's
@@ -293,13 +303,17 @@ class Matcher {
     Groups groups;
     for (int b = 0; b < base_.size(); ++b) {
       if (b2n_[b] != kNone) continue;
-      groups[own ? OwnSignature(base_, b) : NeighbourSignature(base_, b, true)]
-          .first.push_back(b);
+      std::string key =
+          own ? OwnSignature(base_, b) : NeighbourSignature(base_, b, true);
+      key += named_base_[b] ? "|N" : "|U";
+      groups[key].first.push_back(b);
     }
     for (int n = 0; n < next_.size(); ++n) {
       if (n2b_[n] != kNone) continue;
-      auto it = groups.find(own ? OwnSignature(next_, n)
-                                : NeighbourSignature(next_, n, false));
+      std::string key =
+          own ? OwnSignature(next_, n) : NeighbourSignature(next_, n, false);
+      key += named_next_[n] ? "|N" : "|U";
+      auto it = groups.find(key);
       if (it != groups.end()) it->second.second.push_back(n);
     }
     return groups;
@@ -351,6 +365,12 @@ class Matcher {
   std::vector<int> b2n_;
   std::vector<int> n2b_;
   std::vector<bool> by_name_;
+  // Whose name also names a node on the other side. Structure pairs such a
+  // node only with another such node: a node whose name exists on both
+  // sides is never taken for an added or removed one (a block inserted
+  // before it reads like it to its producer).
+  std::vector<bool> named_base_;
+  std::vector<bool> named_next_;
   std::deque<std::pair<int, int>> queue_;
 };
 

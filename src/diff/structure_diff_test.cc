@@ -239,6 +239,94 @@ TEST(StructureDiffTest, ShuffledGeneratedNamesAreRenamesNotChanges) {
   }
 }
 
+DigestNode Relu(std::string name, std::string in, std::string out) {
+  DigestNode n;
+  n.name = std::move(name);
+  n.op_type = "Relu";
+  n.inputs = {{std::move(in), "float32", {"1", "16"}, true, ""}};
+  n.outputs = {{std::move(out), "float32", {"1", "16"}, true, ""}};
+  return n;
+}
+
+// A node inserted into a chain of alike nodes reads, to its producer,
+// exactly like the node that used to follow it. By hand: base x -> n0 ->
+// n1 -> n2, new x -> n0 -> extra -> n1 -> n2 (all Relu, same shapes):
+// extra added; n1 changed, reading extra instead of n0; n0, n2 unchanged;
+// every kept node matched by name (never n1 <-> extra by position).
+TEST(StructureDiffTest, NodeInsertedIntoAChainOfAlikeNodes) {
+  RunDigest base;
+  base.levels.push_back({"framework", "", "onnx", "", "", {}});
+  base.levels[0].nodes = {Relu("n0", "x", "t0"), Relu("n1", "t0", "t1"),
+                          Relu("n2", "t1", "t2")};
+  RunDigest next = base;
+  next.levels[0].nodes = {Relu("n0", "x", "t0"), Relu("extra", "t0", "te"),
+                          Relu("n1", "te", "t1"), Relu("n2", "t1", "t2")};
+  DiffReport r = Diff(base, next);
+  const LevelDiff* l = LevelOf(r, "framework");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->matched_by_name, 3);
+  EXPECT_EQ(l->matched_by_structure, 0);
+  EXPECT_EQ(NamesOf(*l, "added"), (std::set<std::string>{"extra"}));
+  EXPECT_EQ(NamesOf(*l, "changed"), (std::set<std::string>{"n1"}));
+  for (const NodeChange& c : l->changes) {
+    if (c.kind == "changed") {
+      EXPECT_EQ(c.changes,
+                (std::vector<std::string>{"input 0 from: n0:0 -> extra:0"}));
+    }
+  }
+}
+
+// Fusion groups by hand: the base compiled level fuses {conv, add} into
+// one node and {mm, div} into another; the new one fuses {conv, add, relu}
+// (same fusion, one member more: changed), leaves mm and div apart (lost),
+// and fuses {gelu_a, gelu_b} (gained).
+TEST(StructureDiffTest, FusionChangedLostGainedByHand) {
+  auto compiled = [](std::vector<DigestNode> nodes) {
+    RunDigest d;
+    d.levels.push_back({"compiled", "", "onnx", "", "", std::move(nodes)});
+    return d;
+  };
+  auto fused = [](std::string name, std::string op,
+                  std::vector<std::string> from) {
+    DigestNode n;
+    n.name = std::move(name);
+    n.op_type = std::move(op);
+    n.fused_from = std::move(from);
+    return n;
+  };
+  RunDigest base = compiled(
+      {fused("c1", "Conv", {"add", "conv"}), fused("relu", "Relu", {"relu"}),
+       fused("m1", "FusedMatMul", {"div", "mm"}),
+       fused("g1", "Mul", {"gelu_a"}), fused("g2", "Erf", {"gelu_b"})});
+  RunDigest next =
+      compiled({fused("c1", "Conv", {"add", "conv", "relu"}),
+                fused("mm", "MatMul", {"mm"}), fused("div", "Div", {"div"}),
+                fused("g", "Gelu", {"gelu_a", "gelu_b"})});
+  DiffReport r = Diff(base, next);
+  const LevelDiff* l = LevelOf(r, "compiled");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->fusions_changed, 1);
+  EXPECT_EQ(l->fusions_lost, 1);
+  EXPECT_EQ(l->fusions_gained, 1);
+  ASSERT_EQ(l->fusions.size(), 3u);
+  std::map<std::string, const FusionChange*> by_kind;
+  for (const FusionChange& f : l->fusions) by_kind[f.kind] = &f;
+  ASSERT_TRUE(by_kind.contains("changed"));
+  EXPECT_EQ(by_kind["changed"]->base_group,
+            (std::vector<std::string>{"add", "conv"}));
+  EXPECT_EQ(by_kind["changed"]->new_group,
+            (std::vector<std::string>{"add", "conv", "relu"}));
+  ASSERT_TRUE(by_kind.contains("lost"));
+  EXPECT_EQ(by_kind["lost"]->base_group,
+            (std::vector<std::string>{"div", "mm"}));
+  EXPECT_EQ(by_kind["lost"]->base_compiled, "m1");
+  EXPECT_EQ(by_kind["lost"]->base_compiled_op_type, "FusedMatMul");
+  ASSERT_TRUE(by_kind.contains("gained"));
+  EXPECT_EQ(by_kind["gained"]->new_group,
+            (std::vector<std::string>{"gelu_a", "gelu_b"}));
+  EXPECT_EQ(by_kind["gained"]->new_compiled_op_type, "Gelu");
+}
+
 TEST(StructureDiffTest, ARunAgainstItselfHasNoChange) {
   RunDigest d = DigestOf(
       {"transformer/model.onnx", "transformer/ort_all/model.optimized.onnx"});
