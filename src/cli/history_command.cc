@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "base/atomic_file.h"
 #include "base/strings.h"
 #include "cli/common.h"
 #include "encoders/history_json.h"
@@ -133,6 +134,7 @@ struct HistoryFlags {
   std::string run;
   std::vector<std::string> runs;
   std::string name;
+  std::string digest_out;
   RecordFlags record;
 };
 
@@ -184,6 +186,11 @@ Status ShowRun(const HistoryFlags& f) {
   MI_ASSIGN_OR_RETURN(auto store, OpenExisting(f.history));
   MI_ASSIGN_OR_RETURN(int64_t id, ResolveRun(*store, f.run, ""));
   MI_ASSIGN_OR_RETURN(HistoryRun run, store->Get(id));
+  if (!f.digest_out.empty()) {
+    MI_ASSIGN_OR_RETURN(RunDigest digest, store->Digest(id));
+    MI_RETURN_IF_ERROR(WriteFileAtomically(f.digest_out, RunDigestJson(digest))
+                           .WithContext(f.digest_out));
+  }
   MI_ASSIGN_OR_RETURN(std::vector<HistoryBaseline> all, store->Baselines());
   std::vector<std::string> baselines;
   for (const HistoryBaseline& b : all) {
@@ -436,6 +443,10 @@ void RegisterHistoryCommand(CLI::App& app, int* exit_code) {
       ->required();
   AddHistoryPathOption(show, &f->history);
   AddFormatOption(show, &f->format);
+  show->add_option("--digest-out", f->digest_out,
+                   "also write the run's stored digest to FILE (a digest "
+                   "file `diff` and `history add` read)")
+      ->type_name("FILE");
   SetAction(show, exit_code, [f]() { return ShowRun(*f); });
 
   CLI::App* add = history->add_subcommand(

@@ -350,6 +350,35 @@ TEST_F(HistoryStoreTest, TruncatedFileIsMalformedAndNamed) {
       << status.message();
 }
 
+TEST_F(HistoryStoreTest, OverwrittenPagesAreMalformedAndNamed) {
+  const std::string path = Path("h.db");
+  {
+    auto store = MustOpen(path);
+    ASSERT_NE(store, nullptr);
+    for (int i = 0; i < 100; ++i) {
+      ASSERT_TRUE(
+          store->Add(MakeDigest("m", std::string(2000, 'x'), {i})).ok());
+    }
+  }
+  // Everything after the first page (the header and the table list) made
+  // garbage, as a disk or a copy gone wrong would.
+  const auto size = fs::file_size(path);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(4096);
+    std::string junk(size - 4096, '\xA5');
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  auto store = HistoryStore::Open(path, /*create=*/false);
+  Status status = store.status();
+  if (store.ok()) status = (*store)->List("", 0).status();
+  EXPECT_EQ(status.code(), StatusCode::kMalformedInput) << status.ToString();
+  EXPECT_NE(status.message().find(path + ": "), std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("malformed"), std::string::npos)
+      << status.message();
+}
+
 TEST_F(HistoryStoreTest, DefaultPathFollowsEnvironment) {
   setenv("MODEL_INSPECTOR_HISTORY", "/x/h.db", 1);
   EXPECT_EQ(DefaultHistoryPath(), "/x/h.db");

@@ -95,6 +95,7 @@ def test_add_list_filter_and_limit(tmp_path):
     bad = mi_env("history", "list", "--history", history, "--model", "zzz", check=False)
     assert bad.returncode == 3
     assert "models: 'a' (2 runs), 'b' (1 run)" in bad.stderr
+    assert runs_json(history, "--model", "zzz") == []
 
 
 def test_add_several_runs_at_once(tmp_path):
@@ -377,3 +378,36 @@ def test_schema_rejects_what_the_history_never_writes():
                 {**good, "baselines": [{"name": "main", "run_id": 0, "set_utc": ""}]}):
         with pytest.raises(jsonschema.ValidationError):
             HISTORY_SCHEMA.validate(bad)
+
+
+def test_show_writes_the_stored_digest(tmp_path):
+    history = tmp_path / "h.db"
+    run_dir = committed(RESNET / "ort_all")
+    saved = tmp_path / "base.midigest.json"
+    # The digest `diff` saves and the one the store gives back are the same
+    # text.
+    mi_env("history", "add", run_dir, "--history", history, "--model", "m",
+           "--label", "l")
+    out = tmp_path / "back.midigest.json"
+    mi_env("history", "show", "1", "--history", history, "--digest-out", out)
+    back = json.loads(out.read_text())
+    assert back["schema"] == "model-inspector/run-digest/1"
+    assert back["meta"]["model"] == "m" and back["meta"]["label"] == "l"
+    assert len(back["levels"]) == 2
+    assert [len(level["nodes"]) for level in back["levels"]] == [49, 34]
+    same = mi_env("diff", out, run_dir, "--save-base-digest", saved, check=False)
+    assert same.returncode == 0, same.stderr
+    assert json.loads(saved.read_text()) == back
+
+
+def test_labels_from_users_are_escaped_on_the_terminal(tmp_path):
+    history = tmp_path / "h.db"
+    label = "\x1b]0;owned\x07\x1b[2Jci"
+    mi_env("history", "add", committed(RESNET / "ort_all"), "--history", history,
+           "--model", "m\x1b[31m", "--label", label)
+    for args in (["history", "list"], ["history", "show", "1"],
+                 ["history", "trend", "m\x1b[31m"], ["history", "baseline", "list"]):
+        out = mi_env(*args, "--history", history)
+        assert "\x1b" not in out.stdout, args
+    # JSON keeps the text as it was given (escaped by JSON itself).
+    assert runs_json(history)[0]["label"] == label
