@@ -67,7 +67,7 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--max-drawn-nodes", flags->max_drawn_nodes,
                   "graphs with more nodes are not drawn");
   AddMemoryLimitOption(cmd);
-  cmd->callback([cmd, flags, exit_code]() {
+  cmd->callback([flags, exit_code]() {
     if (flags->out.empty() && flags->pdf.empty()) {
       throw CLI::ValidationError("report",
                                  "give --out FILE.html, --pdf "
