@@ -19,6 +19,7 @@
 // of the trace, in run order; a key absent from a run has 0 there.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -150,6 +151,9 @@ struct DiffInputOptions {
   std::vector<std::string> paths;
   DigestOptions digest;
   uint64_t memory_limit = 0;
+  // (file, bytes done, bytes total) while run files are read, as
+  // OpenOptions::progress; not called for a digest file.
+  std::function<void(const std::string&, uint64_t, uint64_t)> progress;
 };
 StatusOr<RunDigest> LoadDiffInput(const DiffInputOptions& options);
 

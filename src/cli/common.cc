@@ -68,6 +68,30 @@ int ReportError(const Status& status) {
   return ExitCodeFor(status.code());
 }
 
+TerminalProgress::TerminalProgress(bool quiet)
+    : show_(!quiet && ::isatty(STDERR_FILENO) == 1),
+      last_(std::chrono::steady_clock::now()) {}
+
+std::function<void(const std::string&, uint64_t, uint64_t)>
+TerminalProgress::Callback() {
+  if (!show_) return {};
+  return [this](const std::string& file, uint64_t done, uint64_t total) {
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(200) || total == 0) return;
+    last_ = now;
+    printed_ = true;
+    std::fprintf(stderr, "\rreading %s: %3d%% (%.0f of %.0f MB)",
+                 EscapeForTerminal(file).c_str(),
+                 static_cast<int>(100.0 * done / total), done / 1e6,
+                 total / 1e6);
+  };
+}
+
+void TerminalProgress::Finish() {
+  if (printed_) std::fprintf(stderr, "\r\033[K");
+  printed_ = false;
+}
+
 std::unique_ptr<Session> OpenOrReport(const InputFlags& flags, int* exit_code,
                                       Status* error) {
   OpenOptions options;
@@ -77,25 +101,10 @@ std::unique_ptr<Session> OpenOrReport(const InputFlags& flags, int* exit_code,
   options.keep_going = flags.keep_going;
   options.allow_graph_faults = flags.allow_graph_faults;
   options.calibrate_clocks = !flags.no_calibrate;
-  // Progress only for people: on a terminal, never in pipes or CI.
-  bool show_progress = !flags.quiet && ::isatty(STDERR_FILENO) == 1;
-  auto last = std::chrono::steady_clock::now();
-  bool printed = false;
-  if (show_progress) {
-    options.progress = [&](const std::string& file, uint64_t done,
-                           uint64_t total) {
-      auto now = std::chrono::steady_clock::now();
-      if (now - last < std::chrono::milliseconds(200) || total == 0) return;
-      last = now;
-      printed = true;
-      std::fprintf(stderr, "\rreading %s: %3d%% (%.0f of %.0f MB)",
-                   EscapeForTerminal(file).c_str(),
-                   static_cast<int>(100.0 * done / total), done / 1e6,
-                   total / 1e6);
-    };
-  }
+  TerminalProgress progress(flags.quiet);
+  options.progress = progress.Callback();
   auto session = Session::Open(options);
-  if (printed) std::fprintf(stderr, "\r\033[K");
+  progress.Finish();
   if (!session.ok()) {
     *exit_code = ReportError(session.status());
     if (error != nullptr) *error = session.status();

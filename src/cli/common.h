@@ -3,6 +3,9 @@
 // Helpers shared by the subcommands: opening a session with progress on a
 // terminal, printing diagnostics, and turning a Status into an exit code.
 
+#include <chrono>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,6 +46,26 @@ int CheckMemoryLimitEnvironment();
 // Opens the inputs; on failure prints "model-inspector: error: ..." and
 // returns nullptr with *exit_code set (and *error, when given, to the
 // error).
+// "reading FILE: 42% (120 of 285 MB)" on stderr while inputs are read:
+// for people only (a terminal, not -q), never in pipes or CI. Finish()
+// clears the line before anything else is printed.
+class TerminalProgress {
+ public:
+  explicit TerminalProgress(bool quiet);
+  ~TerminalProgress() { Finish(); }
+  TerminalProgress(const TerminalProgress&) = delete;
+  TerminalProgress& operator=(const TerminalProgress&) = delete;
+  // The callback for OpenOptions / DiffInputOptions::progress; empty when
+  // no progress is shown. Valid while this object lives.
+  std::function<void(const std::string&, uint64_t, uint64_t)> Callback();
+  void Finish();
+
+ private:
+  bool show_ = false;
+  bool printed_ = false;
+  std::chrono::steady_clock::time_point last_;
+};
+
 std::unique_ptr<Session> OpenOrReport(const InputFlags& flags, int* exit_code,
                                       Status* error = nullptr);
 

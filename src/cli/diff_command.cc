@@ -57,11 +57,15 @@ Status Usage(std::string message) {
 }
 
 StatusOr<RunDigest> LoadSide(const std::vector<std::string>& paths,
-                             const std::string& label, std::string_view side) {
+                             const std::string& label, std::string_view side,
+                             bool quiet) {
   DiffInputOptions options;
   options.paths = paths;
   options.digest.meta.label = label;
+  TerminalProgress progress(quiet);
+  options.progress = progress.Callback();
   StatusOr<RunDigest> digest = LoadDiffInput(options);
+  progress.Finish();
   if (!digest.ok()) {
     return digest.status().WithContext(fmt::format("the {} run", side));
   }
@@ -105,11 +109,11 @@ StatusOr<RunDigest> ResolveDiffBase(const DiffFlags& flags,
     return digest;
   }
   if (!flags.base_run.empty()) {
-    return LoadSide(flags.base_run, flags.base_label, "base");
+    return LoadSide(flags.base_run, flags.base_label, "base", flags.quiet);
   }
   std::string base = sides->front();
   sides->erase(sides->begin());
-  return LoadSide({base}, flags.base_label, "base");
+  return LoadSide({base}, flags.base_label, "base", flags.quiet);
 }
 
 // The new side: --new-run, else the one positional side left.
@@ -122,7 +126,7 @@ StatusOr<RunDigest> ResolveDiffNew(const DiffFlags& flags,
                       "is given by --new-run",
                       sides.front()));
     }
-    return LoadSide(flags.new_run, flags.new_label, "new");
+    return LoadSide(flags.new_run, flags.new_label, "new", flags.quiet);
   }
   if (sides.size() != 1) {
     return Usage(sides.empty()
@@ -131,7 +135,7 @@ StatusOr<RunDigest> ResolveDiffNew(const DiffFlags& flags,
                                    "found {} more: '{}'",
                                    sides.size() - 1, sides[1]));
   }
-  return LoadSide({sides.front()}, flags.new_label, "new");
+  return LoadSide({sides.front()}, flags.new_label, "new", flags.quiet);
 }
 
 Status SaveDigest(const std::string& path, const RunDigest& digest) {
@@ -180,7 +184,7 @@ int RunDiff(const DiffFlags& flags) {
   if (flags.levels && sides.size() == 1 && flags.base_run.empty() &&
       flags.new_run.empty()) {
     // One run's framework graph against its compiled graph.
-    StatusOr<RunDigest> run = LoadSide(sides, flags.new_label, "");
+    StatusOr<RunDigest> run = LoadSide(sides, flags.new_label, "", flags.quiet);
     if (!run.ok()) return ReportError(run.status());
     next = std::move(run).value();
     if (Status s = SaveDigest(flags.save_new_digest, next); !s.ok()) {
@@ -239,7 +243,10 @@ int RunDigestCommand(const DigestFlags& flags) {
   options.digest.meta.model = flags.model;
   options.digest.meta.label = flags.label;
   options.digest.meta.git_commit = flags.commit;
+  TerminalProgress progress(/*quiet=*/false);
+  options.progress = progress.Callback();
   StatusOr<RunDigest> digest = LoadDiffInput(options);
+  progress.Finish();
   if (!digest.ok()) return ReportError(digest.status());
   if (Status s = Emit(flags.out, RunDigestJson(*digest)); !s.ok()) {
     return ReportError(s);

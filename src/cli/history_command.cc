@@ -240,7 +240,10 @@ Status AddRuns(const HistoryFlags& f, int* exit_code) {
     DiffInputOptions input;
     input.paths = {path};
     input.digest = DigestOptionsFor(f.record);
+    TerminalProgress progress(/*quiet=*/false);
+    input.progress = progress.Callback();
     StatusOr<RunDigest> digest = LoadDiffInput(input);
+    progress.Finish();
     if (!digest.ok()) return digest.status();
     CompleteRunMeta(f.record, input.paths, &*digest);
     MI_RETURN_IF_ERROR(RecordRun(f.record, *digest).status());

@@ -27,7 +27,10 @@ int RunReport(const ReportFlags& flags) {
   options.paths = flags.paths;
   options.digest.meta.model = flags.model;
   options.digest.meta.label = flags.label;
+  TerminalProgress progress(/*quiet=*/false);
+  options.progress = progress.Callback();
   StatusOr<RunDigest> run = LoadDiffInput(options);
+  progress.Finish();
   if (!run.ok()) return ReportError(run.status());
   report::RunReportOptions report_options;
   report_options.max_drawn_nodes = flags.max_drawn_nodes;

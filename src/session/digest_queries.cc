@@ -154,6 +154,7 @@ StatusOr<RunDigest> LoadDiffInput(const DiffInputOptions& options) {
   OpenOptions open;
   open.paths = options.paths;
   open.memory_limit = options.memory_limit;
+  open.progress = options.progress;
   StatusOr<std::unique_ptr<Session>> session = Session::Open(open);
   if (!session.ok()) return session.status();
   return (*session)->Digest(options.digest);
