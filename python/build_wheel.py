@@ -16,7 +16,8 @@ be the one the module was built for (CMake's Python3_EXECUTABLE, by default
 
 This file is also pyproject.toml's in-tree build backend (PEP 517), so
 `python3 -m pip wheel --no-build-isolation --no-deps python/` works offline;
-MI_BUILD_DIR names the CMake build folder (default: ../build beside python/).
+MI_BUILD_DIR names the CMake build folder (default: ../build beside python/),
+`--config-settings no-build=1` packs it without running the build.
 """
 
 import argparse
@@ -25,9 +26,11 @@ import hashlib
 import importlib.machinery
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import tomllib
 import zipfile
 
@@ -56,9 +59,11 @@ def _tags(package_dir):
 
 def _version(package_parent):
     # The core's own version (Version() in the C++ API) is the package's.
+    # Run from the package's parent: from python/ (where pip runs a
+    # backend), the source folder would shadow the built package.
     out = subprocess.run(
         [sys.executable, "-c", f"import {PACKAGE}; print({PACKAGE}.__version__)"],
-        env={**os.environ, "PYTHONPATH": str(package_parent)},
+        env={**os.environ, "PYTHONPATH": str(package_parent)}, cwd=package_parent,
         capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise SystemExit(f"build_wheel: the built package does not import: {out.stderr}")
@@ -85,6 +90,18 @@ def _metadata(project, version):
     return "\n".join(lines) + "\n" + body
 
 
+def _module_bytes(path):
+    """The extension module without its debug sections (a RelWithDebInfo
+    build's module is mostly DWARF: 135 MiB, 6 MiB without); as built when
+    binutils' strip is missing or MI_WHEEL_KEEP_DEBUG is set."""
+    if os.environ.get("MI_WHEEL_KEEP_DEBUG") or shutil.which("strip") is None:
+        return path.read_bytes()
+    with tempfile.TemporaryDirectory() as tmp:
+        stripped = pathlib.Path(tmp) / path.name
+        subprocess.run(["strip", "--strip-debug", "-o", str(stripped), str(path)], check=True)
+        return stripped.read_bytes()
+
+
 def _record_line(name, data):
     digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
     return f"{name},sha256={digest},{len(data)}"
@@ -106,7 +123,8 @@ def pack(package_dir, out_dir):
     files = sorted(p for p in package_dir.iterdir()
                    if p.is_file() and (p.suffix == ".py" or p.name.startswith("_core")))
     info = f"{dist}.dist-info"
-    entries = [(f"{PACKAGE}/{p.name}", p.read_bytes()) for p in files]
+    entries = [(f"{PACKAGE}/{p.name}", _module_bytes(p) if p.suffix == ".so" else p.read_bytes())
+               for p in files]
     entries.append((f"{info}/METADATA", _metadata(project, version).encode()))
     entries.append((f"{info}/WHEEL", (
         "Wheel-Version: 1.0\nGenerator: model-inspector build_wheel.py\n"
@@ -143,6 +161,11 @@ def _default_build_dir():
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    # `pip wheel --config-settings no-build=1`: pack what is built, as
+    # --no-build does.
+    if (config_settings or {}).get("no-build"):
+        package = pathlib.Path(_default_build_dir()) / "python" / PACKAGE
+        return pack(package, wheel_directory).name
     return build(_default_build_dir(), wheel_directory).name
 
 
