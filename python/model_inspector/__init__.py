@@ -14,12 +14,12 @@ from . import _core
 from .errors import (Error, Internal, InvalidArgument, IoError, MalformedInput,
                      MemoryLimit, NotFound, Unsupported)
 from .results import Result, to_table
-from .run import Run, diff, open
+from .run import Run, detect_format, diff, open, registered_analyses
 
 __version__ = _core.version()
 
 __all__ = [
     "Error", "Internal", "InvalidArgument", "IoError", "MalformedInput",
-    "MemoryLimit", "NotFound", "Result", "Run", "Unsupported", "diff", "open",
-    "to_table", "__version__",
+    "MemoryLimit", "NotFound", "Result", "Run", "Unsupported", "detect_format", "diff",
+    "open", "registered_analyses", "to_table", "__version__",
 ]

@@ -117,6 +117,19 @@ class Run:
         "read_as"}. Modes: "auto", "text", "glob", "regex", "op", "attr"."""
         return Result.from_json(self._session.search_json(level, query, mode, limit))
 
+    def properties(self, level):
+        """What a level's main graph says about itself: file, format,
+        producer, opsets, inputs / outputs with types, initializers with
+        shapes and sizes, the format's metadata."""
+        return Result.from_json(self._session.properties_json(level))
+
+    def tensor_values(self, level, name, limit=100):
+        """One initializer of a level's main graph: dtype, shape, its first
+        `limit` values, and "stats" (count, nan, min, max, mean over at most
+        2**20 elements; "complete" when that is all of them). A binary ONNX
+        file only (InvalidArgument otherwise)."""
+        return Result.from_json(self._session.tensor_values_json(level, name, limit))
+
     def export(self, out_dir):
         """Writes graph.json, trace.json, summary.json and analyses.json into
         `out_dir` (created if needed), as `model-inspector export` does.
@@ -145,6 +158,18 @@ def open(paths, framework_model=None, compiled_model=None, keep_going=False,
         compiled_model="" if compiled_model is None else os.fsdecode(os.fspath(compiled_model)),
         keep_going=keep_going, memory_limit=memory_limit)
     return Run(session, given)
+
+
+def detect_format(path):
+    """The format a file would be read as ("onnx", "om", "chrome_trace", ...),
+    detected by content as `open` detects it; "" when none recognises it."""
+    return _core.detect_format(os.fsdecode(os.fspath(path)))
+
+
+def registered_analyses():
+    """Every registered analysis with its parameters (no run needed;
+    "applies" is False)."""
+    return Result.from_json(_core.registered_analyses_json())["analyses"]
 
 
 def _digest_side(side, which):

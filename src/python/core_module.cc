@@ -171,6 +171,12 @@ PYBIND11_MODULE(_core, m) {
   });
 
   m.def("version", [] { return std::string(Version()); });
+  m.def("detect_format", &DetectInputFormat, py::arg("path"), Release());
+  m.def("registered_analyses_json", [] {
+    AnalysisListResult list;
+    list.analyses = RegisteredAnalyses();
+    return Json(list);
+  });
   m.def("default_fail_on", [] { return std::string(DefaultFailOn()); });
   m.def("load_digest_json", &LoadDigestJson, py::arg("paths"),
         py::arg("label") = "", py::arg("memory_limit") = 0, Release());
@@ -220,6 +226,19 @@ PYBIND11_MODULE(_core, m) {
             Check(s.ExportDumps(out_dir));
           },
           py::arg("out_dir"), Release())
+      .def(
+          "properties_json",
+          [](const Session& s, const std::string& level) {
+            return Take(s.ModelPropertiesJson(level));
+          },
+          py::arg("level"), Release())
+      .def(
+          "tensor_values_json",
+          [](const Session& s, const std::string& level,
+             const std::string& name, size_t limit) {
+            return Take(s.TensorValuesJson(level, name, limit));
+          },
+          py::arg("level"), py::arg("name"), py::arg("limit"), Release())
       .def("digest_json", &DigestJson, py::arg("model") = "",
            py::arg("label") = "", py::arg("git_commit") = "", Release());
 }

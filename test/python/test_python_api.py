@@ -132,6 +132,34 @@ def test_search_by_op_type_counts_as_onnx(resnet):
     assert found["mode"] == "op"
 
 
+def test_properties_and_tensor_values_match_onnx(resnet):
+    import numpy
+    from onnx import numpy_helper
+    framework = onnx.load(committed(RESNET / "model.onnx"))
+    props = resnet.properties("framework")
+    assert props["initializer_count"] == len(framework.graph.initializer)
+    assert [i["name"] for i in props["initializers"]] == \
+        [i.name for i in framework.graph.initializer]
+    weight = next(i for i in framework.graph.initializer if len(i.dims) == 4)
+    array = numpy_helper.to_array(weight).astype(numpy.float64)
+    values = resnet.tensor_values("framework", weight.name, limit=7)
+    assert values["shape"] == list(weight.dims) and values["elements"] == array.size
+    assert values["values"] == pytest.approx(array.ravel()[:7].tolist())
+    stats = values["stats"]
+    assert stats["complete"] and stats["nan"] == 0
+    assert (stats["min"], stats["max"]) == (pytest.approx(array.min()), pytest.approx(array.max()))
+    assert stats["mean"] == pytest.approx(array.mean(), rel=1e-6, abs=1e-9)
+    with pytest.raises(mi.NotFound):
+        resnet.tensor_values("framework", "no such initializer")
+
+
+def test_detect_format_and_registered_analyses():
+    assert mi.detect_format(RESNET / "model.onnx") == "onnx"
+    assert mi.detect_format(ROOT / "README.md") == ""
+    listed = json.loads(run("analyze", "--list", "--format", "json").stdout)["analyses"]
+    assert mi.registered_analyses() == listed
+
+
 def test_analyses_and_analyze_match_the_cli(resnet):
     listed = json.loads(run("analyze", "--list", "--format", "json").stdout)["analyses"]
     ids = [a["id"] for a in resnet.analyses()]
