@@ -13,13 +13,13 @@ Results are the JSON each result's C++ type writes (the CLI's
 from . import _core
 from .errors import (Error, Internal, InvalidArgument, IoError, MalformedInput,
                      MemoryLimit, NotFound, Unsupported)
-from .results import Result, to_table
+from .results import Result, ResultList, to_table
 from .run import Run, detect_format, diff, open, registered_analyses
 
 __version__ = _core.version()
 
 __all__ = [
     "Error", "Internal", "InvalidArgument", "IoError", "MalformedInput",
-    "MemoryLimit", "NotFound", "Result", "Run", "Unsupported", "detect_format", "diff",
+    "MemoryLimit", "NotFound", "Result", "ResultList", "Run", "Unsupported", "detect_format", "diff",
     "open", "registered_analyses", "to_table", "__version__",
 ]

@@ -6,7 +6,9 @@ docs/reference/schemas/), decoded into dicts and lists. Units are part of the
 key names: `_ns` nanoseconds, `_us` microseconds, `_bytes` bytes, `share`
 a 0..1 fraction.
 
-An array of objects is a table. `Result.table(path)` gives one as a pandas
+A result is an object (`Result`, a dict) or, for a few analyses, an array of
+rows (`ResultList`, a list). An array of objects is a table.
+`Result.table(path)` (or `ResultList.table()`) gives one as a pandas
 DataFrame when pandas is installed, else as a list of flat dicts; the
 columns follow the CLI's table encoder (`analyze ID --format csv`): the keys
 in first-seen order over all rows, a nested object's members as
@@ -54,6 +56,25 @@ def to_table(rows):
 
 def _is_table(value):
     return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
+def decode(text):
+    """A result's JSON text as a `Result` (an object) or a `ResultList` (an
+    array: findings, sequences, blocks)."""
+    value = json.loads(text)
+    if isinstance(value, dict):
+        return Result(value)
+    if isinstance(value, list):
+        return ResultList(value)
+    raise TypeError(f"expected a JSON object or array, found {type(value).__name__}")
+
+
+class ResultList(list):
+    """A result that is an array of rows (`analyze("findings")`)."""
+
+    def table(self):
+        """The rows as a table (see `to_table`)."""
+        return to_table(self)
 
 
 class Result(dict):

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from . import _core
 from .errors import InvalidArgument
-from .results import Result
+from .results import Result, decode
 
 
 def _paths(paths):
@@ -93,10 +93,11 @@ class Run:
 
     def analyze(self, id, **params):
         """Runs one registered analysis (`analyze ID --param NAME=VALUE`) and
-        returns its result. InvalidArgument names an unknown or bad
+        returns its result: a `Result` (dict), or a `ResultList` (list) for
+        the analyses whose result is an array of rows. InvalidArgument names an unknown or bad
         parameter; NotFound an unknown id."""
         text = {name: _param_text(value) for name, value in params.items()}
-        return Result.from_json(self._session.run_analysis_json(id, text))
+        return decode(self._session.run_analysis_json(id, text))
 
     def node_id(self, level, name):
         """The id of the node named `name` on a level ("#N" for node N)."""

@@ -170,6 +170,31 @@ def test_analyses_and_analyze_match_the_cli(resnet):
     assert resnet.analyze("idle_overlap", gap_threshold_ns=5000) == cli
 
 
+def test_every_applicable_analysis_arrives_as_the_cli_writes_it(resnet):
+    applicable = [a["id"] for a in resnet.analyses() if a["applies"]]
+    assert {"critical_path", "idle_overlap", "findings"} <= set(applicable)
+    for analysis in applicable:
+        cli = json.loads(run("analyze", analysis, ORT_ALL, "--format", "json").stdout)
+        got = resnet.analyze(analysis)
+        assert got == cli, analysis
+        assert isinstance(got, mi.ResultList if isinstance(cli, list) else mi.Result)
+    # An array result's rows as a table: the findings of the profile.
+    findings = resnet.analyze("findings").table()
+    assert "rule" in list(findings.columns) and len(findings) == len(resnet.analyze("findings"))
+
+
+def test_nested_objects_become_outer_inner_columns(resnet):
+    # idle_overlap's streams: each row holds "idle_by_reason_ns": {"host",
+    # "other_stream", "other"} (docs/reference/schemas/analyses.schema.json).
+    streams = resnet.analyze("idle_overlap").table("streams")
+    reasons = [c for c in streams.columns if c.startswith("idle_by_reason_ns.")]
+    assert reasons == ["idle_by_reason_ns.host", "idle_by_reason_ns.other_stream",
+                       "idle_by_reason_ns.other"]
+    row = resnet.analyze("idle_overlap")["streams"][0]
+    assert [streams[c][0] for c in reasons] == [row["idle_by_reason_ns"][k]
+                                                for k in ("host", "other_stream", "other")]
+
+
 def test_export_writes_the_dumps(resnet, tmp_path):
     out = resnet.export(tmp_path / "dumps")
     names = sorted(p.name for p in out.iterdir())
