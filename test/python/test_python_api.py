@@ -266,6 +266,13 @@ def test_errors_raise_the_class_of_their_code_with_the_message(resnet, tmp_path)
         mi.open(broken)
     assert_cli_says(e.value, "summary", broken)
 
+    # 100000 bytes: less than model.onnx alone (about 1 MiB on disk).
+    assert (RESNET / "model.onnx").stat().st_size > 100000
+    with pytest.raises(mi.MemoryLimit) as e:
+        mi.open(ORT_ALL, memory_limit=100000)
+    assert isinstance(e.value, MemoryError)
+    assert_cli_says(e.value, "summary", ORT_ALL, "--memory-limit", "100000")
+
     with pytest.raises(mi.NotFound) as e:
         resnet.analyze("no_such_analysis")
     assert_cli_says(e.value, "analyze", "no_such_analysis", ORT_ALL)
