@@ -22,15 +22,22 @@ import pytest
 
 from conftest import FIXTURES, ROOT, committed, run
 
-PACKAGE = os.environ.get("MI_PYTHON_PACKAGE")
 BUILD_DIR = pathlib.Path(os.environ.get("MI_BUILD_DIR", ROOT / "build"))
+# Run by hand (no ctest environment): the package of ./build.
+PACKAGE = os.environ.get("MI_PYTHON_PACKAGE", str(BUILD_DIR / "python"))
+if "MI_PYTHON_PACKAGE" not in os.environ:
+    sys.path.insert(0, PACKAGE)
+    os.environ["PYTHONPATH"] = PACKAGE  # for the interpreters the tests start
 RESNET = FIXTURES / "resnet18"
 ORT_ALL = RESNET / "ort_all"
 
+if not PACKAGE and os.environ.get("MI_PYTHON_NOT_BUILT"):
+    # A sanitizer build leaves the package out on purpose (CMakeLists.txt).
+    pytest.skip(os.environ["MI_PYTHON_NOT_BUILT"], allow_module_level=True)
 if not PACKAGE:
-    # ctest passes the package folder; an empty one means the build was
-    # configured without it. That fails: scripts/setup.sh installs what it
-    # needs (pybind11-dev, python3-dev).
+    # ctest passes the package folder; an empty one in a normal build means
+    # pybind11 or the Python headers were missing at configure time. That
+    # fails: scripts/setup.sh installs them (pybind11-dev, python3-dev).
     raise AssertionError("the Python package was not built (MI_PYTHON=OFF: pybind11-dev or "
                          "python3-dev missing at configure time; see scripts/setup.sh)")
 
