@@ -14,12 +14,12 @@ from . import _core
 from .errors import (Error, Internal, InvalidArgument, IoError, MalformedInput,
                      MemoryLimit, NotFound, Unsupported)
 from .results import Result, ResultList, to_table
-from .run import Run, detect_format, diff, open, registered_analyses
+from .run import Run, default_fail_on, detect_format, diff, open, registered_analyses
 
 __version__ = _core.version()
 
 __all__ = [
     "Error", "Internal", "InvalidArgument", "IoError", "MalformedInput",
-    "MemoryLimit", "NotFound", "Result", "ResultList", "Run", "Unsupported", "detect_format", "diff",
+    "MemoryLimit", "NotFound", "Result", "ResultList", "Run", "Unsupported", "default_fail_on", "detect_format", "diff",
     "open", "registered_analyses", "to_table", "__version__",
 ]

@@ -173,6 +173,12 @@ def registered_analyses():
     return Result.from_json(_core.registered_analyses_json())["analyses"]
 
 
+def default_fail_on():
+    """The rules `diff` applies when `fail_on` is None (the CLI's
+    `--fail-on` default)."""
+    return _core.default_fail_on()
+
+
 def _digest_side(side, which):
     # A side's digest as JSON text and the name its parse errors give.
     if isinstance(side, Run):

@@ -237,6 +237,9 @@ def test_digest_counts_nodes_and_runs(resnet):
 def test_diff_of_a_run_with_itself_and_with_another(resnet, tmp_path):
     same = mi.diff(resnet, resnet.digest())
     assert same["failed"] is False
+    # The default rules are the CLI's.
+    assert f"default: {mi.default_fail_on()})" in run("diff", "--help").stdout
+    assert [r["rule"] for r in same["rules"]] == mi.default_fail_on().split(",")
     assert all(level["added"] == level["removed"] == level["changed"] == 0
                for level in same["structure"])
     # A digest file on one side, a run directory on the other.
