@@ -73,3 +73,20 @@ function(mi_benchmark)
   target_compile_options(${MI_NAME} PRIVATE ${MI_WARNING_FLAGS})
   target_link_libraries(${MI_NAME} PRIVATE ${MI_DEPS} benchmark::benchmark)
 endfunction()
+
+# mi_static_libraries_pic(dir): every static library defined in `dir` and
+# below is compiled as position-independent code, so that a shared object
+# (the Python extension module) can link it.
+function(mi_static_libraries_pic dir)
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(target IN LISTS targets)
+    get_target_property(type ${target} TYPE)
+    if(type STREQUAL "STATIC_LIBRARY")
+      set_property(TARGET ${target} PROPERTY POSITION_INDEPENDENT_CODE ON)
+    endif()
+  endforeach()
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(subdir IN LISTS subdirs)
+    mi_static_libraries_pic(${subdir})
+  endforeach()
+endfunction()

@@ -12,6 +12,9 @@ APT_PACKAGES=(
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
   # torch_npu's DB export (importers/ascend_db)
   libsqlite3-dev
+  # the Python package (python/, src/python): pybind11 and the headers of
+  # Debian's python3, the interpreter it is built for and imported by
+  pybind11-dev python3-dev
   # `open`: the embedded HTTP server (found through pkg-config)
   libcpp-httplib-dev pkg-config
   # tests and benchmarks
@@ -67,7 +70,20 @@ else
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-ninja -C build model-inspector
+ninja -C build model-inspector model_inspector_python
+
+# `import model_inspector` for Debian's python3: a .pth file in its
+# site-packages (/usr/local/lib/python3.11/dist-packages) names the package's
+# folder in this build, so a rebuild is what Python imports next. Rewritten
+# on every run (idempotent; a moved checkout is followed).
+PTH_DIR=$(/usr/bin/python3 -c 'import site; print(site.getsitepackages()[0])')
+PTH_LINE="$(pwd)/build/python"
+if [ "$(cat "$PTH_DIR/model_inspector.pth" 2>/dev/null)" != "$PTH_LINE" ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO mkdir -p "$PTH_DIR"
+  echo "$PTH_LINE" | $SUDO tee "$PTH_DIR/model_inspector.pth" >/dev/null
+fi
+/usr/bin/python3 -c 'import model_inspector as mi; print("setup: model_inspector", mi.__version__, "importable by /usr/bin/python3")'
 
 echo
 echo "== model-inspector summary test/fixtures/resnet18/ort_all (bundled demo run) =="
