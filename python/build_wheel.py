@@ -120,10 +120,13 @@ def pack(package_dir, out_dir):
     out_dir.mkdir(parents=True, exist_ok=True)
     wheel_path = out_dir / f"{dist}-{tag}.whl"
     # The package's files: what the build folder holds for it, no caches.
-    files = sorted(p for p in package_dir.iterdir()
-                   if p.is_file() and (p.suffix == ".py" or p.name.startswith("_core")))
+    # Subpackages and data files (the Node runner script) included.
+    files = sorted(p for p in package_dir.rglob("*")
+                   if p.is_file() and "__pycache__" not in p.parts
+                   and (p.suffix in (".py", ".mjs", ".json") or p.name.startswith("_core")))
     info = f"{dist}.dist-info"
-    entries = [(f"{PACKAGE}/{p.name}", _module_bytes(p) if p.suffix == ".so" else p.read_bytes())
+    entries = [(f"{PACKAGE}/{p.relative_to(package_dir).as_posix()}",
+                _module_bytes(p) if p.suffix == ".so" else p.read_bytes())
                for p in files]
     entries.append((f"{info}/METADATA", _metadata(project, version).encode()))
     entries.append((f"{info}/WHEEL", (

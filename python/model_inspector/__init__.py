@@ -6,9 +6,16 @@
     run.analyze("critical_path", run=0)      # any registered analysis
     mi.diff("base.midigest.json", run, fail_on="total>+5%")["failed"]
 
+    from model_inspector import Inspector    # tensor values along the graph
+    insp = Inspector(model_path="model.onnx")
+    res = insp.run(x, probes=["layer1/*/conv*"], triggers=["nan", "inf"])
+
 Results are the JSON each result's C++ type writes (the CLI's
-`--format json`), decoded into dicts and lists; see docs/guides/python.md.
+`--format json`), decoded into dicts and lists; see docs/guides/python.md
+and docs/guides/probes.md.
 """
+
+import importlib
 
 from . import _core
 from .errors import (Error, Internal, InvalidArgument, IoError, MalformedInput,
@@ -18,8 +25,35 @@ from .run import Run, default_fail_on, detect_format, diff, open, registered_ana
 
 __version__ = _core.version()
 
+# Names whose modules load on first use: the probe and capture machinery
+# imports numpy, and torch or onnx only when a backend needs them, so
+# `import model_inspector` stays cheap for users who read results only.
+_LAZY = {
+    "Inspector": ("inspector", "Inspector"),
+    "ProbeStore": ("store", "ProbeStore"),
+    "tensor_stats": ("store", "tensor_stats"),
+    "capture": ("capture", "capture"),
+    "compare": ("compare", "compare"),
+    "import_msprobe": ("msprobe", "import_msprobe"),
+    "Plugin": ("plugins", "Plugin"),
+    "cluster": ("cluster", None),
+    "plugins": ("plugins", None),
+    "backends": ("backends", None),
+}
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'model_inspector' has no attribute {name!r}")
+    module_name, attribute = _LAZY[name]
+    module = importlib.import_module(f".{module_name}", __name__)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
     "Error", "Internal", "InvalidArgument", "IoError", "MalformedInput",
     "MemoryLimit", "NotFound", "Result", "ResultList", "Run", "Unsupported", "default_fail_on", "detect_format", "diff",
-    "open", "registered_analyses", "to_table", "__version__",
+    "open", "registered_analyses", "to_table", "__version__", *_LAZY,
 ]
