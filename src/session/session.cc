@@ -111,7 +111,8 @@ Status ReadManifest(const fs::path& dir, std::vector<PendingFile>* files,
 // folders decides sources, load order and what is left out.
 // A run directory's probe store (probes/probes.db, written by the Python
 // package's Inspector) is not an input file: its folder is left out of the
-// walk and the directory is remembered in `probe_run_dir` (the first one).
+// walk and the directory holding it is remembered in `probe_run_dir` (the
+// first one found).
 Status ExpandPaths(const OpenOptions& options,
                    const importers::ImporterRegistry& registry,
                    std::vector<PendingFile>* files,
@@ -137,9 +138,6 @@ Status ExpandPaths(const OpenOptions& options,
       AppendClaimed(named, importers::LevelHint::kAuto, true, files, left_out);
       continue;
     }
-    const bool has_probes = ProbeStore::Exists(path);
-    if (has_probes && probe_run_dir->empty()) *probe_run_dir = path;
-    const fs::path probes_folder = fs::path(path) / "probes";
     std::vector<std::string> claimed;
     if (fs::exists(fs::path(path) / kManifestName)) {
       MI_RETURN_IF_ERROR(ReadManifest(path, files, &claimed));
@@ -147,9 +145,17 @@ Status ExpandPaths(const OpenOptions& options,
     std::vector<fs::path> found;
     for (auto it = fs::recursive_directory_iterator(path, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_directory() &&
-          (IsIgnoredDirectory(it->path()) ||
-           (has_probes && it->path() == probes_folder))) {
+      if (it->is_directory() && IsIgnoredDirectory(it->path())) {
+        it.disable_recursion_pending();
+        continue;
+      }
+      // A probe store's folder (the run directory's, or a run's inside a
+      // folder of runs): not input files.
+      if (it->is_directory() && it->path().filename() == "probes" &&
+          ProbeStore::Exists(it->path().parent_path().string())) {
+        if (probe_run_dir->empty()) {
+          *probe_run_dir = it->path().parent_path().string();
+        }
         it.disable_recursion_pending();
         continue;
       }

@@ -412,6 +412,23 @@ def test_a_run_directory_with_probes_opens_with_them(tmp_path):
         assert r.probes("framework")["store"] is None
 
 
+def test_a_directory_of_probes_alone(tmp_path):
+    with ProbeStore(tmp_path / "only") as store:
+        r = store.begin_run("torch")
+        store.add(r, "x:0", np.ones(3, np.float32), node="x")
+        store.end_run(r)
+    proc = run("summary", tmp_path / "only", check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert "tensor probes only" in proc.stderr and "model-inspector probes" in proc.stderr
+    # A folder of runs: the run's probe folder inside is no input either.
+    (tmp_path / "runs").mkdir()
+    d, nodes, run_ids, written = resnet_run_dir(tmp_path / "runs")
+    proc = run("summary", tmp_path / "runs", "--format", "json")
+    assert "probes.db" not in proc.stderr and "npy" not in proc.stderr
+    with mi.open(tmp_path / "runs") as r:
+        assert r.probes("framework")["run"] == run_ids[-1]
+
+
 def test_server_probe_routes(tmp_path):
     from served import ServedProcess
     d, nodes, run_ids, written = resnet_run_dir(tmp_path)
