@@ -36,6 +36,9 @@ ALLOWED = {
                 "diff", "model_inspector"},
     # The run history store: SQLite, digests through the public API.
     "history": {"base", "model_inspector"},
+    # Compare: tensor metrics, matching of two runs' probes, the report; the
+    # levels through the public Session API, like a front end.
+    "compare": {"base", "model_inspector"},
     "server": {"model_inspector", "base", "encoders"},
     # Reports of a diff or a run for people and CI systems (table, Markdown,
     # JUnit XML, HTML with layered drawings).
