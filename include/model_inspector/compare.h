@@ -53,7 +53,7 @@ std::string_view TensorDtypeName(TensorDtype dtype);
 size_t TensorDtypeSize(TensorDtype dtype);
 
 // A tensor's elements in C order (not owned).
-struct TensorView {
+struct TensorSpan {
   TensorDtype dtype = TensorDtype::kFloat32;
   const void* data = nullptr;
   uint64_t count = 0;
@@ -94,8 +94,8 @@ struct TensorMetrics {
 };
 
 // InvalidArgument when the element counts differ.
-StatusOr<TensorMetrics> CompareTensors(const TensorView& a,
-                                       const TensorView& b);
+StatusOr<TensorMetrics> CompareTensors(const TensorSpan& a,
+                                       const TensorSpan& b);
 
 // Statistics of one tensor as a probe keeps them (a store's stats, an
 // msprobe dump.json entry's Max / Min / Mean / Norm).
@@ -153,7 +153,7 @@ CompareJudgement JudgeStats(const StatsMetrics& m, const CompareThresholds& t);
 // Probe sets and matching
 
 // One probed tensor of a run.
-struct ProbeRecord {
+struct ProbeTensor {
   std::string probe;  // "<node>:<k>", "<node>:in<k>", "<node>:grad<k>"
   std::string node;
   std::string kind = "output";  // "output" | "input" | "grad"
@@ -182,7 +182,7 @@ struct LevelNode {
 struct ProbeSet {
   std::string label;  // the run directory, model or dump it came from
   std::string level;  // "framework" | "compiled" | "" (not known)
-  std::vector<ProbeRecord> probes;
+  std::vector<ProbeTensor> probes;
   // The level's graph, in execution order; empty when not known.
   std::vector<LevelNode> nodes;
 };
@@ -270,7 +270,7 @@ struct NpyArray {
   std::vector<int64_t> shape;
   std::string data;  // the raw elements
   uint64_t count() const;
-  TensorView view() const;
+  TensorSpan view() const;
 };
 StatusOr<NpyArray> ReadNpy(const std::string& path);
 

@@ -17,8 +17,8 @@
 namespace mi {
 namespace {
 
-TensorView F32(const std::vector<float>& v) {
-  return TensorView{TensorDtype::kFloat32, v.data(), v.size()};
+TensorSpan F32(const std::vector<float>& v) {
+  return TensorSpan{TensorDtype::kFloat32, v.data(), v.size()};
 }
 
 // a = [1, 2, 3, 4], b = [1, 2, 3, 5]: one element off by 1.
@@ -78,13 +78,13 @@ TEST(CompareTensors, HalfAndBFloat16Widening) {
   std::vector<uint16_t> half = {0x3C00, 0xC000, 0x7BFF, 0x0001};
   std::vector<uint16_t> bf16 = {0x3F80, 0xC000, 0x477F, 0x3380};
   std::vector<double> ref = {1, -2, 65504, std::ldexp(1.0, -24)};
-  TensorView r{TensorDtype::kFloat64, ref.data(), ref.size()};
+  TensorSpan r{TensorDtype::kFloat64, ref.data(), ref.size()};
   TensorMetrics mh = *CompareTensors(
-      r, TensorView{TensorDtype::kFloat16, half.data(), half.size()});
+      r, TensorSpan{TensorDtype::kFloat16, half.data(), half.size()});
   EXPECT_EQ(mh.max_abs_err, 0.0);
   EXPECT_EQ(mh.fp16_overflow_b, 0u);  // 65504 is still in range
   TensorMetrics mb = *CompareTensors(
-      r, TensorView{TensorDtype::kBFloat16, bf16.data(), bf16.size()});
+      r, TensorSpan{TensorDtype::kBFloat16, bf16.data(), bf16.size()});
   EXPECT_DOUBLE_EQ(mb.max_abs_err, 65504.0 - 65280.0);
 }
 
@@ -189,9 +189,9 @@ TEST(ReadNpy, ShapeDtypeAndData) {
   EXPECT_NE(bad.status().message().find("short.npy"), std::string::npos);
 }
 
-ProbeRecord Probe(const std::string& node, std::vector<int64_t> shape,
+ProbeTensor Probe(const std::string& node, std::vector<int64_t> shape,
                   const std::string& file, int64_t order) {
-  ProbeRecord r;
+  ProbeTensor r;
   r.probe = node + ":0";
   r.node = node;
   r.order = order;

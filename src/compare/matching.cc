@@ -85,11 +85,11 @@ class Matcher {
           CompareReport* report)
       : a_(a), b_(b), options_(options), report_(*report) {
     for (size_t i = 0; i < a.probes.size(); ++i) {
-      const ProbeRecord& r = a.probes[i];
+      const ProbeTensor& r = a.probes[i];
       a_index_.emplace(KeyOf(r.node, r.kind, r.index, r.step), i);
     }
     for (size_t i = 0; i < b.probes.size(); ++i) {
-      const ProbeRecord& r = b.probes[i];
+      const ProbeTensor& r = b.probes[i];
       b_index_.emplace(KeyOf(r.node, r.kind, r.index, r.step), i);
     }
   }
@@ -102,7 +102,7 @@ class Matcher {
     });
     std::vector<bool> used_b(b_.probes.size(), false);
     for (size_t i : order) {
-      const ProbeRecord& ra = a_.probes[i];
+      const ProbeTensor& ra = a_.probes[i];
       auto it = b_index_.find(KeyOf(ra.node, ra.kind, ra.index, ra.step));
       if (it == b_index_.end()) {
         report_.only_in_a.push_back(ra.probe);
@@ -135,7 +135,7 @@ class Matcher {
     }
     if (a_.nodes.empty()) {
       // Without A's graph: the order of its probes.
-      for (const ProbeRecord& r : a_.probes) {
+      for (const ProbeTensor& r : a_.probes) {
         auto [it, added] = fw_position_.emplace(r.node, r.order);
         if (!added) it->second = std::min(it->second, r.order);
       }
@@ -165,7 +165,7 @@ class Matcher {
         // Every step of the output (recurrent ops), the whole output first.
         std::vector<size_t> b_records;
         for (size_t i = 0; i < b_.probes.size(); ++i) {
-          const ProbeRecord& r = b_.probes[i];
+          const ProbeTensor& r = b_.probes[i];
           if (r.node == c.name && r.kind == "output" &&
               r.index == static_cast<int32_t>(k)) {
             b_records.push_back(i);
@@ -187,7 +187,7 @@ class Matcher {
         }
         for (size_t i : b_records) {
           used_b[i] = true;
-          const ProbeRecord& rb = b_.probes[i];
+          const ProbeTensor& rb = b_.probes[i];
           auto it = a_index_.find(
               KeyOf(target->node, "output", target->index, rb.step));
           if (it == a_index_.end()) {
@@ -299,7 +299,7 @@ class Matcher {
     return std::nullopt;
   }
 
-  Status Measure(const ProbeRecord& ra, const ProbeRecord& rb,
+  Status Measure(const ProbeTensor& ra, const ProbeTensor& rb,
                  CompareEntry* e) {
     e->probe_a = ra.probe;
     e->probe_b = rb.probe;

@@ -88,8 +88,8 @@ uint64_t NpyArray::count() const {
   return data.size() / TensorDtypeSize(dtype);
 }
 
-TensorView NpyArray::view() const {
-  return TensorView{dtype, data.data(), count()};
+TensorSpan NpyArray::view() const {
+  return TensorSpan{dtype, data.data(), count()};
 }
 
 StatusOr<NpyArray> ReadNpy(const std::string& path) {

@@ -78,7 +78,7 @@ void Widen(const void* data, uint64_t begin, size_t n, double* out) {
 }
 
 // Elements [begin, begin + n) of `t` as doubles.
-void WidenBlock(const TensorView& t, uint64_t begin, size_t n, double* out) {
+void WidenBlock(const TensorSpan& t, uint64_t begin, size_t n, double* out) {
   switch (t.dtype) {
     case TensorDtype::kFloat32:
       return Widen<float>(t.data, begin, n, out);
@@ -146,8 +146,8 @@ size_t TensorDtypeSize(TensorDtype dtype) {
   return 1;
 }
 
-StatusOr<TensorMetrics> CompareTensors(const TensorView& a,
-                                       const TensorView& b) {
+StatusOr<TensorMetrics> CompareTensors(const TensorSpan& a,
+                                       const TensorSpan& b) {
   if (a.count != b.count) {
     return InvalidArgumentError(
         fmt::format("the tensors hold {} and {} elements; expected the same "

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "encoders/json_encoder.h"
+#include "python/compare_bindings.h"
 #include "model_inspector/diff.h"
 #include "model_inspector/session.h"
 
@@ -241,4 +242,6 @@ PYBIND11_MODULE(_core, m) {
           py::arg("level"), py::arg("name"), py::arg("limit"), Release())
       .def("digest_json", &DigestJson, py::arg("model") = "",
            py::arg("label") = "", py::arg("git_commit") = "", Release());
+
+  RegisterCompareBindings(m);
 }
