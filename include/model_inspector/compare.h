@@ -125,9 +125,12 @@ StatsMetrics CompareStats(const TensorStatsView& a, const TensorStatsView& b);
 // and when NaN / Inf positions differ (msprobe: "N/A" -> No). Statistics
 // alone: a relative error of max, min, mean or L2 norm above
 // stats_rel_err_max fails (msprobe's diff_analyze_threshold.yaml, 0.5).
-// Optional extra gates, off (negative) by default: a one-thousandth error
-// ratio below one_thousandth_min, a max relative error above
-// max_rel_err_max; fp16 overflow on B fails only with fp16_overflow_fails.
+// Optional gates, off (negative) by default, each failing a pair above
+// (below, for the ratio) its limit: the one-thousandth error ratio, max
+// and mean relative error, relative Euclidean distance, RMSE. fp16
+// overflow on B fails only with fp16_overflow_fails (else a warning).
+// Msit() is msit's analyser: cosine > 0.99, relative Euclidean distance
+// < 0.05, RMSE < 1.0, mean relative error < 1.0.
 struct CompareThresholds {
   double cosine_min = 0.99;
   double max_abs_err_max = 0.001;
@@ -136,7 +139,23 @@ struct CompareThresholds {
   double stats_rel_err_max = 0.5;
   double one_thousandth_min = -1;
   double max_rel_err_max = -1;
+  double mean_rel_err_max = -1;
+  double relative_euclidean_max = -1;
+  double rmse_max = -1;
   bool fp16_overflow_fails = false;
+
+  static CompareThresholds Msprobe() { return CompareThresholds(); }
+  static CompareThresholds Msit() {
+    CompareThresholds t;
+    t.cosine_min = 0.99;
+    t.max_abs_err_max = -1;  // cosine alone decides
+    t.cosine_floor = 0.99;
+    t.max_abs_err_ceiling = 1e300;
+    t.mean_rel_err_max = 1.0;
+    t.relative_euclidean_max = 0.05;
+    t.rmse_max = 1.0;
+    return t;
+  }
 };
 
 // "pass" | "fail", with the reasons of a fail (and warnings of a pass:

@@ -101,6 +101,9 @@ void CompareReport::Write(ResultWriter& w) const {
   w.FieldDouble("stats_rel_err_max", thresholds.stats_rel_err_max);
   w.FieldDouble("one_thousandth_min", thresholds.one_thousandth_min);
   w.FieldDouble("max_rel_err_max", thresholds.max_rel_err_max);
+  w.FieldDouble("mean_rel_err_max", thresholds.mean_rel_err_max);
+  w.FieldDouble("relative_euclidean_max", thresholds.relative_euclidean_max);
+  w.FieldDouble("rmse_max", thresholds.rmse_max);
   w.FieldBool("fp16_overflow_fails", thresholds.fp16_overflow_fails);
   w.EndObject();
   w.Key("entries").BeginArray();

@@ -46,6 +46,19 @@ TEST(CompareTensors, HandComputedFigures) {
   EXPECT_TRUE(JudgeTensors(*m, CompareThresholds()).pass);
 }
 
+// The same pair under msit's analyser limits: the relative Euclidean
+// distance sqrt(1/30) = 0.183 is above its 0.05.
+TEST(CompareTensors, MsitRule) {
+  std::vector<float> a = {1, 2, 3, 4}, b = {1, 2, 3, 5};
+  TensorMetrics m = *CompareTensors(F32(a), F32(b));
+  CompareJudgement j = JudgeTensors(m, CompareThresholds::Msit());
+  EXPECT_FALSE(j.pass);
+  ASSERT_EQ(j.reasons.size(), 1u);
+  EXPECT_NE(j.reasons[0].find("relative Euclidean distance 0.182574 > 0.05"),
+            std::string::npos)
+      << j.reasons[0];
+}
+
 // b = [1, 2, 3, 6]: cosine 38 / (sqrt(30) sqrt(50)) = 0.981 < 0.99 with
 // max abs err 2 > 0.001, and 2 > 1: both of msprobe's "No" rules.
 TEST(CompareTensors, MsprobeRuleFails) {

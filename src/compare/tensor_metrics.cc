@@ -270,10 +270,16 @@ CompareJudgement JudgeTensors(const TensorMetrics& m,
                        Figure(m.one_thousandth_ratio),
                        Figure(t.one_thousandth_min)));
     }
-    if (t.max_rel_err_max >= 0 && m.max_rel_err > t.max_rel_err_max) {
-      fail(fmt::format("max rel err {} > {}", Figure(m.max_rel_err),
-                       Figure(t.max_rel_err_max)));
-    }
+    auto limit = [&fail](const char* what, double value, double max) {
+      if (max >= 0 && value > max) {
+        fail(fmt::format("{} {} > {}", what, Figure(value), Figure(max)));
+      }
+    };
+    limit("max rel err", m.max_rel_err, t.max_rel_err_max);
+    limit("mean rel err", m.mean_rel_err, t.mean_rel_err_max);
+    limit("relative Euclidean distance", m.relative_euclidean,
+          t.relative_euclidean_max);
+    limit("RMSE", m.rmse, t.rmse_max);
   }
   if (m.fp16_overflow_b > m.fp16_overflow_a) {
     std::string reason = fmt::format(

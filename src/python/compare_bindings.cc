@@ -105,19 +105,43 @@ double DoubleOr(const py::dict& d, const char* key, double fallback) {
   return d[key].cast<double>();
 }
 
+constexpr const char* kThresholdNames[] = {"rule",
+                                           "cosine_min",
+                                           "max_abs_err_max",
+                                           "cosine_floor",
+                                           "max_abs_err_ceiling",
+                                           "stats_rel_err_max",
+                                           "one_thousandth_min",
+                                           "max_rel_err_max",
+                                           "mean_rel_err_max",
+                                           "relative_euclidean_max",
+                                           "rmse_max",
+                                           "fp16_overflow_fails"};
+
+// Thresholds from a dict: "rule" ("msprobe", the default, or "msit")
+// picks the preset, the other keys override its limits.
 CompareThresholds Thresholds(const py::dict& t) {
-  CompareThresholds out;
   for (auto item : t) {
-    std::string key = item.first.cast<std::string>();
-    if (key != "cosine_min" && key != "max_abs_err_max" &&
-        key != "cosine_floor" && key != "max_abs_err_ceiling" &&
-        key != "stats_rel_err_max" && key != "one_thousandth_min" &&
-        key != "max_rel_err_max" && key != "fp16_overflow_fails") {
-      Raise(InvalidArgumentError(
-          "unknown threshold '" + key +
-          "'; expected cosine_min, max_abs_err_max, cosine_floor, "
-          "max_abs_err_ceiling, stats_rel_err_max, one_thousandth_min, "
-          "max_rel_err_max or fp16_overflow_fails"));
+    std::string key = py::str(item.first);
+    bool known = false;
+    for (const char* name : kThresholdNames) known = known || key == name;
+    if (!known) {
+      std::string names;
+      for (const char* name : kThresholdNames) {
+        names += names.empty() ? name : std::string(", ") + name;
+      }
+      Raise(InvalidArgumentError("unknown threshold '" + key +
+                                 "'; expected one of " + names));
+    }
+  }
+  CompareThresholds out;
+  if (t.contains("rule") && !t["rule"].is_none()) {
+    std::string rule = py::str(t["rule"]);
+    if (rule == "msit") {
+      out = CompareThresholds::Msit();
+    } else if (rule != "msprobe") {
+      Raise(InvalidArgumentError("unknown rule '" + rule +
+                                 "'; expected msprobe or msit"));
     }
   }
   out.cosine_min = DoubleOr(t, "cosine_min", out.cosine_min);
@@ -130,6 +154,10 @@ CompareThresholds Thresholds(const py::dict& t) {
   out.one_thousandth_min =
       DoubleOr(t, "one_thousandth_min", out.one_thousandth_min);
   out.max_rel_err_max = DoubleOr(t, "max_rel_err_max", out.max_rel_err_max);
+  out.mean_rel_err_max = DoubleOr(t, "mean_rel_err_max", out.mean_rel_err_max);
+  out.relative_euclidean_max =
+      DoubleOr(t, "relative_euclidean_max", out.relative_euclidean_max);
+  out.rmse_max = DoubleOr(t, "rmse_max", out.rmse_max);
   if (t.contains("fp16_overflow_fails")) {
     out.fp16_overflow_fails = t["fp16_overflow_fails"].cast<bool>();
   }
@@ -171,14 +199,12 @@ py::dict CompareTensorsPy(const py::buffer& a, const py::buffer& b,
                           const std::string& dtype_b) {
   py::buffer_info ia = a.request(), ib = b.request();
   if (!CContiguous(ia) || !CContiguous(ib)) {
-    Raise(InvalidArgumentError(
-        "compare_tensors needs C-contiguous arrays; pass "
-        "numpy.ascontiguousarray(x)"));
+    Raise(
+        InvalidArgumentError("compare_tensors needs C-contiguous arrays; pass "
+                             "numpy.ascontiguousarray(x)"));
   }
-  TensorSpan sa{DtypeOf(ia, dtype_a), ia.ptr,
-                static_cast<uint64_t>(ia.size)};
-  TensorSpan sb{DtypeOf(ib, dtype_b), ib.ptr,
-                static_cast<uint64_t>(ib.size)};
+  TensorSpan sa{DtypeOf(ia, dtype_a), ia.ptr, static_cast<uint64_t>(ia.size)};
+  TensorSpan sb{DtypeOf(ib, dtype_b), ib.ptr, static_cast<uint64_t>(ib.size)};
   CompareThresholds t = Thresholds(thresholds);
   StatusOr<TensorMetrics> m = InvalidArgumentError("");
   {
@@ -284,12 +310,10 @@ std::string CompareProbeSetsJson(const py::dict& a, const py::dict& b,
 py::list NodesList(const std::vector<LevelNode>& nodes) {
   py::list out;
   for (const LevelNode& n : nodes) {
-    out.append(py::dict(py::arg("name") = n.name,
-                        py::arg("op_type") = n.op_type,
-                        py::arg("domain") = n.domain,
-                        py::arg("inputs") = n.inputs,
-                        py::arg("outputs") = n.outputs,
-                        py::arg("fused_from") = n.fused_from));
+    out.append(py::dict(
+        py::arg("name") = n.name, py::arg("op_type") = n.op_type,
+        py::arg("domain") = n.domain, py::arg("inputs") = n.inputs,
+        py::arg("outputs") = n.outputs, py::arg("fused_from") = n.fused_from));
   }
   return out;
 }
