@@ -23,6 +23,7 @@
 #include "python/compare_bindings.h"
 #include "model_inspector/diff.h"
 #include "model_inspector/session.h"
+#include "python/probe_bindings.h"
 
 namespace py = pybind11;
 
@@ -243,5 +244,6 @@ PYBIND11_MODULE(_core, m) {
       .def("digest_json", &DigestJson, py::arg("model") = "",
            py::arg("label") = "", py::arg("git_commit") = "", Release());
 
+  RegisterProbeBindings(m);
   RegisterCompareBindings(m);
 }
