@@ -90,7 +90,7 @@ class Matcher {
     }
     for (size_t i = 0; i < b.probes.size(); ++i) {
       const ProbeTensor& r = b.probes[i];
-      b_index_.emplace(KeyOf(r.node, r.kind, r.index, r.step), i);
+      b_by_name_.emplace(std::make_pair(r.probe, r.step.value_or(-1)), i);
     }
   }
 
@@ -103,8 +103,8 @@ class Matcher {
     std::vector<bool> used_b(b_.probes.size(), false);
     for (size_t i : order) {
       const ProbeTensor& ra = a_.probes[i];
-      auto it = b_index_.find(KeyOf(ra.node, ra.kind, ra.index, ra.step));
-      if (it == b_index_.end()) {
+      auto it = b_by_name_.find(std::make_pair(ra.probe, ra.step.value_or(-1)));
+      if (it == b_by_name_.end()) {
         report_.only_in_a.push_back(ra.probe);
         continue;
       }
@@ -370,7 +370,7 @@ class Matcher {
   const CompareOptions& options_;
   CompareReport& report_;
   std::map<ProbeKey, size_t> a_index_;
-  std::map<ProbeKey, size_t> b_index_;
+  std::map<std::pair<std::string, int64_t>, size_t> b_by_name_;
   std::unordered_map<std::string, int64_t> fw_position_;
   std::unordered_map<std::string, std::pair<std::string, int32_t>> fw_producer_;
   std::unordered_map<std::string, size_t> compiled_producer_;
