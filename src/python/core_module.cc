@@ -20,9 +20,10 @@
 #include <vector>
 
 #include "encoders/json_encoder.h"
-#include "python/compare_bindings.h"
 #include "model_inspector/diff.h"
 #include "model_inspector/session.h"
+#include "python/cluster_bindings.h"
+#include "python/compare_bindings.h"
 #include "python/probe_bindings.h"
 
 namespace py = pybind11;
@@ -246,4 +247,5 @@ PYBIND11_MODULE(_core, m) {
 
   RegisterProbeBindings(m);
   RegisterCompareBindings(m);
+  RegisterClusterBindings(m);
 }
