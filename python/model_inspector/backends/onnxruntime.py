@@ -130,6 +130,24 @@ def python_onnxruntime():
     return onnxruntime
 
 
+_INTERNAL = threading.local()
+
+
+class internal_sessions:
+    """Marks the sessions the package itself creates (probing, compiling),
+    so that `capture` leaves them out of what it records."""
+
+    def __enter__(self):
+        _INTERNAL.depth = getattr(_INTERNAL, "depth", 0) + 1
+
+    def __exit__(self, *exc):
+        _INTERNAL.depth -= 1
+
+
+def creating_internal_session() -> bool:
+    return getattr(_INTERNAL, "depth", 0) > 0
+
+
 _F_SETPIPE_SZ = 1031  # Linux fcntl: pipe capacity
 
 
@@ -290,7 +308,7 @@ class InferenceSession:
     _on_create: list = []
 
     def __init__(self, path_or_bytes, sess_options: Optional[SessionOptions] = None,
-                 providers=None, **_ignored):
+                 providers=None, *, _capture: bool = True, **_ignored):
         if isinstance(path_or_bytes, (bytes, bytearray)):
             self._tmp = tempfile.TemporaryDirectory(prefix="mi_ort_session_")
             path = os.path.join(self._tmp.name, "model.onnx")
@@ -301,8 +319,9 @@ class InferenceSession:
             path = os.path.abspath(os.fspath(path_or_bytes))
         self.model_path = path
         self.options = sess_options if sess_options is not None else SessionOptions()
-        for hook in list(InferenceSession._on_create):
-            hook(self)
+        if _capture:
+            for hook in list(InferenceSession._on_create):
+                hook(self)
         self._runtime = NodeRuntime.shared()
         reply, _ = self._runtime.request({"op": "load", "path": path,
                                           "options": self.options.to_node()})
@@ -370,6 +389,34 @@ def _to_numpy(value) -> np.ndarray:
     if hasattr(value, "detach") and hasattr(value, "numpy"):  # a torch tensor
         value = value.detach().cpu().numpy()
     return np.ascontiguousarray(np.asarray(value))
+
+
+def compile_model(model_path, out_path, optimization="all", *, runtime="auto", threads=1):
+    """Has ONNX Runtime optimize `model_path` at `optimization` and save the
+    graph it compiled as `out_path` (SessionOptions.optimized_model_filepath),
+    as test/fixtures/ort_run.mjs does. Returns `out_path`."""
+    level = optimization_level_name(optimization)
+    out_path = os.fspath(out_path)
+    ort_py = python_onnxruntime() if runtime in ("auto", "python") else None
+    if ort_py is not None:
+        so = ort_py.SessionOptions()
+        so.graph_optimization_level = getattr(
+            ort_py.GraphOptimizationLevel,
+            {"disabled": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC",
+             "extended": "ORT_ENABLE_EXTENDED", "all": "ORT_ENABLE_ALL"}[level])
+        so.optimized_model_filepath = out_path
+        so.intra_op_num_threads = threads
+        with internal_sessions():
+            ort_py.InferenceSession(os.fspath(model_path), so, providers=["CPUExecutionProvider"])
+    else:
+        so = SessionOptions()
+        so.graph_optimization_level = level
+        so.optimized_model_filepath = out_path
+        so.intra_op_num_threads = threads
+        InferenceSession(os.fspath(model_path), so, _capture=False).close()
+    if not os.path.isfile(out_path):
+        raise RuntimeError(f"{model_path}: ONNX Runtime wrote no optimized model")
+    return out_path
 
 
 # --------------------------------------------------------------------------
@@ -481,7 +528,8 @@ class OnnxRuntimeBackend(Backend):
         self._path = self._source_path
         if level == "compiled":
             self._path = os.path.join(self._tmp.name, "model.optimized.onnx")
-            self._compile(optimization_level_name(compile_optimization), self._path)
+            compile_model(self._source_path, self._path, compile_optimization,
+                          runtime=self.runtime, threads=threads)
 
         self._model = onnx.load(self._path)
         graph = self._model.graph
@@ -679,13 +727,15 @@ class OnnxRuntimeBackend(Backend):
             so.intra_op_num_threads = self._threads
             so.inter_op_num_threads = 1
             so.log_severity_level = 3
-            session = self._ort_py.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+            with internal_sessions():
+                session = self._ort_py.InferenceSession(path, so,
+                                                        providers=["CPUExecutionProvider"])
         else:
             so = SessionOptions()
             so.graph_optimization_level = self.optimization
             so.intra_op_num_threads = self._threads
             so.inter_op_num_threads = 1
-            session = InferenceSession(path, so)
+            session = InferenceSession(path, so, _capture=False)
         self._sessions[exposed] = session
         while len(self._sessions) > self._max_sessions:
             _, old = self._sessions.popitem(last=False)
@@ -699,26 +749,6 @@ class OnnxRuntimeBackend(Backend):
         arrays = session.run(fetch, feeds)
         self.last_run_ns = getattr(session, "last_run_ns", 0)
         return dict(zip(fetch, arrays))
-
-    def _compile(self, optimization: str, out_path: str) -> None:
-        """ONNX Runtime's optimized graph of the source model at `optimization`."""
-        if self._ort_py is not None:
-            so = self._ort_py.SessionOptions()
-            so.graph_optimization_level = getattr(
-                self._ort_py.GraphOptimizationLevel,
-                {"disabled": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC",
-                 "extended": "ORT_ENABLE_EXTENDED", "all": "ORT_ENABLE_ALL"}[optimization])
-            so.optimized_model_filepath = out_path
-            so.intra_op_num_threads = self._threads
-            self._ort_py.InferenceSession(self._source_path, so, providers=["CPUExecutionProvider"])
-        else:
-            so = SessionOptions()
-            so.graph_optimization_level = optimization
-            so.optimized_model_filepath = out_path
-            so.intra_op_num_threads = self._threads
-            InferenceSession(self._source_path, so).close()
-        if not os.path.isfile(out_path):
-            raise RuntimeError(f"{self._source_path}: ONNX Runtime wrote no optimized model")
 
     def compiled_model_path(self) -> Optional[str]:
         """The optimized graph that runs when level="compiled", else None."""
