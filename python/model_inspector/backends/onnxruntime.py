@@ -25,6 +25,7 @@ usable directly.
 
 from __future__ import annotations
 
+import atexit
 import collections
 import fcntl
 import glob
@@ -198,6 +199,7 @@ class NodeRuntime:
         with cls._shared_lock:
             if cls._shared is None or cls._shared._proc.poll() is not None:
                 cls._shared = cls()
+                atexit.register(cls._shared.close)
             return cls._shared
 
     def _stderr_text(self) -> str:
