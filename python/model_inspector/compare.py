@@ -6,10 +6,12 @@
     res["pass"], res["first_divergent_node"]
     res.table("entries")                                  # a DataFrame
 
-A side is a run directory with a probe store (`<dir>/probes/probes.db`), a
-`ProbeStore`, a model file (.onnx: run once on `inputs` through the runner,
-`python3 -m model_inspector.runner`, with every node probed and tensors
-kept), or an msprobe dump directory (imported first, see `import_msprobe`).
+A side is a run directory with a probe store (`<dir>/probes/probes.db`; its
+latest run, or `run_a` / `run_b`), a `ProbeStore`, a model file (.onnx: run
+as it is, once, on `inputs` — arrays or .npy paths; None: the runner's
+deterministic input — on ONNX Runtime with every node probed and tensors
+kept, as `python3 -m model_inspector.runner` does), or an msprobe dump
+directory (imported first, see `import_msprobe`).
 
 Matching: by probe name (two runs of one model, two inputs, PyTorch against
 its ONNX export), or, when B is the compiled form of A's model (its graph
@@ -28,9 +30,9 @@ from __future__ import annotations
 
 import os
 import pathlib
-import subprocess
 import sys
 import tempfile
+import types
 from typing import Any, Optional
 
 from . import _core
@@ -51,10 +53,16 @@ def compare_tensors(a, b, *, dtype_a: str = "", dtype_b: str = "", **thresholds)
     `dtype_b` name the element type of raw buffers ("bfloat16" for torch's
     bfloat16 viewed as int16)."""
     import numpy as np
+    dtype_a = dtype_a or _bfloat16_name(a)
+    dtype_b = dtype_b or _bfloat16_name(b)
     xa = _as_numpy(a)
     xb = _as_numpy(b)
     return _core.compare_tensors(np.ascontiguousarray(xa), np.ascontiguousarray(xb),
                                  _thresholds(thresholds), dtype_a, dtype_b)
+
+
+def _bfloat16_name(x) -> str:
+    return "bfloat16" if str(getattr(x, "dtype", "")) == "torch.bfloat16" else ""
 
 
 def _as_numpy(x):
@@ -94,6 +102,17 @@ class _Side:
                 return candidate
         return model
 
+    @property
+    def compiled_model(self) -> str:
+        """The graph the run probed: for a run of ONNX Runtime's compiled
+        graph (level "compiled", as the runner's --level compiled records
+        it), the optimized model kept in the run directory."""
+        if self.run.get("level") == "compiled":
+            kept = os.path.join(str(self.store.run_dir), "ort", "model.optimized.onnx")
+            if os.path.isfile(kept):
+                return kept
+        return self.model
+
     def probe_set(self, nodes=None) -> dict:
         probes_dir = pathlib.Path(self.store.probes_dir)
         rows = []
@@ -112,38 +131,27 @@ class _Side:
                 "probes": rows, "nodes": nodes or []}
 
 
-def _runner_command(model: str, inputs: str, out: str, level: str) -> list:
-    return [sys.executable, "-m", "model_inspector.runner", "--model", model,
-            "--inputs", inputs, "--out", out, "--probes", "*", "--keep", "tensor",
-            "--level", level]
-
-
-def run_model(model: str, inputs, out_dir: str, level: str = "framework") -> None:
-    """Runs `model` once on `inputs` (an .npy path, or an array saved to one)
-    through the runner with every node probed and tensors kept, into the
-    probe store of `out_dir`. The runner runs in its own process, as the
-    CLI and the UI server run it."""
-    inputs_path = _inputs_file(inputs, out_dir)
-    env = dict(os.environ)
-    package_parent = str(pathlib.Path(__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = package_parent + (os.pathsep + env["PYTHONPATH"]
-                                          if env.get("PYTHONPATH") else "")
-    done = subprocess.run(_runner_command(model, inputs_path, out_dir, level),
-                          env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        from .errors import Error
-        raise Error(f"running {model} through model_inspector.runner failed "
-                    f"(exit {done.returncode}): {done.stderr.strip()[-2000:]}")
-
-
-def _inputs_file(inputs, out_dir: str) -> str:
+def run_model(model: str, inputs, out_dir: str) -> dict:
+    """Runs the model file as it is (no further graph optimization) once on
+    `inputs` (arrays, .npy paths as the runner takes them, or None: the
+    runner's deterministic input x[i] = (i % 7) / 7) with every node probed
+    and tensors kept, into the probe store of `out_dir`: the runner's
+    `probe_run`, what `python3 -m model_inspector.runner` does."""
+    from .runner import load_inputs, probe_run
     if isinstance(inputs, (str, os.PathLike)):
-        return os.fspath(inputs)
-    import numpy as np
-    os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, "inputs.npy")
-    np.save(path, _as_numpy(inputs))
-    return path
+        inputs = [os.fspath(inputs)]
+    if isinstance(inputs, (list, tuple)) and inputs and all(
+            isinstance(i, (str, os.PathLike)) for i in inputs):
+        import onnx
+        graph = onnx.load(model, load_external_data=False).graph
+        names = [i.name for i in graph.input
+                 if i.name not in {t.name for t in graph.initializer}]
+        inputs = load_inputs([os.fspath(i) for i in inputs], names)
+    elif inputs is not None and not isinstance(inputs, dict):
+        inputs = _as_numpy(inputs) if not isinstance(inputs, tuple) else tuple(
+            _as_numpy(i) for i in inputs)
+    return probe_run(model, out_dir, inputs=inputs, probes=("*",), keep="tensor",
+                     level="framework")
 
 
 def _is_store_dir(path: str) -> bool:
@@ -158,7 +166,7 @@ def _is_msprobe_dir(path: str) -> bool:
         return False
 
 
-def _open_side(side, which: str, inputs, level: str, run_id: Optional[int]) -> _Side:
+def _open_side(side, which: str, inputs, run_id: Optional[int]) -> _Side:
     from .store import ProbeStore
     if isinstance(side, ProbeStore):
         store, label, tmp = side, str(side.run_dir), None
@@ -173,12 +181,8 @@ def _open_side(side, which: str, inputs, level: str, run_id: Optional[int]) -> _
             import_msprobe(path, tmp.name)
             store, label = ProbeStore(tmp.name), path
         elif os.path.isfile(path) and path.endswith(".onnx"):
-            if inputs is None:
-                from .errors import InvalidArgument
-                raise InvalidArgument(f"side {which} is a model ({path}); running it "
-                                      "needs inputs= (an array or an .npy file)")
             tmp = tempfile.TemporaryDirectory(prefix="mi_compare_")
-            run_model(path, inputs, tmp.name, level)
+            run_model(path, inputs, tmp.name)
             store, label = ProbeStore(tmp.name), path
         else:
             from .errors import NotFound
@@ -221,21 +225,17 @@ def compare(a, b, inputs=None, *, match: str = "auto", run_a: Optional[int] = No
     why not; `.table("entries")`). See the module doc for sides and
     thresholds."""
     t = _thresholds(thresholds)
-    level_b = "framework"
     graphs = None
-    if _is_model(a) and _is_model(b):
+    if _is_model(a) and _is_model(b) and match != "name":
         graphs = _core.level_graphs(os.fspath(a), os.fspath(b))
-        if _compiled_of(graphs):
-            level_b = "compiled"
-    side_a = _open_side(a, "A", inputs, "framework", run_a)
-    side_b = _open_side(b, "B", inputs, level_b, run_b)
+    side_a = _open_side(a, "A", inputs, run_a)
+    side_b = _open_side(b, "B", inputs, run_b)
     try:
         nodes_a = nodes_b = None
         if match != "name":
             if graphs is None:
-                model_a, model_b = side_a.model, side_b.model
-                if (side_b.run.get("level") == "compiled" and model_a and model_b
-                        and os.path.isfile(model_a) and os.path.isfile(model_b)):
+                model_a, model_b = side_a.model, side_b.compiled_model
+                if model_a and model_b and os.path.isfile(model_a) and os.path.isfile(model_b):
                     graphs = _core.level_graphs(model_a, model_b)
             if graphs is not None and (_compiled_of(graphs) or match == "fused_from"):
                 nodes_a, nodes_b = graphs["framework"], graphs["compiled"]
@@ -249,3 +249,15 @@ def compare(a, b, inputs=None, *, match: str = "auto", run_a: Optional[int] = No
             if side.tmp is not None:
                 side.store.close()
                 side.tmp.cleanup()
+
+
+class _CallableModule(types.ModuleType):
+    """`model_inspector.compare` is both this module and the function: once
+    the module is imported (``from model_inspector.compare import ...``)
+    the package's attribute is the module, so calling it calls compare()."""
+
+    def __call__(self, *args, **kwargs):
+        return compare(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,167 @@
+"""Compare: a model against ONNX Runtime's optimized form of it (through
+fused_from), two copies of a model (by probe name), the metrics kernel from
+Python, and `model-inspector compare`.
+
+Real runs: every model runs on ONNX Runtime for Node (the fixtures'
+onnxruntime-node) through model_inspector.runner. Expected values come from
+elsewhere than the code under test: node names, op types and initializers
+from python3-onnx; the corrupted node is found from the initializer the test
+corrupts; kernel figures are computed by hand or with numpy.
+"""
+
+import json
+import os
+import pathlib
+import sys
+
+import numpy as np
+import onnx
+import pytest
+from onnx import numpy_helper
+
+from conftest import FIXTURES, ROOT, committed, run
+
+BUILD_DIR = pathlib.Path(os.environ.get("MI_BUILD_DIR", ROOT / "build"))
+PACKAGE = os.environ.get("MI_PYTHON_PACKAGE", str(BUILD_DIR / "python"))
+if "MI_PYTHON_PACKAGE" not in os.environ:
+    sys.path.insert(0, PACKAGE)
+    os.environ["PYTHONPATH"] = PACKAGE  # for the interpreters the tests start
+
+import model_inspector as mi  # noqa: E402
+from model_inspector.compare import compare_tensors  # noqa: E402
+
+
+def models(name):
+    framework = committed(FIXTURES / name / "model.onnx")
+    compiled = committed(FIXTURES / name / "ort_all" / "model.optimized.onnx")
+    return framework, compiled
+
+
+@pytest.mark.parametrize("name", ["resnet18", "transformer"])
+def test_model_against_its_ort_optimized_graph(name):
+    framework, compiled = models(name)
+    res = mi.compare(framework, compiled)
+    assert res["match"] == "fused_from"
+    assert res["level_a"] == "framework" and res["level_b"] == "compiled"
+    # Every fused group was compared, and every pair agrees (fp32, same
+    # input: only summation order differs).
+    assert res["groups"], "the compiled graph replaced framework nodes"
+    unmatched = [g for g in res["groups"] if g["status"] != "matched"]
+    assert unmatched == []
+    assert res["groups_matched"] == len(res["groups"])
+    assert res["pass"] and res["failed"] == 0 and res["not_compared"] == 0
+    assert res["first_divergent"] == -1
+    for e in res["entries"]:
+        assert e["metrics"]["cosine"] > 0.9999, e
+        assert e["metrics"]["max_abs_err"] < 1e-3, e
+    # Every node of the optimized graph (python3-onnx's list) is either
+    # compared or listed as a probe without a framework counterpart.
+    graph = onnx.load(str(compiled)).graph
+    names = {n.name for n in graph.node}
+    compared = {e["node_b"] for e in res["entries"]}
+    alone = {p.rsplit(":", 1)[0] for p in res["only_in_b"]}
+    assert compared | alone == names
+    # A compiled node keeping a framework tensor's name is set against that
+    # tensor's producer.
+    framework_outputs = {o: n.name for n in onnx.load(str(framework)).graph.node for o in n.output}
+    by_probe = {e["probe_b"]: e for e in res["entries"]}
+    for node in graph.node:
+        if node.output[0] in framework_outputs and f"{node.name}:0" in by_probe:
+            e = by_probe[f"{node.name}:0"]
+            assert e["node_a"] == framework_outputs[node.output[0]]
+
+
+def test_resnet18_nchwc_groups_are_unblocked():
+    """ORT's "all" level turns Convs into com.microsoft.nchwc Convs whose
+    outputs are blocked; each is compared un-blocked against the last
+    framework node of its group (a Conv, or the Relu fused into it)."""
+    framework, compiled = models("resnet18")
+    res = mi.compare(framework, compiled)
+    graph = onnx.load(str(compiled)).graph
+    nchwc = [n for n in graph.node if n.domain == "com.microsoft.nchwc" and n.op_type == "Conv"]
+    assert len(nchwc) == 20
+    by_node = {e["node_b"]: e for e in res["entries"]}
+    for n in nchwc:
+        e = by_node[n.name]
+        assert e["layout"].startswith("nchwc"), e
+        assert e["matched_by"] == "fused_from"
+        group = next(g for g in res["groups"] if g["compiled_node"] == n.name)
+        assert e["node_a"] == group["fused_from"][-1]
+
+
+def corrupt_initializer(src, dst, node_name):
+    """Copies the model with the weight of `node_name` (its input 1) sign-
+    flipped in its first half of output channels; returns the
+    initializer's name."""
+    model = onnx.load(str(src))
+    node = next(n for n in model.graph.node if n.name == node_name)
+    weight = node.input[1]
+    for i, init in enumerate(model.graph.initializer):
+        if init.name == weight:
+            w = numpy_helper.to_array(init).copy()
+            w[: w.shape[0] // 2] *= -1
+            model.graph.initializer[i].CopyFrom(numpy_helper.from_array(w, weight))
+    onnx.save(model, str(dst))
+    return weight
+
+
+def test_corrupted_initializer_is_the_first_divergent_node(tmp_path):
+    framework, _ = models("resnet18")
+    target = "/layer2/layer2.0/conv1/Conv"
+    weight = corrupt_initializer(framework, tmp_path / "corrupt.onnx", target)
+    # The node that reads the corrupted initializer, as python3-onnx sees it.
+    readers = [n.name for n in onnx.load(str(framework)).graph.node if weight in n.input]
+    assert readers == [target]
+    res = mi.compare(framework, tmp_path / "corrupt.onnx")
+    assert res["match"] == "name"
+    assert not res["pass"]
+    assert res["first_divergent_node"] == target
+    first = res["entries"][res["first_divergent"]]
+    assert first["verdict"] == "fail"
+    # Everything before it in execution order agrees exactly.
+    for e in res["entries"][: res["first_divergent"]]:
+        assert e["verdict"] == "pass" and e["metrics"]["max_abs_err"] == 0.0
+
+
+def test_corrupted_initializer_in_the_compiled_graph(tmp_path):
+    """The same fault in the optimized graph: the first divergent node is
+    the compiled node that reads it, compared through fused_from."""
+    framework, compiled = models("resnet18")
+    graph = onnx.load(str(compiled)).graph
+    # The compiled node that replaced /layer2/layer2.0/conv1/Conv (with its
+    # Relu): the NCHWc Conv named after the Relu's output.
+    target = "/layer2/layer2.0/relu/Relu_output_0_nchwc"
+    assert target in {n.name for n in graph.node}
+    corrupt_initializer(compiled, tmp_path / "corrupt.optimized.onnx", target)
+    res = mi.compare(framework, tmp_path / "corrupt.optimized.onnx")
+    assert res["match"] == "fused_from"
+    assert res["first_divergent_node"] == target
+    assert res["groups_unmatched"] == 0
+
+
+def test_thresholds_are_keyword_arguments():
+    framework, compiled = models("transformer")
+    strict = mi.compare(framework, compiled, cosine_min=1.0, max_abs_err_max=0.0)
+    assert not strict["pass"]
+    assert strict["thresholds"]["cosine_min"] == 1.0
+    with pytest.raises(TypeError, match="unknown threshold"):
+        mi.compare(framework, compiled, cosine=0.5)
+
+
+def test_compare_tensors_from_python():
+    torch = pytest.importorskip("torch")
+    a = np.array([1, 2, 3, 4], np.float32)
+    b = np.array([1, 2, 3, 5], np.float32)
+    m = compare_tensors(a, b)
+    # By hand: cosine 34 / sqrt(30 * 39), max abs err 1, RMSE 0.5.
+    assert m["cosine"] == pytest.approx(34 / np.sqrt(1170), abs=1e-12)
+    assert m["max_abs_err"] == 1.0 and m["rmse"] == 0.5
+    assert m["verdict"] == "pass"
+    assert compare_tensors(a, b, rule="msit")["verdict"] == "fail"
+    # torch bfloat16 crosses as its 16-bit words.
+    t = torch.tensor([1.0, -2.0, 0.5], dtype=torch.bfloat16)
+    m = compare_tensors(np.array([1.0, -2.0, 0.5]), t)
+    assert m["max_abs_err"] == 0.0 and m["count"] == 3
+    # fp16 overflow: 70000 is beyond float16's 65504.
+    m = compare_tensors(np.array([1.0, 70000.0]), np.array([1.0, 70000.0]))
+    assert m["fp16_overflow_a"] == 1 and m["fp16_overflow_b"] == 1
