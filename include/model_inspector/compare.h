@@ -201,6 +201,9 @@ struct LevelNode {
 struct ProbeSet {
   std::string label;  // the run directory, model or dump it came from
   std::string level;  // "framework" | "compiled" | "" (not known)
+  // The model file whose graph the run probed ("" when not known): for a
+  // run of ONNX Runtime's compiled graph, the optimized model.
+  std::string model;
   std::vector<ProbeTensor> probes;
   // The level's graph, in execution order; empty when not known.
   std::vector<LevelNode> nodes;
@@ -278,6 +281,32 @@ struct CompareReport : AnalysisResult {
 // unknown match mode, or "fused_from" without B's compiled nodes.
 StatusOr<CompareReport> CompareProbeSets(const ProbeSet& a, const ProbeSet& b,
                                          const CompareOptions& options);
+
+// ---------------------------------------------------------------------------
+// Runs on disk
+
+// One run of a run directory's probe store (probes/probes.db) as a probe
+// set: run `run`, or the newest when 0. Kept tensors are the store's .npy
+// files. The model is the run's; for a run of the compiled level, the
+// optimized graph kept in the run directory (ort/model.optimized.onnx)
+// when there is one. NotFound for no store or no such run.
+StatusOr<ProbeSet> ReadProbeSet(const std::string& run_dir, int64_t run = 0);
+
+// Whether `compiled` replaced framework nodes other than itself (the mark
+// of a compiled form of the framework graph, not another copy of it).
+bool IsCompiledForm(const std::vector<LevelNode>& compiled);
+
+struct CompareRunsOptions {
+  std::string a, b;              // run directories with probe stores
+  int64_t run_a = 0, run_b = 0;  // 0: the newest
+  CompareOptions compare;
+};
+
+// Reads both runs; when B's model is a compiled form of A's (both model
+// files readable, a Session over the two finds fused_from beyond names),
+// attaches both levels' graphs so that "auto" matches through fused_from;
+// then CompareProbeSets.
+StatusOr<CompareReport> CompareRuns(const CompareRunsOptions& options);
 
 // ---------------------------------------------------------------------------
 // Tensors on disk

@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from typing import Any, Iterator, Optional
 
 _STATS = {"Max": "max", "Min": "min", "Mean": "mean", "Norm": "l2"}
@@ -195,3 +196,33 @@ def import_msprobe(dump_dir: str | os.PathLike, run_dir: str | os.PathLike,
             store.end_run(run)
             run_ids.append(run)
     return run_ids
+
+
+def main(argv=None) -> int:
+    """`python3 -m model_inspector.msprobe DUMP_DIR RUN_DIR`: import_msprobe
+    from the command line (what `model-inspector compare` runs for a dump
+    side). Exit codes: 0 done, 2 usage, 3 no dump found, 4 a malformed
+    dump.json."""
+    import argparse
+    from .errors import MalformedInput, NotFound
+    parser = argparse.ArgumentParser(
+        prog="python3 -m model_inspector.msprobe",
+        description="import an msprobe dump into a run directory's probe store")
+    parser.add_argument("dump_dir")
+    parser.add_argument("run_dir")
+    parser.add_argument("--keep-runs", type=int, default=10)
+    args = parser.parse_args(argv)
+    try:
+        runs = import_msprobe(args.dump_dir, args.run_dir, keep_runs=args.keep_runs)
+    except NotFound as e:
+        print(f"model_inspector.msprobe: error: {e}", file=sys.stderr)
+        return 3
+    except MalformedInput as e:
+        print(f"model_inspector.msprobe: error: {e}", file=sys.stderr)
+        return 4
+    print(f"imported {len(runs)} run(s) into {args.run_dir}: {', '.join(map(str, runs))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

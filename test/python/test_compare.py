@@ -165,3 +165,60 @@ def test_compare_tensors_from_python():
     # fp16 overflow: 70000 is beyond float16's 65504.
     m = compare_tensors(np.array([1.0, 70000.0]), np.array([1.0, 70000.0]))
     assert m["fp16_overflow_a"] == 1 and m["fp16_overflow_b"] == 1
+
+
+def test_cli_compare_models(tmp_path):
+    framework, compiled = models("resnet18")
+    proc = run("compare", framework, compiled, "--format", "json")
+    cli = json.loads(proc.stdout)
+    api = mi.compare(framework, compiled)
+    assert cli["pass"] and proc.returncode == 0
+    for key in ("match", "compared", "passed", "failed", "groups_matched", "groups_unmatched"):
+        assert cli[key] == api[key], key
+    assert [e["probe_b"] for e in cli["entries"]] == [e["probe_b"] for e in api["entries"]]
+    assert cli["a"] == str(framework)
+    # A corrupted copy: exit code 1, the node named in the table output.
+    target = "/layer3/layer3.1/conv2/Conv"
+    corrupt_initializer(framework, tmp_path / "corrupt.onnx", target)
+    proc = run("compare", framework, tmp_path / "corrupt.onnx", check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert f"first divergent  {target} ({target}:0)" in proc.stdout
+    md = run("compare", framework, tmp_path / "corrupt.onnx", "--format", "md", check=False)
+    assert md.returncode == 1 and "### Pairs in execution order" in md.stdout
+
+
+def test_cli_compare_run_directories_and_errors(tmp_path):
+    """Two runs of one model on inputs that differ in one element, written
+    by the runner into two run directories; then the usage and not-found
+    exit codes."""
+    framework, _ = models("resnet18")
+    x = ((np.arange(3 * 224 * 224) % 7) / 7).astype(np.float32).reshape(1, 3, 224, 224)
+    y = x.copy()
+    y[0, :, 100:140, 100:140] = 5.0
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", y)
+    for name, inputs in (("ra", "x.npy"), ("rb", "y.npy")):
+        proc = __import__("subprocess").run(
+            [sys.executable, "-m", "model_inspector.runner", "--model", str(framework),
+             "--out", str(tmp_path / name), "--inputs", str(tmp_path / inputs),
+             "--keep", "tensor"], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+    proc = run("compare", tmp_path / "ra", tmp_path / "rb", "--format", "json", check=False)
+    assert proc.returncode == 1, proc.stderr
+    res = json.loads(proc.stdout)
+    assert res["match"] == "name"
+    first_node = onnx.load(str(framework)).graph.node[0].name
+    assert res["first_divergent_node"] == first_node
+    same = run("compare", tmp_path / "ra", tmp_path / "ra")
+    assert json.loads(run("compare", tmp_path / "ra", tmp_path / "ra", "--format",
+                          "json").stdout)["failed"] == 0 and same.returncode == 0
+    # The Python call on the same directories agrees.
+    api = mi.compare(tmp_path / "ra", tmp_path / "rb")
+    assert api["first_divergent_node"] == first_node and api["failed"] == res["failed"]
+    missing = run("compare", tmp_path / "ra", tmp_path / "nowhere", check=False)
+    assert missing.returncode == 3 and "nowhere" in missing.stderr
+    bad = run("compare", tmp_path / "ra", tmp_path / "rb", "--threshold", "cosine=1",
+              check=False)
+    assert bad.returncode == 2 and "unknown name 'cosine'" in bad.stderr
+    no_run = run("compare", tmp_path / "ra", tmp_path / "rb", "--run-b", "7", check=False)
+    assert no_run.returncode == 3 and "no run 7" in no_run.stderr
