@@ -12,12 +12,15 @@
 
 #include <fmt/format.h>
 
+#include "compare/finite_sums.h"
 #include "model_inspector/compare.h"
 
 namespace mi {
 namespace {
 
-constexpr double kFp16Max = 65504.0;
+using compare_internal::AddFinite;
+using compare_internal::Sums;
+
 // msprobe's Const.FLOAT_EPSILON (np.finfo(float).eps): the stand-in for a
 // zero reference value in relative errors.
 constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
@@ -117,6 +120,16 @@ void WidenBlock(const TensorSpan& t, uint64_t begin, size_t n, double* out) {
 
 std::string Figure(double v) { return fmt::format("{:.6g}", v); }
 
+bool AllFinite(const double* x, const double* y, size_t n) {
+  // |v| <= DBL_MAX is false for NaN and Inf alike.
+  bool ok = true;
+  for (size_t i = 0; i < n; ++i) {
+    ok &= std::fabs(x[i]) <= std::numeric_limits<double>::max();
+    ok &= std::fabs(y[i]) <= std::numeric_limits<double>::max();
+  }
+  return ok;
+}
+
 }  // namespace
 
 StatusOr<TensorDtype> ParseTensorDtype(std::string_view name) {
@@ -156,13 +169,18 @@ StatusOr<TensorMetrics> CompareTensors(const TensorSpan& a,
   }
   TensorMetrics m;
   m.count = a.count;
-  double dot = 0, norm_a = 0, norm_b = 0, sum_abs = 0, sum_sq = 0, sum_rel = 0;
-  uint64_t within_1e3 = 0, within_5e3 = 0, within_1e4 = 0;
+  Sums sums;
   std::array<double, kBlock> va, vb;
   for (uint64_t begin = 0; begin < a.count; begin += kBlock) {
     size_t n = static_cast<size_t>(std::min<uint64_t>(kBlock, a.count - begin));
     WidenBlock(a, begin, n, va.data());
     WidenBlock(b, begin, n, vb.data());
+    if (AllFinite(va.data(), vb.data(), n)) {
+      AddFinite(va.data(), vb.data(), n, &sums);
+      m.compared += n;
+      continue;
+    }
+    // A block with NaN or Inf: element by element.
     for (size_t i = 0; i < n; ++i) {
       double x = va[i], y = vb[i];
       bool x_nan = std::isnan(x), y_nan = std::isnan(y);
@@ -179,26 +197,18 @@ StatusOr<TensorMetrics> CompareTensors(const TensorSpan& a,
         }
         continue;
       }
-      m.fp16_overflow_a += std::fabs(x) > kFp16Max;
-      m.fp16_overflow_b += std::fabs(y) > kFp16Max;
+      AddFinite(&va[i], &vb[i], 1, &sums);
       ++m.compared;
-      double diff = y - x;
-      double abs_diff = std::fabs(diff);
-      dot += x * y;
-      norm_a += x * x;
-      norm_b += y * y;
-      sum_abs += abs_diff;
-      sum_sq += diff * diff;
-      m.max_abs_err = std::max(m.max_abs_err, abs_diff);
-      // msprobe: a zero reference gets epsilon added on both sides.
-      double rel = x == 0 ? std::fabs(y) / kEpsilon : abs_diff / std::fabs(x);
-      m.max_rel_err = std::max(m.max_rel_err, rel);
-      sum_rel += rel;
-      within_1e3 += rel < 0.001;
-      within_5e3 += rel < 0.005;
-      within_1e4 += rel < 0.0001;
     }
   }
+  double dot = sums.dot, norm_a = sums.norm_a, norm_b = sums.norm_b,
+         sum_abs = sums.sum_abs, sum_sq = sums.sum_sq, sum_rel = sums.sum_rel;
+  uint64_t within_1e3 = sums.within_1e3, within_5e3 = sums.within_5e3,
+           within_1e4 = sums.within_1e4;
+  m.max_abs_err = sums.max_abs;
+  m.max_rel_err = sums.max_rel;
+  m.fp16_overflow_a = sums.fp16_a;
+  m.fp16_overflow_b = sums.fp16_b;
   if (m.compared > 0) {
     double n = static_cast<double>(m.compared);
     m.mean_abs_err = sum_abs / n;

@@ -222,3 +222,13 @@ def test_cli_compare_run_directories_and_errors(tmp_path):
     assert bad.returncode == 2 and "unknown name 'cosine'" in bad.stderr
     no_run = run("compare", tmp_path / "ra", tmp_path / "rb", "--run-b", "7", check=False)
     assert no_run.returncode == 3 and "no run 7" in no_run.stderr
+
+
+def test_report_matches_its_schema():
+    import jsonschema
+    from conftest import SCHEMAS
+    schema = json.loads(committed(SCHEMAS / "compare.schema.json").read_text())
+    framework, compiled = models("transformer")
+    jsonschema.validate(dict(mi.compare(framework, compiled)), schema)
+    jsonschema.validate(dict(mi.compare(FIXTURES / "msprobe" / "pytorch_statistics",
+                                        FIXTURES / "msprobe" / "pytorch_statistics")), schema)
