@@ -201,9 +201,11 @@ struct LevelNode {
 struct ProbeSet {
   std::string label;  // the run directory, model or dump it came from
   std::string level;  // "framework" | "compiled" | "" (not known)
-  // The model file whose graph the run probed ("" when not known): for a
-  // run of ONNX Runtime's compiled graph, the optimized model.
+  // The model file of the run ("" when not known), and an optimized graph
+  // of it kept in the run directory (ort/model.optimized.onnx, written by
+  // the runner's --level compiled and by capture), "" when none.
   std::string model;
+  std::string compiled_model;
   std::vector<ProbeTensor> probes;
   // The level's graph, in execution order; empty when not known.
   std::vector<LevelNode> nodes;
@@ -287,9 +289,7 @@ StatusOr<CompareReport> CompareProbeSets(const ProbeSet& a, const ProbeSet& b,
 
 // One run of a run directory's probe store (probes/probes.db) as a probe
 // set: run `run`, or the newest when 0. Kept tensors are the store's .npy
-// files. The model is the run's; for a run of the compiled level, the
-// optimized graph kept in the run directory (ort/model.optimized.onnx)
-// when there is one. NotFound for no store or no such run.
+// files. NotFound for no store or no such run.
 StatusOr<ProbeSet> ReadProbeSet(const std::string& run_dir, int64_t run = 0);
 
 // Whether `compiled` replaced framework nodes other than itself (the mark
@@ -302,10 +302,12 @@ struct CompareRunsOptions {
   CompareOptions compare;
 };
 
-// Reads both runs; when B's model is a compiled form of A's (both model
-// files readable, a Session over the two finds fused_from beyond names),
-// attaches both levels' graphs so that "auto" matches through fused_from;
-// then CompareProbeSets.
+// Reads both runs; when B probed a compiled form of A's model, attaches
+// both levels' graphs so that "auto" matches through fused_from; then
+// CompareProbeSets. B's graph is the optimized graph kept in its run
+// directory or its run's model, whichever holds most of B's probed nodes,
+// and a compiled form of A's when a Session over the two finds compiled
+// nodes that replaced framework nodes other than themselves.
 StatusOr<CompareReport> CompareRuns(const CompareRunsOptions& options);
 
 // ---------------------------------------------------------------------------

@@ -17,8 +17,9 @@ Matching: by probe name (two runs of one model, two inputs, PyTorch against
 its ONNX export), or, when B is the compiled form of A's model (its graph
 carries fused_from other than itself), through fused_from: a compiled
 node's output against the framework tensor it computes
-(docs/design/compare.md). Metrics and the pass/fail rule run in C++
-(`_core.compare_probe_sets_json`); thresholds default to msprobe's
+(docs/design/compare.md). Matching, metrics and the pass/fail rule run in
+C++ (`_core.compare_runs_json`, the code behind `model-inspector compare`;
+`_core.compare_probe_sets_json` for probe sets built by hand); thresholds default to msprobe's
 accuracy standard and are keyword arguments: rule="msprobe" (or "msit":
 msit's analyser limits), cosine_min=0.99, max_abs_err_max=0.001,
 cosine_floor=0.9, max_abs_err_ceiling=1.0, stats_rel_err_max=0.5, and gates
@@ -29,11 +30,10 @@ relative_euclidean_max, rmse_max; fp16_overflow_fails=False.
 from __future__ import annotations
 
 import os
-import pathlib
 import sys
 import tempfile
 import types
-from typing import Any, Optional
+from typing import Optional
 
 from . import _core
 from .results import decode
@@ -84,53 +84,6 @@ def _thresholds(given: dict) -> dict:
     return {k: v for k, v in given.items() if v is not None}
 
 
-class _Side:
-    """One side of a compare: its probe store, run and model."""
-
-    def __init__(self, store, run: dict, label: str, tmp=None):
-        self.store = store
-        self.run = run
-        self.label = label
-        self.tmp = tmp  # a TemporaryDirectory that holds a run made here
-
-    @property
-    def model(self) -> str:
-        model = self.run.get("model") or ""
-        if model and not os.path.isabs(model) and not os.path.exists(model):
-            candidate = os.path.join(str(self.store.run_dir), model)
-            if os.path.exists(candidate):
-                return candidate
-        return model
-
-    @property
-    def compiled_model(self) -> str:
-        """The graph the run probed: for a run of ONNX Runtime's compiled
-        graph (level "compiled", as the runner's --level compiled records
-        it), the optimized model kept in the run directory."""
-        if self.run.get("level") == "compiled":
-            kept = os.path.join(str(self.store.run_dir), "ort", "model.optimized.onnx")
-            if os.path.isfile(kept):
-                return kept
-        return self.model
-
-    def probe_set(self, nodes=None) -> dict:
-        probes_dir = pathlib.Path(self.store.probes_dir)
-        rows = []
-        for row in self.store.probes(self.run["id"]):
-            stats = row.get("stats") or {}
-            array = row.get("array") or ""
-            rows.append({
-                "probe": row["probe"], "node": row["node"],
-                "kind": row.get("kind", "output"), "index": row.get("index", 0),
-                "step": row.get("step"), "order": row.get("order", 0),
-                "dtype": stats.get("dtype", ""), "shape": stats.get("shape") or [],
-                "stats": stats,
-                "array_path": str(probes_dir / array) if array else "",
-            })
-        return {"label": self.label, "level": self.run.get("level", ""),
-                "probes": rows, "nodes": nodes or []}
-
-
 def run_model(model: str, inputs, out_dir: str) -> dict:
     """Runs the model file as it is (no further graph optimization) once on
     `inputs` (arrays, .npy paths as the runner takes them, or None: the
@@ -166,55 +119,30 @@ def _is_msprobe_dir(path: str) -> bool:
         return False
 
 
-def _open_side(side, which: str, inputs, run_id: Optional[int]) -> _Side:
+def _resolve_side(side, which: str, inputs, tmps: list) -> str:
+    """A side as a run directory with a probe store: itself, a ProbeStore's,
+    or a temporary one the runner (a model) or the importer (a dump)
+    filled."""
     from .store import ProbeStore
     if isinstance(side, ProbeStore):
-        store, label, tmp = side, str(side.run_dir), None
-    else:
-        path = os.fspath(side)
-        tmp = None
-        if os.path.isdir(path) and _is_store_dir(path):
-            store, label = ProbeStore(path), path
-        elif os.path.isdir(path) and _is_msprobe_dir(path):
-            from .msprobe import import_msprobe
-            tmp = tempfile.TemporaryDirectory(prefix="mi_compare_")
-            import_msprobe(path, tmp.name)
-            store, label = ProbeStore(tmp.name), path
-        elif os.path.isfile(path) and path.endswith(".onnx"):
-            tmp = tempfile.TemporaryDirectory(prefix="mi_compare_")
-            run_model(path, inputs, tmp.name)
-            store, label = ProbeStore(tmp.name), path
-        else:
-            from .errors import NotFound
-            raise NotFound(f"side {which}: {path} is neither a run directory with a "
-                           "probe store (probes/probes.db), an msprobe dump nor an "
-                           ".onnx model")
-    runs = store.runs()
-    if not runs:
-        from .errors import NotFound
-        raise NotFound(f"side {which}: the probe store of {label} holds no run")
-    if run_id is None:
-        run = max(runs, key=lambda r: r["id"])
-    else:
-        matching = [r for r in runs if r["id"] == run_id]
-        if not matching:
-            from .errors import NotFound
-            raise NotFound(f"side {which}: run {run_id} is not in the probe store of "
-                           f"{label} (runs {', '.join(str(r['id']) for r in runs)})")
-        run = matching[0]
-    return _Side(store, run, label, tmp)
-
-
-def _compiled_of(graphs: dict) -> bool:
-    """Whether B's graph is a compiled form of A's: a node that replaced
-    other framework nodes than itself."""
-    return any(n["fused_from"] and n["fused_from"] != [n["name"]]
-               for n in graphs["compiled"])
-
-
-def _is_model(side) -> bool:
-    return isinstance(side, (str, os.PathLike)) and os.fspath(side).endswith(".onnx") \
-        and os.path.isfile(os.fspath(side))
+        return str(side.run_dir)
+    path = os.fspath(side)
+    if os.path.isdir(path) and _is_store_dir(path):
+        return path
+    if os.path.isdir(path) and _is_msprobe_dir(path):
+        from .msprobe import import_msprobe
+        tmp = tempfile.TemporaryDirectory(prefix="mi_compare_")
+        tmps.append(tmp)
+        import_msprobe(path, tmp.name)
+        return tmp.name
+    if os.path.isfile(path) and path.endswith(".onnx"):
+        tmp = tempfile.TemporaryDirectory(prefix="mi_compare_")
+        tmps.append(tmp)
+        run_model(path, inputs, tmp.name)
+        return tmp.name
+    from .errors import NotFound
+    raise NotFound(f"side {which}: {path} is neither a run directory with a probe store "
+                   "(probes/probes.db), an msprobe dump nor an .onnx model")
 
 
 def compare(a, b, inputs=None, *, match: str = "auto", run_a: Optional[int] = None,
@@ -223,32 +151,26 @@ def compare(a, b, inputs=None, *, match: str = "auto", run_a: Optional[int] = No
     `Result`: pass, compared / passed / failed counts, first_divergent_node,
     entries in execution order with their metrics, fused groups matched or
     why not; `.table("entries")`). See the module doc for sides and
-    thresholds."""
+    thresholds. The same report as `model-inspector compare A B --format
+    json`: both read the run directories with `_core.compare_runs_json`."""
     t = _thresholds(thresholds)
-    graphs = None
-    if _is_model(a) and _is_model(b) and match != "name":
-        graphs = _core.level_graphs(os.fspath(a), os.fspath(b))
-    side_a = _open_side(a, "A", inputs, run_a)
-    side_b = _open_side(b, "B", inputs, run_b)
+    tmps: list = []
     try:
-        nodes_a = nodes_b = None
-        if match != "name":
-            if graphs is None:
-                model_a, model_b = side_a.model, side_b.compiled_model
-                if model_a and model_b and os.path.isfile(model_a) and os.path.isfile(model_b):
-                    graphs = _core.level_graphs(model_a, model_b)
-            if graphs is not None and (_compiled_of(graphs) or match == "fused_from"):
-                nodes_a, nodes_b = graphs["framework"], graphs["compiled"]
-        set_a = side_a.probe_set(nodes_a)
-        set_b = side_b.probe_set(nodes_b)
-        if nodes_b:
-            set_a["level"], set_b["level"] = "framework", "compiled"
-        return decode(_core.compare_probe_sets_json(set_a, set_b, match, t))
+        dir_a = _resolve_side(a, "A", inputs, tmps)
+        dir_b = _resolve_side(b, "B", inputs, tmps)
+        report = decode(_core.compare_runs_json(dir_a, dir_b, run_a or 0, run_b or 0,
+                                                match, t))
+        report["a"] = _label(a)
+        report["b"] = _label(b)
+        return report
     finally:
-        for side in (side_a, side_b):
-            if side.tmp is not None:
-                side.store.close()
-                side.tmp.cleanup()
+        for tmp in tmps:
+            tmp.cleanup()
+
+
+def _label(side) -> str:
+    from .store import ProbeStore
+    return str(side.run_dir) if isinstance(side, ProbeStore) else os.fspath(side)
 
 
 class _CallableModule(types.ModuleType):

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,7 +63,7 @@ StatusOr<ProbeSet> ReadProbeSet(const std::string& run_dir, int64_t run) {
     if (IsFile(inside)) set.model = inside;
   }
   std::string kept = (std::filesystem::path(run_dir) / kCompiledModel).string();
-  if (info->level == "compiled" && IsFile(kept)) set.model = kept;
+  if (IsFile(kept)) set.compiled_model = kept;
   MI_ASSIGN_OR_RETURN(std::vector<ProbeRecord> rows, store->Probes(info->id));
   for (ProbeRecord& r : rows) {
     ProbeTensor t;
@@ -110,24 +112,41 @@ StatusOr<CompareReport> CompareRuns(const CompareRunsOptions& options) {
   MI_ASSIGN_OR_RETURN(ProbeSet a, ReadProbeSet(options.a, options.run_a));
   MI_ASSIGN_OR_RETURN(ProbeSet b, ReadProbeSet(options.b, options.run_b));
   const std::string& match = options.compare.match;
-  if (match != "name" && IsFile(a.model) && IsFile(b.model) &&
-      a.model != b.model) {
+  if (match == "name" || !IsFile(a.model)) {
+    return CompareProbeSets(a, b, options.compare);
+  }
+  std::set<std::string> b_nodes;
+  for (const ProbeTensor& p : b.probes) b_nodes.insert(p.node);
+  // B's graph: the candidate holding most of B's probed nodes.
+  size_t best_found = 0;
+  std::optional<LevelGraphs> best;
+  Status last_error;
+  for (const std::string& candidate : {b.compiled_model, b.model}) {
+    if (!IsFile(candidate) || candidate == a.model) continue;
     OpenOptions open;
     open.framework_model = a.model;
-    open.compiled_model = b.model;
+    open.compiled_model = candidate;
     StatusOr<std::unique_ptr<Session>> session = Session::Open(open);
-    if (session.ok()) {
-      MI_ASSIGN_OR_RETURN(LevelGraphs graphs, ReadLevelGraphs(**session));
-      if (IsCompiledForm(graphs.compiled) || match == "fused_from") {
-        a.nodes = std::move(graphs.framework);
-        b.nodes = std::move(graphs.compiled);
-        a.level = "framework";
-        b.level = "compiled";
-      }
-    } else if (match == "fused_from") {
-      return session.status().WithContext(
-          "reading the graphs of both runs for matching through fused_from");
+    if (!session.ok()) {
+      last_error = session.status();
+      continue;
     }
+    MI_ASSIGN_OR_RETURN(LevelGraphs graphs, ReadLevelGraphs(**session));
+    size_t found = 0;
+    for (const LevelNode& n : graphs.compiled) found += b_nodes.count(n.name);
+    if (found > best_found) {
+      best_found = found;
+      best = std::move(graphs);
+    }
+  }
+  if (best && (IsCompiledForm(best->compiled) || match == "fused_from")) {
+    a.nodes = std::move(best->framework);
+    b.nodes = std::move(best->compiled);
+    a.level = "framework";
+    b.level = "compiled";
+  } else if (match == "fused_from" && !last_error.ok()) {
+    return last_error.WithContext(
+        "reading the graphs of both runs for matching through fused_from");
   }
   return CompareProbeSets(a, b, options.compare);
 }

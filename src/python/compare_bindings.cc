@@ -6,6 +6,9 @@
 //   compare_probe_sets_json(a, b, match="auto", thresholds={}) -> str
 //     two probe sets as dicts (compare.py builds them from probe stores)
 //     matched, measured and judged: the report's JSON;
+//   compare_runs_json(a, b, run_a=0, run_b=0, match="auto", thresholds={})
+//     -> str: two run directories' probe stores compared (CompareRuns), as
+//     `model-inspector compare` does;
 //   level_graphs(framework_model, compiled_model) -> dict
 //     both levels with fused_from, for matching a model with its compiled
 //     form.
@@ -307,6 +310,25 @@ std::string CompareProbeSetsJson(const py::dict& a, const py::dict& b,
   return encoders::EncodeJson(Take(std::move(report)));
 }
 
+std::string CompareRunsJson(const std::string& a, const std::string& b,
+                            int64_t run_a, int64_t run_b,
+                            const std::string& match,
+                            const py::dict& thresholds) {
+  CompareRunsOptions options;
+  options.a = a;
+  options.b = b;
+  options.run_a = run_a;
+  options.run_b = run_b;
+  options.compare.match = match;
+  options.compare.thresholds = Thresholds(thresholds);
+  StatusOr<CompareReport> report = InvalidArgumentError("");
+  {
+    py::gil_scoped_release release;
+    report = CompareRuns(options);
+  }
+  return encoders::EncodeJson(Take(std::move(report)));
+}
+
 py::list NodesList(const std::vector<LevelNode>& nodes) {
   py::list out;
   for (const LevelNode& n : nodes) {
@@ -346,6 +368,9 @@ void RegisterCompareBindings(py::module_& m) {
         py::arg("dtype_b") = "");
   m.def("compare_probe_sets_json", &CompareProbeSetsJson, py::arg("a"),
         py::arg("b"), py::arg("match") = "auto",
+        py::arg("thresholds") = py::dict());
+  m.def("compare_runs_json", &CompareRunsJson, py::arg("a"), py::arg("b"),
+        py::arg("run_a") = 0, py::arg("run_b") = 0, py::arg("match") = "auto",
         py::arg("thresholds") = py::dict());
   m.def("level_graphs", &LevelGraphsPy, py::arg("framework_model") = "",
         py::arg("compiled_model") = "");

@@ -232,3 +232,24 @@ def test_report_matches_its_schema():
     jsonschema.validate(dict(mi.compare(framework, compiled)), schema)
     jsonschema.validate(dict(mi.compare(FIXTURES / "msprobe" / "pytorch_statistics",
                                         FIXTURES / "msprobe" / "pytorch_statistics")), schema)
+
+
+def test_runner_levels_compare_through_fused_from(tmp_path):
+    """The runner's framework run and its --level compiled run of the same
+    model (ONNX Runtime compiles it at "all" and keeps the optimized graph
+    in the run directory): compare finds the compiled graph there and
+    matches through fused_from."""
+    framework, _ = models("transformer")
+    for name, extra in (("fw", []), ("ort", ["--level", "compiled"])):
+        proc = __import__("subprocess").run(
+            [sys.executable, "-m", "model_inspector.runner", "--model", str(framework),
+             "--out", str(tmp_path / name), "--keep", "tensor", *extra],
+            capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+    kept = onnx.load(str(tmp_path / "ort" / "ort" / "model.optimized.onnx")).graph
+    assert any(n.op_type == "SkipLayerNormalization" for n in kept.node)
+    res = json.loads(run("compare", tmp_path / "fw", tmp_path / "ort", "--format", "json").stdout)
+    assert res["match"] == "fused_from" and res["pass"]
+    assert res["groups_unmatched"] == 0 and res["groups_matched"] == len(res["groups"]) > 0
+    api = mi.compare(tmp_path / "fw", tmp_path / "ort")
+    assert api["groups_matched"] == res["groups_matched"]
