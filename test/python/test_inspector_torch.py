@@ -241,3 +241,21 @@ def test_module_in_positional_and_keyword_forms(tmp_path):
         insp.close()
     with pytest.raises(ValueError, match="example_input"):
         Inspector(model)
+
+
+def test_python_glob_rules_equal_the_node_search_matcher():
+    # The Inspector's fallback matcher (for a build without the binding)
+    # against the C++ one node search uses, on the cases of
+    # src/session/scope_glob_test.cc's kind.
+    from model_inspector import _core
+    from model_inspector.inspector import _glob_py
+    patterns = ["layer1/*/conv*", "encoder/*/conv", "/conv1/Conv", "conv1/Conv", "**/Relu",
+                "/**/relu_1/*", "layer?/layer?.0", "*", "**", "/layer1/**", "LAYER1/*",
+                "a/**/b", "**/", "", "/", "layers.0/self_attn/*", "*/Add_1"]
+    paths = ["/layer1/layer1.0/conv1", "/layer1/layer1.0/conv1/Conv", "/conv1/Conv",
+             "/model/encoder/block0/conv", "/layer2/layer2.0/relu_1/Relu", "/a/b",
+             "/a/x/y/b", "a/b/c", "/layers.0/self_attn/Softmax", "/layers.0/norm1/Add_1",
+             "", "/"]
+    for p in patterns:
+        for q in paths:
+            assert _glob_py(p, q) == _core.scope_glob_match(p, q), (p, q)
