@@ -259,3 +259,48 @@ def test_python_glob_rules_equal_the_node_search_matcher():
     for p in patterns:
         for q in paths:
             assert _glob_py(p, q) == _core.scope_glob_match(p, q), (p, q)
+
+
+def _close(a, b, scale):
+    return abs(a - b) <= 1e-4 * scale + 1e-6
+
+
+@pytest.mark.parametrize("name,build,shape,common", [
+    ("resnet18", resnet18, RESNET_INPUT, 49),
+    ("transformer", transformer, TRANSFORMER_INPUT, 38),
+])
+def test_same_probes_as_the_committed_export_on_onnxruntime(tmp_path, name, build, shape,
+                                                            common):
+    # The PyTorch probes against the committed fixture file run on ONNX
+    # Runtime (a separate runtime, the fixture's own export): a probe name
+    # means the same tensor on both.
+    model = build()
+    x = seeded_input(shape)
+    fixture = str(committed(FIXTURES / name / "model.onnx"))
+    with Inspector(model, x, run_dir=tmp_path / "torch") as pt, \
+            Inspector(model_path=fixture, run_dir=tmp_path / "ort") as ort:
+        a = pt.run(x)
+        b = ort.run(x.numpy())
+    shared = [p for p in a.probes if p in b.probes]
+    assert len(shared) == common
+    for p in shared:
+        sa, sb = a[p].stats, b[p].stats
+        assert sa["shape"] == sb["shape"] and sa["count"] == sb["count"], p
+        scale = max(sb["abs_max"], 1e-3)
+        for k in ("min", "max", "mean", "std"):
+            assert _close(sa[k], sb[k], scale), (p, k, sa[k], sb[k])
+
+
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU])
+def test_recurrent_steps_equal_onnxruntimes(tmp_path, cls):
+    model = Recurrent(cls).eval()
+    x = seeded_input((2, 5, 4))
+    node = f"/rnn/{cls.__name__.upper()}:0"
+    with Inspector(model, x, run_dir=tmp_path / "t") as pt, \
+            Inspector(model, x, backend="onnxruntime", run_dir=tmp_path / "o") as ort:
+        a, b = pt.run(x)[node], ort.run(x)[node]
+    assert len(a.steps) == len(b.steps) == 5
+    for sa, sb in zip(a.steps, b.steps):
+        assert sa["count"] == sb["count"]
+        for k in ("min", "max", "mean", "std"):
+            assert _close(sa[k], sb[k], 1.0), (k, sa[k], sb[k])
