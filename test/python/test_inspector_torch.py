@@ -304,3 +304,33 @@ def test_recurrent_steps_equal_onnxruntimes(tmp_path, cls):
         assert sa["count"] == sb["count"]
         for k in ("min", "max", "mean", "std"):
             assert _close(sa[k], sb[k], 1.0), (k, sa[k], sb[k])
+
+
+class Spectrum(nn.Module):
+    """torch.fft.rfft has no ONNX symbolic at opset 13: the export fails."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x):
+        return torch.log(torch.fft.rfft(self.proj(x)).abs())
+
+
+def test_without_an_onnx_export_probes_are_named_after_scopes(tmp_path):
+    model = Spectrum().eval()
+    x = seeded_input((2, 8))
+    with Inspector(model, x, run_dir=tmp_path) as insp:
+        assert "fft_rfft" in insp.backend.export_error()
+        assert insp.backend.model_path() is None
+        # The module, then the functional ops, in lower case; the root's
+        # output is the log's tensor, reported once.
+        assert [(n.name, n.op_type) for n in insp.nodes()] == [
+            ("/proj", "Linear"), ("/abs", "Abs"), ("/log", "Log")]
+        res = insp.run(x, triggers=["inf"])
+        with torch.no_grad():
+            mag = torch.fft.rfft(model.proj(x)).abs()
+        assert not res.triggered   # no zero magnitude: log stays finite
+        assert_stats(res["/abs:0"].stats, np_stats(mag))
+        assert_stats(res["/log:0"].stats, np_stats(torch.log(mag)))

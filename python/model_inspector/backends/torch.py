@@ -436,6 +436,11 @@ class TorchBackend(Backend):
                            and isinstance(self._module_by_path(c.module), _RECURRENT)}
         nodes_out = []
         seen_nodes = set()
+        position = {c.key: i for i, c in enumerate(calls)}
+        last_producer = {}
+        for i, c in enumerate(calls):
+            for oid in c.out_ids:
+                last_producer[oid] = i
         for c in calls:
             outs = []
             for k, m in enumerate(assigned[c.key]):
@@ -444,6 +449,16 @@ class TorchBackend(Backend):
                         outs.append(None)      # same tensor, reported later
                         continue
                     m = None                   # an earlier value: PyTorch-only
+                if m is None and c.module is not None:
+                    # A module whose output is the very tensor a call inside
+                    # it made (the root returning its last op's result): that
+                    # call reports it.
+                    j = last_producer.get(c.out_ids[k])
+                    d = calls[j] if j is not None else None
+                    if d is not None and d is not c and position[c.key] < j and (
+                            d.scope == c.scope or d.scope.startswith(c.scope + "/")):
+                        outs.append(None)
+                        continue
                 if m is None:
                     if c.module is not None:
                         node = c.scope if c.scope else "/"
