@@ -4,14 +4,17 @@ compare` with models, the UI's re-run).
 
     python3 -m model_inspector.runner --model M.onnx --out RUN_DIR
         [--inputs x.npy | --inputs a.npy --inputs b.npy | --inputs name=x.npy | --inputs xs.npz]
-        [--probes PATTERN]... [--keep stats|tensor] [--fp16]
+        [--probes PATTERN]... [--triggers T]... [--plugins NAME]...
+        [--keep stats|tensor] [--fp16]
         [--level framework|compiled] [--label TEXT] [--keep-runs N]
         [--runtime auto|python|node] [--optimization disabled|basic|extended|all]
         [--format text|json]
 
-The model runs on ONNX Runtime (model_inspector.backends.onnxruntime); every
-probed tensor's statistics (and, with --keep tensor, the tensor) go into
-RUN_DIR/probes (model_inspector.store.ProbeStore) as one run. RUN_DIR is
+The model runs on ONNX Runtime (model_inspector.backends.onnxruntime) through
+the Inspector: every probed tensor's statistics (and, with --keep tensor,
+the tensor) go into RUN_DIR/probes (model_inspector.store.ProbeStore) as
+one run; triggers stop it at the first tensor that fires (pause on NaN),
+plugins add their metrics. RUN_DIR is
 created when missing; when it holds no run yet (no manifest.json) the model
 is copied in as model.onnx (and, with --level compiled, ONNX Runtime's
 optimized graph as ort/model.optimized.onnx) with a manifest, so the
@@ -22,7 +25,8 @@ Probes (default `*`, every node): node names or probe names
 node search's rules (case-insensitive, `/`-separated segments, `*` within a
 segment, `**` across segments, a pattern matches a trailing run of whole
 segments of a node's name or of its scope's path; a leading `/` anchors).
-Several may be given (repeat the option or separate with commas).
+Several may be given (repeat the option or separate with commas); so may
+triggers and plugins.
 
 Inputs: one .npy per model input in order, `name=path.npy` by input name,
 or one .npz keyed by input names. Without --inputs every float input of
@@ -33,7 +37,8 @@ Exit codes: 0 done (also when a probe stopped the run), 2 bad arguments, 3
 a model, input or pattern not found, 1 any other failure (message on
 stderr). --format json prints one JSON object: run_dir, store, run_id,
 backend, runtime, model, level, probes (tensors recorded), nodes (probed),
-status, stopped_at, elapsed_ns, outputs ({name: shape}).
+status ("complete" | "stopped"), stopped_at (node), first_hit ({trigger,
+probe, node, role, detail} or null), elapsed_ns, outputs ({name: shape}).
 """
 
 from __future__ import annotations
@@ -42,90 +47,12 @@ import argparse
 import json
 import os
 import pathlib
-import re
 import shutil
 import sys
 import time
 from typing import Optional, Sequence
 
 import numpy as np
-
-_PROBE_SUFFIX = re.compile(r"^(?P<node>.*):(?P<which>in\d+|\d+)$")
-
-
-def _glob_regex(pattern: str) -> re.Pattern:
-    """The node search's glob as a regular expression over a path without
-    its leading '/' (see the module docstring)."""
-    anchored = pattern.startswith("/")
-    body = pattern.lstrip("/")
-    out, i = [], 0
-    while i < len(body):
-        c = body[i]
-        if body.startswith("**/", i):
-            out.append("(?:[^/]*(?:/[^/]*)*/)?")
-            i += 3
-        elif body.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(c))
-            i += 1
-    prefix = "^" if anchored else "(?:^|(?<=/))"
-    return re.compile(prefix + "".join(out) + "$", re.IGNORECASE)
-
-
-def _matches(rx: re.Pattern, name: str) -> bool:
-    path = name.lstrip("/")
-    if rx.search(path):
-        return True
-    scope = path.rsplit("/", 1)[0] if "/" in path else ""
-    return bool(scope) and bool(rx.search(scope))
-
-
-def select_probes(node_names: Sequence[str], patterns: Sequence[str]):
-    """(nodes whose outputs to probe, {node: {k, ...}} or None for all
-    outputs, nodes whose inputs to probe, {node: {k}} or None) for the
-    patterns; raises KeyError naming a pattern that selects nothing."""
-    outputs: dict[str, Optional[set]] = {}
-    inputs: dict[str, Optional[set]] = {}
-    names = list(node_names)
-    exact = set(names)
-    for raw in patterns:
-        pattern = raw.strip()
-        if not pattern:
-            continue
-        which = None
-        m = _PROBE_SUFFIX.match(pattern)
-        if m and (m.group("node") in exact or any(ch in m.group("node") for ch in "*?")):
-            pattern, which = m.group("node"), m.group("which")
-        if pattern in ("*", "**"):
-            hits = names
-        elif pattern in exact:
-            hits = [pattern]
-        else:
-            rx = _glob_regex(pattern)
-            hits = [n for n in names if _matches(rx, n)]
-        if not hits:
-            raise KeyError(f"probe pattern {raw!r}: no node of the model matches it")
-        for n in hits:
-            if which is None:
-                outputs[n] = None
-            elif which.startswith("in"):
-                sel = inputs.setdefault(n, set())
-                if sel is not None:
-                    sel.add(int(which[2:]))
-            else:
-                sel = outputs.setdefault(n, set())
-                if sel is not None:
-                    sel.add(int(which))
-    return outputs, inputs
-
 
 def load_inputs(specs: Sequence[str], input_names: Sequence[str]):
     """numpy inputs from --inputs values (see the module docstring)."""
@@ -195,55 +122,36 @@ def prepare_run_dir(out: pathlib.Path, backend) -> None:
                    backend="onnxruntime", extra={"captured_by": "model_inspector.runner"})
 
 
-def probe_run(model: str, out, *, inputs=None, probes=("*",), keep="stats", fp16=False,
-              level="framework", label="", keep_runs=10, runtime="auto",
-              optimization="disabled", inputs_text="") -> dict:
-    """One probed run; returns what --format json prints."""
-    from .backends.base import ProbeRequest  # noqa: PLC0415
+def probe_run(model: str, out, *, inputs=None, probes=("*",), triggers=(), plugins=(),
+              keep="stats", fp16=False, level="framework", label="", keep_runs=10,
+              runtime="auto", optimization="disabled") -> dict:
+    """One probed run through the Inspector on the ONNX Runtime backend;
+    returns what --format json prints."""
     from .backends.onnxruntime import OnnxRuntimeBackend  # noqa: PLC0415
-    from .store import ProbeStore  # noqa: PLC0415
+    from .inspector import Inspector  # noqa: PLC0415
 
     out = pathlib.Path(out)
     backend = OnnxRuntimeBackend(model, runtime=runtime, optimization=optimization, level=level)
     try:
         if inputs is None:
             inputs = deterministic_inputs(backend.model_path())
-            inputs_text = inputs_text or "deterministic: x[i] = (i % 7) / 7"
-        names = [n.name for n in backend.nodes()]
-        outputs_sel, inputs_sel = select_probes(names, probes)
-        request = ProbeRequest(nodes=frozenset(outputs_sel), inputs_of=frozenset(inputs_sel))
         prepare_run_dir(out, backend)
-        with ProbeStore(str(out), keep_runs=keep_runs) as store:
-            run_id = store.begin_run(backend.name, model=os.path.abspath(model), level=level,
-                                     label=label, inputs=inputs_text)
-            count = 0
-
-            def on_tensor(ev):
-                nonlocal count
-                sel = (outputs_sel if ev.kind == "output" else inputs_sel).get(ev.node, set())
-                if sel is not None and ev.index not in sel:
-                    return True
-                store.add(run_id, ev.probe, ev.tensor, node=ev.node, kind=ev.kind,
-                          index=ev.index, step=ev.step, order=ev.order, keep=keep, fp16=fp16)
-                count += 1
-                return True
-
-            t0 = time.perf_counter_ns()
-            try:
-                outs = backend.run(inputs, request, on_tensor)
-            except BaseException:
-                store.end_run(run_id, status="failed", elapsed_ns=time.perf_counter_ns() - t0)
-                raise
-            elapsed = time.perf_counter_ns() - t0
-            store.end_run(run_id, status="complete", elapsed_ns=elapsed)
-            return {
-                "run_dir": str(out), "store": str(out / "probes" / "probes.db"),
-                "run_id": run_id, "backend": backend.name, "runtime": backend.runtime,
-                "model": os.path.abspath(model), "level": level, "probes": count,
-                "nodes": len(outputs_sel.keys() | inputs_sel.keys()), "status": "complete",
-                "stopped_at": None, "elapsed_ns": elapsed,
-                "outputs": {k: list(np.shape(v)) for k, v in outs.items()},
-            }
+        insp = Inspector(backend=backend, run_dir=str(out), keep_runs=keep_runs, keep=keep,
+                         fp16=fp16, plugins=plugins)
+        insp.model = os.path.abspath(model)
+        try:
+            res = insp.run(inputs, probes=list(probes), triggers=list(triggers), label=label)
+        finally:
+            insp.store.close()
+        return {
+            "run_dir": str(out), "store": str(out / "probes" / "probes.db"),
+            "run_id": res.run_id, "backend": backend.name, "runtime": backend.runtime,
+            "model": os.path.abspath(model), "level": level, "probes": len(res.probes),
+            "nodes": len({p.node for p in res.probes.values()}), "status": res.status,
+            "stopped_at": res.stopped_at, "first_hit": res.first_hit,
+            "elapsed_ns": res.elapsed_ns,
+            "outputs": {k: list(np.shape(v)) for k, v in res.outputs.items()},
+        }
     finally:
         backend.close()
 
@@ -261,6 +169,12 @@ def main(argv=None) -> int:
     parser.add_argument("--probes", action="append", default=[],
                         help="node / probe names or globs (repeatable, comma-separated); "
                              "default '*' (every node)")
+    parser.add_argument("--triggers", action="append", default=[],
+                        help="stop the run at the first tensor that fires: nan, inf, "
+                             "range:LO:HI, zero_fraction:F, jump:K, ... (repeatable, "
+                             "comma-separated; docs/guides/probes.md)")
+    parser.add_argument("--plugins", action="append", default=[],
+                        help="registered plugin names (repeatable, comma-separated)")
     parser.add_argument("--keep", choices=("stats", "tensor"), default="stats")
     parser.add_argument("--fp16", action="store_true", help="store kept tensors as float16")
     parser.add_argument("--level", choices=("framework", "compiled"), default="framework",
@@ -275,7 +189,10 @@ def main(argv=None) -> int:
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)
 
-    patterns = [p for spec in (args.probes or ["*"]) for p in spec.split(",") if p.strip()]
+    def split(values):
+        return [p.strip() for spec in values for p in spec.split(",") if p.strip()]
+
+    patterns = split(args.probes) or ["*"]
     try:
         if not os.path.isfile(args.model):
             raise FileNotFoundError(f"{args.model}: no such model file")
@@ -287,11 +204,12 @@ def main(argv=None) -> int:
             inits = {t.name for t in m.graph.initializer}
             input_names = [i.name for i in m.graph.input if i.name not in inits]
             inputs = load_inputs(args.inputs, input_names)
-        result = probe_run(args.model, args.out, inputs=inputs, probes=patterns, keep=args.keep,
+        result = probe_run(args.model, args.out, inputs=inputs, probes=patterns,
+                           triggers=split(args.triggers), plugins=split(args.plugins),
+                           keep=args.keep,
                            fp16=args.fp16, level=args.level, label=args.label,
                            keep_runs=args.keep_runs, runtime=args.runtime,
-                           optimization=args.optimization,
-                           inputs_text=" ".join(args.inputs))
+                           optimization=args.optimization)
     except (FileNotFoundError, KeyError) as e:
         print(f"model_inspector.runner: {e.args[0] if e.args else e}", file=sys.stderr)
         return 3
@@ -304,7 +222,9 @@ def main(argv=None) -> int:
     if args.format == "json":
         print(json.dumps(result))
     else:
-        stop = f", stopped at {result['stopped_at']}" if result["stopped_at"] else ""
+        hit = result["first_hit"]
+        stop = (f", stopped at {result['stopped_at']} ({hit['trigger']}, {hit['role']})"
+                if result["stopped_at"] else "")
         print(f"run {result['run_id']} in {result['store']}: {result['probes']} tensors from "
               f"{result['nodes']} nodes ({result['backend']}, {result['level']} graph){stop}")
     return 0

@@ -25,10 +25,12 @@ usable directly.
 
 from __future__ import annotations
 
+import atexit
 import collections
 import fcntl
 import glob
 import json
+import mmap
 import os
 import pathlib
 import shutil
@@ -179,6 +181,14 @@ class NodeRuntime:
         _grow_pipe(self._proc.stdin.fileno())
         _grow_pipe(self._proc.stdout.fileno())
         self._lock = threading.Lock()
+        # Shared-memory files for tensors (see ort_node_runner.mjs): inputs
+        # written here, outputs read back through a mapping.
+        shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+        self._files = []
+        for role in ("in", "out"):
+            fd, path = tempfile.mkstemp(prefix=f"mi_ort_{role}_", suffix=".bin", dir=shm)
+            self._files.append((fd, path))
+        self._out_map = None
         hello, _ = self.request({"op": "hello"})
         self.where = hello.get("where")
         self.versions = hello.get("versions", {})
@@ -189,6 +199,7 @@ class NodeRuntime:
         with cls._shared_lock:
             if cls._shared is None or cls._shared._proc.poll() is not None:
                 cls._shared = cls()
+                atexit.register(cls._shared.close)
             return cls._shared
 
     def _stderr_text(self) -> str:
@@ -211,40 +222,68 @@ class NodeRuntime:
             got += k
         return buf
 
-    def request(self, header: dict, arrays: Sequence[tuple[str, np.ndarray]] = ()):
-        """Sends one request; returns (reply header, [(name, array)])."""
+    def request(self, header: dict, arrays: Sequence[tuple[str, np.ndarray]] = (),
+                shared: bool = False):
+        """Sends one request; returns (reply header, [(name, array)]).
+        `shared`: tensors cross through the shared-memory files."""
         specs, payload = [], []
-        for name, a in arrays:
-            a = np.ascontiguousarray(a)
-            js = _NUMPY_TO_JS.get(a.dtype.newbyteorder("<").str if a.dtype.byteorder == ">" else a.dtype.str)
-            if js is None:
-                raise TypeError(f"input {name}: dtype {a.dtype} is not supported by ONNX Runtime for Node")
-            a = a.astype(a.dtype.newbyteorder("<"), copy=False)
-            specs.append({"name": name, "dtype": js, "dims": list(a.shape), "nbytes": a.nbytes})
-            payload.append(memoryview(a).cast("B"))
-        if specs:
-            header = dict(header, tensors=specs)
-        blob = json.dumps(header).encode("utf-8")
+        pos = 0
         with self._lock:
-            try:
-                out = self._proc.stdin
-                out.write(struct.pack("<I", len(blob)))
-                out.write(blob)
-                for p in payload:
-                    out.write(p)
-            except BrokenPipeError:
-                raise NodeRuntimeError(
-                    "ONNX Runtime for Node: the runner is gone; its stderr:\n"
-                    + self._stderr_text()) from None
-            hlen = struct.unpack("<I", self._read_exact(4))[0]
-            reply = json.loads(bytes(self._read_exact(hlen)).decode("utf-8"))
-            tensors = []
-            for spec in reply.get("tensors", []):
-                dtype = np.dtype(_JS_TO_NUMPY[spec["dtype"]])
-                arr = np.empty(spec["dims"], dtype=dtype)
-                if spec["nbytes"]:
-                    self._read_exact(spec["nbytes"], memoryview(arr.reshape(-1).view(np.uint8)))
-                tensors.append((spec["name"], arr))
+            for name, a in arrays:
+                a = np.ascontiguousarray(a)
+                if a.dtype.byteorder == ">":
+                    a = a.astype(a.dtype.newbyteorder("<"))
+                js = _NUMPY_TO_JS.get(a.dtype.str)
+                if js is None:
+                    raise TypeError(f"input {name}: dtype {a.dtype} is not supported by "
+                                    "ONNX Runtime for Node")
+                spec = {"name": name, "dtype": js, "dims": list(a.shape), "nbytes": a.nbytes}
+                if shared:
+                    spec["offset"] = pos
+                    if a.nbytes:
+                        os.pwrite(self._files[0][0], memoryview(a.reshape(-1)).cast("B"), pos)
+                    pos += (a.nbytes + 63) // 64 * 64
+                else:
+                    payload.append(memoryview(a.reshape(-1)).cast("B"))
+                specs.append(spec)
+            if specs:
+                header = dict(header, tensors=specs)
+            if shared:
+                header = dict(header, in_file=self._files[0][1], out_file=self._files[1][1])
+            return self._exchange(header, payload)
+
+    def _exchange(self, header, payload):
+        blob = json.dumps(header).encode("utf-8")
+        try:
+            out = self._proc.stdin
+            # One write for the frame's head: each write may wake the runner.
+            out.write(struct.pack("<I", len(blob)) + blob)
+            for p in payload:
+                out.write(p)
+        except BrokenPipeError:
+            raise NodeRuntimeError(
+                "ONNX Runtime for Node: the runner is gone; its stderr:\n"
+                + self._stderr_text()) from None
+        hlen = struct.unpack("<I", self._read_exact(4))[0]
+        reply = json.loads(bytes(self._read_exact(hlen)).decode("utf-8"))
+        tensors = []
+        specs = reply.get("tensors", [])
+        mapped = max((s["offset"] + s["nbytes"] for s in specs if "offset" in s), default=0)
+        if mapped and (self._out_map is None or len(self._out_map) < mapped):
+            if self._out_map is not None:
+                self._out_map.close()
+            self._out_map = mmap.mmap(self._files[1][0], mapped, access=mmap.ACCESS_READ)
+        for spec in specs:
+            dtype = np.dtype(_JS_TO_NUMPY[spec["dtype"]])
+            arr = np.empty(spec["dims"], dtype=dtype)
+            if not spec["nbytes"]:
+                pass
+            elif "offset" in spec:
+                src = np.frombuffer(self._out_map, np.uint8, spec["nbytes"], spec["offset"])
+                arr.reshape(-1).view(np.uint8)[:] = src
+            else:
+                self._read_exact(spec["nbytes"], memoryview(arr.reshape(-1).view(np.uint8)))
+            tensors.append((spec["name"], arr))
         if not reply.get("ok"):
             raise NodeRuntimeError(f"ONNX Runtime for Node: {reply.get('error', 'failed')}")
         return reply, tensors
@@ -258,6 +297,22 @@ class NodeRuntime:
                 self._proc.kill()
                 self._proc.wait()
         self._stderr.close()
+        if self._out_map is not None:
+            self._out_map.close()
+            self._out_map = None
+        for fd, path in self._files:
+            os.close(fd)
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        self._files = []
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
 
 
 # --------------------------------------------------------------------------
@@ -347,7 +402,7 @@ class InferenceSession:
         names = list(output_names) if output_names else [o.name for o in self._outputs]
         feeds = [(k, _to_numpy(v)) for k, v in input_feed.items()]
         reply, tensors = self._runtime.request(
-            {"op": "run", "session": self._id, "fetches": names}, feeds)
+            {"op": "run", "session": self._id, "fetches": names}, feeds, shared=True)
         self.last_run_ns = int(reply.get("run_ns", 0))
         by_name = dict(tensors)
         return [by_name[n] for n in names]
