@@ -133,3 +133,20 @@ def test_errors(tmp_path, args, code, message):
     proc = runner(*flat, check=False)
     assert proc.returncode == code
     assert message in proc.stderr
+
+
+def test_compiled_level_is_recorded_with_its_graph(tmp_path):
+    out = tmp_path / "run"
+    result = json.loads(runner("--model", RESNET, "--out", out, "--level", "compiled",
+                               "--probes", "*", "--format", "json").stdout)
+    optimized = onnx.load(out / "ort" / "model.optimized.onnx")
+    # Every node of ONNX Runtime's optimized graph ran and was probed.
+    assert result["nodes"] == len(optimized.graph.node)
+    assert any(n.domain == "com.microsoft.nchwc" for n in optimized.graph.node)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["files"]["compiled_model"] == "ort/model.optimized.onnx"
+    with ProbeStore(str(out)) as store:
+        (run,) = [r for r in store.runs() if r["id"] == result["run_id"]]
+        assert run["level"] == "compiled"
+        names = {p["node"] for p in store.probes(result["run_id"])}
+        assert names == {n.name for n in optimized.graph.node}
