@@ -338,10 +338,9 @@ class Inspector:
 
         def history_of(probe):
             if probe not in history:
-                try:
-                    history[probe] = list(store.series(probe, stat="mean", last=10))
-                except Exception:
-                    history[probe] = []
+                # This probe's means in the earlier (finished) runs, oldest first.
+                history[probe] = [r["value"] for r in
+                                  store.series(probe, stat="mean", last=self.store.keep_runs)]
             return history[probe]
 
         def fire(trigger, stats, tensor, node, probe):

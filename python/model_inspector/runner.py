@@ -122,6 +122,24 @@ def prepare_run_dir(out: pathlib.Path, backend) -> None:
                    backend="onnxruntime", extra={"captured_by": "model_inspector.runner"})
 
 
+class _StoreAtLevel:
+    """The probe store as the Inspector writes it, with runs recorded at
+    the graph level the backend probes (the Inspector records every run at
+    the framework level; `compare` reads the level to find the compiled
+    graph that ran)."""
+
+    def __init__(self, store, level):
+        self._store = store
+        self._level = level
+
+    def begin_run(self, backend, model="", level="framework", label="", inputs=""):
+        return self._store.begin_run(backend, model=model, level=self._level, label=label,
+                                     inputs=inputs)
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
+
+
 def probe_run(model: str, out, *, inputs=None, probes=("*",), triggers=(), plugins=(),
               keep="stats", fp16=False, level="framework", label="", keep_runs=10,
               runtime="auto", optimization="disabled") -> dict:
@@ -139,6 +157,8 @@ def probe_run(model: str, out, *, inputs=None, probes=("*",), triggers=(), plugi
         insp = Inspector(backend=backend, run_dir=str(out), keep_runs=keep_runs, keep=keep,
                          fp16=fp16, plugins=plugins)
         insp.model = os.path.abspath(model)
+        if level != "framework":
+            insp.store = _StoreAtLevel(insp.store, level)
         try:
             res = insp.run(inputs, probes=list(probes), triggers=list(triggers), label=label)
         finally:

@@ -256,8 +256,8 @@ class NodeRuntime:
         blob = json.dumps(header).encode("utf-8")
         try:
             out = self._proc.stdin
-            out.write(struct.pack("<I", len(blob)))
-            out.write(blob)
+            # One write for the frame's head: each write may wake the runner.
+            out.write(struct.pack("<I", len(blob)) + blob)
             for p in payload:
                 out.write(p)
         except BrokenPipeError:

@@ -45,6 +45,7 @@ PyTorch-only probe named after module scopes.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 import warnings
@@ -78,6 +79,24 @@ _FUNCTIONAL = {
 
 _RECURRENT = (torch.nn.LSTM, torch.nn.GRU, torch.nn.RNN)
 _RECURRENT_OPS = ("LSTM", "GRU", "RNN")
+
+
+try:
+    from torch.overrides import _len_torch_function_stack, _pop_mode_temporarily
+    from torch._C import _get_function_stack_at
+except ImportError:  # pragma: no cover - other torch versions
+    _len_torch_function_stack = None
+
+
+def _NoTorchFunction():
+    """Leaves our functional-op mode for our own tensor calls in hooks
+    (to_numpy): they are not the model's ops, and cost ten times more in it."""
+    if _len_torch_function_stack is None:
+        return torch._C.DisableTorchFunction()
+    n = _len_torch_function_stack()
+    if n and isinstance(_get_function_stack_at(n - 1), _OpMode):
+        return _pop_mode_temporarily()
+    return contextlib.nullcontext()
 
 
 class _Stop(Exception):
@@ -114,7 +133,8 @@ def _tensors(value) -> list:
 def to_numpy(t: torch.Tensor) -> np.ndarray:
     """A CPU numpy array of `t` (no copy for a contiguous CPU tensor).
     bfloat16, which numpy lacks, becomes float32."""
-    t = t.detach()
+    if t.requires_grad:
+        t = t.detach()
     if t.dtype == torch.bfloat16:
         t = t.float()
     if t.device.type != "cpu":
@@ -416,6 +436,11 @@ class TorchBackend(Backend):
                            and isinstance(self._module_by_path(c.module), _RECURRENT)}
         nodes_out = []
         seen_nodes = set()
+        position = {c.key: i for i, c in enumerate(calls)}
+        last_producer = {}
+        for i, c in enumerate(calls):
+            for oid in c.out_ids:
+                last_producer[oid] = i
         for c in calls:
             outs = []
             for k, m in enumerate(assigned[c.key]):
@@ -424,6 +449,16 @@ class TorchBackend(Backend):
                         outs.append(None)      # same tensor, reported later
                         continue
                     m = None                   # an earlier value: PyTorch-only
+                if m is None and c.module is not None:
+                    # A module whose output is the very tensor a call inside
+                    # it made (the root returning its last op's result): that
+                    # call reports it.
+                    j = last_producer.get(c.out_ids[k])
+                    d = calls[j] if j is not None else None
+                    if d is not None and d is not c and position[c.key] < j and (
+                            d.scope == c.scope or d.scope.startswith(c.scope + "/")):
+                        outs.append(None)
+                        continue
                 if m is None:
                     if c.module is not None:
                         node = c.scope if c.scope else "/"
@@ -481,6 +516,7 @@ class TorchBackend(Backend):
         wanted = request.nodes
         inputs_of = request.inputs_of
         counter = [0]
+        orders = []                 # execution order of the module calls in progress
         grad_hooks = []
 
         def emit(ev):
@@ -488,6 +524,11 @@ class TorchBackend(Backend):
                 raise _Stop()
 
         def report_outputs(key, outs, tensors, order):
+            # Our own tensor calls stay out of the functional-op mode.
+            with _NoTorchFunction():
+                _report_outputs(key, outs, tensors, order)
+
+        def _report_outputs(key, outs, tensors, order):
             for k, t in enumerate(tensors):
                 m = outs[k] if k < len(outs) else None
                 if m is None or m[0] not in wanted:
@@ -502,6 +543,10 @@ class TorchBackend(Backend):
                                                                       on_tensor)))
 
         def report_inputs(outs, tensors, order, inplace):
+            with _NoTorchFunction():
+                _report_inputs(outs, tensors, order, inplace)
+
+        def _report_inputs(outs, tensors, order, inplace):
             if not outs or outs[0] is None or outs[0][0] not in inputs_of:
                 return
             node = outs[0][0]
@@ -515,7 +560,7 @@ class TorchBackend(Backend):
         def pre(module, args):
             scope = tracker.enter(module)
             counter[0] += 1
-            module._mi_order = counter[0]
+            orders.append(counter[0])
             if inputs_of:
                 outs = plan.get(scope)
                 if outs:
@@ -524,9 +569,10 @@ class TorchBackend(Backend):
 
         def post(module, args, output):
             scope = tracker.leave(module)
+            order = orders.pop()
             outs = plan.get(scope)
             if outs:
-                report_outputs(scope, outs, _tensors(output), module._mi_order)
+                report_outputs(scope, outs, _tensors(output), order)
 
         def on_op(func, args, kwargs):
             name = getattr(func, "__name__", "")
@@ -568,9 +614,6 @@ class TorchBackend(Backend):
         finally:
             for h in handles + grad_hooks:
                 h.remove()
-            for m in self._segments:
-                if hasattr(m, "_mi_order"):
-                    del m._mi_order
         if outputs is None:
             return {}
         tensors = _tensors(outputs)
