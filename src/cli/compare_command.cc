@@ -69,9 +69,10 @@ class TempDirs {
 };
 
 // Runs the Python package's `python3 -m model_inspector.<module> ARGS`
-// ($MI_PYTHON, else the interpreter the package was built for), with this build's package first on PYTHONPATH
-// when it exists ($MI_PYTHON_PACKAGE overrides), its stdout discarded (the
-// report is ours), its stderr passed through.
+// ($MI_PYTHON, else the interpreter the package was built for), with this
+// build's package first on PYTHONPATH when it exists ($MI_PYTHON_PACKAGE
+// overrides), its stdout discarded (the report is ours), its stderr passed
+// through.
 Status RunPython(const std::vector<std::string>& args,
                  const std::string& what) {
   const char* python_env = std::getenv("MI_PYTHON");
@@ -187,7 +188,7 @@ StatusOr<std::string> ResolveSide(const std::string& side,
   if (!std::filesystem::exists(side, ec)) {
     return NotFoundError(fmt::format("side {}: {} not found", which, side));
   }
-  return NotFoundError(fmt::format(
+  return UnsupportedError(fmt::format(
       "side {}: {} is neither a run directory with a probe store "
       "(probes/probes.db), an .onnx model nor an msprobe dump (dump.json)",
       which, side));

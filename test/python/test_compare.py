@@ -253,3 +253,75 @@ def test_runner_levels_compare_through_fused_from(tmp_path):
     assert res["groups_unmatched"] == 0 and res["groups_matched"] == len(res["groups"]) > 0
     api = mi.compare(tmp_path / "fw", tmp_path / "ort")
     assert api["groups_matched"] == res["groups_matched"]
+
+
+def test_pytorch_against_its_onnx_export(tmp_path):
+    """The ResNet-18 module probed through PyTorch hooks and its ONNX export
+    on ONNX Runtime, tensors kept: one probe namespace, so compare pairs
+    them by name; every ONNX node's output is compared and passes (the two
+    runtimes differ only in summation order)."""
+    import torch
+    if str(FIXTURES) not in sys.path:
+        sys.path.insert(0, str(FIXTURES))
+    import make_models
+    torch.set_num_threads(1)
+    module = make_models.build_resnet18_slim()
+    x = torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(0))
+    onnx_path = committed(FIXTURES / "resnet18" / "model.onnx")
+    with mi.Inspector(module, x, run_dir=tmp_path / "torch", keep="tensor") as it, \
+            mi.Inspector(model_path=str(onnx_path), run_dir=tmp_path / "ort",
+                         keep="tensor") as io:
+        with torch.no_grad():
+            it.run(x, probes=["*"])
+        io.run(x.numpy(), probes=["*"])
+    res = mi.compare(tmp_path / "torch", tmp_path / "ort")
+    assert res["match"] == "name"
+    expected = {f"{n.name}:0" for n in onnx.load(str(onnx_path)).graph.node}
+    compared = {e["probe_b"] for e in res["entries"] if e["verdict"] != "not_compared"}
+    assert expected <= compared
+    assert res["pass"], [e for e in res["entries"] if e["verdict"] == "fail"][:3]
+
+
+def test_probe_sets_by_hand_against_numpy(tmp_path):
+    """Probe sets built by hand (.npy files written by numpy) through
+    _core.compare_probe_sets_json; every metric recomputed with numpy in
+    float64, with msprobe's definitions (relative error against A, a zero
+    reference taken as machine epsilon)."""
+    from model_inspector import _core
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((4, 1000)).astype(np.float32)
+    a[0, :10] = 0  # zero references
+    b = (a + rng.standard_normal(a.shape).astype(np.float32) * 1e-3).astype(np.float32)
+    b[0, :5] = 0
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+
+    def side(path):
+        return {"label": str(path), "probes": [{
+            "probe": "n:0", "node": "n", "dtype": "float32", "shape": list(a.shape),
+            "array_path": str(path)}]}
+
+    res = json.loads(_core.compare_probe_sets_json(side(tmp_path / "a.npy"),
+                                                   side(tmp_path / "b.npy")))
+    m = res["entries"][0]["metrics"]
+    x, y = a.astype(np.float64).ravel(), b.astype(np.float64).ravel()
+    eps = np.finfo(float).eps
+    rel = np.abs(y - x) / np.where(x == 0, eps, np.abs(x))
+    assert m["cosine"] == pytest.approx(x @ y / np.linalg.norm(x) / np.linalg.norm(y), rel=1e-12)
+    assert m["max_abs_err"] == pytest.approx(np.abs(y - x).max(), rel=1e-12)
+    assert m["rmse"] == pytest.approx(np.sqrt(np.mean((y - x) ** 2)), rel=1e-9)
+    assert m["max_rel_err"] == pytest.approx(rel.max(), rel=1e-12)
+    assert m["mean_rel_err"] == pytest.approx(rel.mean(), rel=1e-9)
+    assert m["one_thousandth_ratio"] == pytest.approx(np.mean(rel < 0.001), abs=1e-12)
+    assert m["ten_thousandth_ratio"] == pytest.approx(np.mean(rel < 0.0001), abs=1e-12)
+    assert m["relative_euclidean"] == pytest.approx(
+        np.linalg.norm(y - x) / np.linalg.norm(x), rel=1e-9)
+    # msprobe's rule by hand: cosine >= 0.99 here, so the verdict follows
+    # max abs err <= 1.
+    assert res["entries"][0]["verdict"] == ("pass" if np.abs(y - x).max() <= 1 else "fail")
+
+
+def test_cli_side_of_another_kind(tmp_path):
+    (tmp_path / "notes").mkdir()
+    proc = run("compare", tmp_path / "notes", tmp_path / "notes", check=False)
+    assert proc.returncode == 5 and "neither a run directory" in proc.stderr
