@@ -19,6 +19,7 @@
 #include "io/chunk_reader.h"
 #include "linker/linker.h"
 #include "linker/shape_completion.h"
+#include "model_inspector/probes.h"
 #include "model_inspector/session.h"
 #include "session/layout_view.h"
 #include "session/session_impl.h"
@@ -108,10 +109,15 @@ Status ReadManifest(const fs::path& dir, std::vector<PendingFile>* files,
 // importers' claims (importers/common/run_files.h): a directory with its
 // files, a named file alone; what they know about their tools' output
 // folders decides sources, load order and what is left out.
+// A run directory's probe store (probes/probes.db, written by the Python
+// package's Inspector) is not an input file: its folder is left out of the
+// walk and the directory holding it is remembered in `probe_run_dir` (the
+// first one found).
 Status ExpandPaths(const OpenOptions& options,
                    const importers::ImporterRegistry& registry,
                    std::vector<PendingFile>* files,
-                   std::vector<importers::RunFiles::LeftOut>* left_out) {
+                   std::vector<importers::RunFiles::LeftOut>* left_out,
+                   std::string* probe_run_dir) {
   if (!options.framework_model.empty()) {
     files->push_back(
         {options.framework_model, importers::LevelHint::kFramework, true});
@@ -143,6 +149,16 @@ Status ExpandPaths(const OpenOptions& options,
         it.disable_recursion_pending();
         continue;
       }
+      // A probe store's folder (the run directory's, or a run's inside a
+      // folder of runs): not input files.
+      if (it->is_directory() && it->path().filename() == "probes" &&
+          ProbeStore::Exists(it->path().parent_path().string())) {
+        if (probe_run_dir->empty()) {
+          *probe_run_dir = it->path().parent_path().string();
+        }
+        it.disable_recursion_pending();
+        continue;
+      }
       if (it.depth() > 4) it.disable_recursion_pending();
       if (!it->is_regular_file()) continue;
       if (it->path().filename() == kManifestName) continue;
@@ -167,6 +183,13 @@ Status ExpandPaths(const OpenOptions& options,
     AppendClaimed(run, importers::LevelHint::kAuto, false, files, left_out);
   }
   if (files->empty()) {
+    if (!probe_run_dir->empty()) {
+      return InvalidArgumentError(
+          "no input: " + *probe_run_dir +
+          " holds tensor probes only (probes/probes.db) and no model or "
+          "trace; `model-inspector probes " +
+          *probe_run_dir + "` lists them");
+    }
     return InvalidArgumentError(
         "no input: give a model, a trace, or a run directory");
   }
@@ -437,8 +460,11 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
   importers::ImporterRegistry registry(importers::CreateBuiltinImporters());
   std::vector<PendingFile> files;
   std::vector<importers::RunFiles::LeftOut> left_out;
-  MI_RETURN_IF_ERROR(ExpandPaths(options, registry, &files, &left_out));
+  std::string probe_run_dir;
+  MI_RETURN_IF_ERROR(
+      ExpandPaths(options, registry, &files, &left_out, &probe_run_dir));
   auto impl = std::make_unique<Impl>();
+  impl->probe_run_dir = std::move(probe_run_dir);
   if (options.memory_limit > 0) {
     impl->own_budget = std::make_unique<MemoryBudget>(options.memory_limit);
   }
