@@ -170,3 +170,20 @@ def test_parse_errors():
     for bad in ("nan:1", "range:1", "range:3:1", "zero_fraction:2", "jump:0", "median", 7):
         with pytest.raises((ValueError, TypeError)):
             triggers.parse(bad)
+
+
+@pytest.mark.parametrize("triggers_set", [(), ("nan",), ("zero_fraction:0.01",)])
+def test_input_probes_are_stored_once(tmp_path, triggers_set):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU()).eval()
+    x = seeded_input((3, 4))
+    with torch.no_grad():
+        pre = model[0](x)
+    with Inspector(model, x, run_dir=tmp_path) as insp:
+        res = insp.run(x, probes=["/1/Relu:in0", "/1/Relu"], triggers=triggers_set)
+        rows = [(p["probe"], p["kind"]) for p in insp.store.probes(res.run_id)]
+        assert sorted(rows) == [("/1/Relu:0", "output"), ("/1/Relu:in0", "input")]
+        assert res["/1/Relu:in0"].stats["min"] == pytest.approx(float(pre.min()))
+        # A hit keeps the input whole; otherwise statistics only.
+        assert (res["/1/Relu:in0"].tensor is not None) == res.triggered
+        assert res.triggered == (triggers_set == ("zero_fraction:0.01",))
