@@ -17,7 +17,7 @@ import dataclasses
 import os
 import pathlib
 import time
-from typing import Any, Optional, Sequence
+from typing import Optional
 
 import numpy as np
 

@@ -5,7 +5,6 @@ Expected values come from elsewhere than the code under test: probe names
 from the committed fixture exports read with python3-onnx, tensors from
 calling the modules' submodules directly, statistics from numpy."""
 
-import collections
 
 import numpy as np
 import onnx

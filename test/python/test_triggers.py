@@ -161,7 +161,7 @@ def test_jump_against_the_running_mean(tmp_path):
             assert not insp.run(r, triggers=[f"jump:{k}"]).triggered
         res = insp.run(spike, triggers=[f"jump:{k}"])
         assert (res.first_hit["node"], res.first_hit["role"]) == ("/0/Gemm", "producer")
-        assert f"over 3 runs" in res.first_hit["detail"]
+        assert "over 3 runs" in res.first_hit["detail"]
 
 
 def test_parse_errors():

@@ -152,9 +152,9 @@ def _is_torch_leaf(module: torch.nn.Module) -> bool:
 class _Call:
     """One module call or functional op in the calibration forward."""
     __slots__ = ("key", "scope", "module", "op_type", "fn", "in_ids", "out_ids",
-                 "out_shapes", "out_refs", "parent")
+                 "out_shapes")
 
-    def __init__(self, key, scope, module, op_type, fn, parent):
+    def __init__(self, key, scope, module, op_type, fn):
         self.key = key              # scope for modules, "<scope>/#<op>_<k>" for ops
         self.scope = scope
         self.module = module        # module path or None
@@ -163,8 +163,6 @@ class _Call:
         self.in_ids = []
         self.out_ids = []
         self.out_shapes = []
-        self.out_refs = []
-        self.parent = parent
 
 
 class _Tracker:
@@ -238,6 +236,8 @@ class TorchBackend(Backend):
         self._onnx_path = None
         self._export_error = None
         self._onnx_nodes = []
+        self._onnx_shapes = {}
+        self._graph_outputs = []
         self._export(onnx_path)
         self._calibrate()
 
@@ -278,37 +278,32 @@ class TorchBackend(Backend):
 
     def _calibrate(self):
         calls = []
-        by_out = {}
         tracker = _Tracker(self)
         keep = []  # keeps every tensor alive so ids stay unique
+        open_calls = []  # module calls in progress
 
         def pre(module, inputs):
             scope = tracker.enter(module)
-            c = _Call(scope, scope, self._paths[module], type(module).__name__, None,
-                      None)
+            c = _Call(scope, scope, self._paths[module], type(module).__name__, None)
             c.in_ids = [id(t) for t in _tensors(inputs)]
             keep.append(inputs)
             calls.append(c)
-            module._mi_call = c
+            open_calls.append(c)
 
         def post(module, inputs, output):
             tracker.leave(module)
-            c = module._mi_call
+            c = open_calls.pop()
             ts = _tensors(output)
             keep.append(output)
             c.out_ids = [id(t) for t in ts]
             c.out_shapes = [tuple(t.shape) for t in ts]
-            # Calls finish in order: an in-place op's output id repeats its
-            # input's; the latest producer of an id wins.
-            for t in ts:
-                by_out[id(t)] = c
 
         def on_op(func, args, kwargs):
             out = func(*args, **kwargs)
             name = getattr(func, "__name__", "")
             if name in _FUNCTIONAL and tracker.leaf_depth == 0:
                 scope, op, k = tracker.op_key(name)
-                c = _Call(f"{scope}/#{op}_{k}", scope, None, op, name.strip("_"), None)
+                c = _Call(f"{scope}/#{op}_{k}", scope, None, op, name.strip("_"))
                 c.in_ids = [id(t) for t in _tensors(args)]
                 ts = _tensors(out)[:1]
                 c.out_ids = [id(t) for t in ts]
@@ -316,8 +311,6 @@ class TorchBackend(Backend):
                 keep.append(args)
                 keep.append(out)
                 calls.append(c)
-                for t in ts:
-                    by_out[id(t)] = c
             return out
 
         handles = []
@@ -334,9 +327,6 @@ class TorchBackend(Backend):
         finally:
             for h in handles:
                 h.remove()
-            for m in self._segments:
-                if hasattr(m, "_mi_call"):
-                    del m._mi_call
         self._resolve(calls)
 
     def _resolve(self, calls):
@@ -345,28 +335,29 @@ class TorchBackend(Backend):
         reported (the same tensor is reported under that probe already)."""
         nodes = self._onnx_nodes
         node_by_name = {n.name: n for n in nodes}
-        order = {n.name: i for i, n in enumerate(nodes)}
-        producer = {}
         consumers = {}
+        # scope -> its nodes (at any depth), in graph order: "/a/b/Op" is in
+        # "/a/b", "/a" and the root's "".
+        in_scope_of = {}
         for n in nodes:
-            for k, o in enumerate(n.output):
-                producer[o] = (n, k)
             for i in n.input:
                 consumers.setdefault(i, []).append(n)
-        graph_outputs = set(getattr(self, "_graph_outputs", []))
+            if n.name.startswith("/"):
+                parts = n.name.split("/")
+                for depth in range(1, len(parts)):
+                    in_scope_of.setdefault("/".join(parts[:depth]), []).append(n)
+        graph_outputs = set(self._graph_outputs)
 
         def in_scope(name, scope):
             return name.startswith(scope + "/")
 
         def exits(scope):
             out = []
-            for n in nodes:
-                if not in_scope(n.name, scope):
-                    continue
-                for o in n.output:
+            for n in in_scope_of.get(scope, ()):
+                for k, o in enumerate(n.output):
                     users = consumers.get(o, [])
                     if o in graph_outputs or any(not in_scope(u.name, scope) for u in users):
-                        out.append((n, list(n.output).index(o), o))
+                        out.append((n, k, o))
             return out
 
         # Functional op types whose counts agree with the export's, per scope.
@@ -379,16 +370,15 @@ class TorchBackend(Backend):
             scope, _, _ = n.name.rpartition("/")
             onnx_counts[(scope, n.op_type)] = onnx_counts.get((scope, n.op_type), 0) + 1
 
-        assigned = {}  # call key -> [(node, index, recurrent)] per output
-        info = {}      # node name -> (op_type, inputs, outputs, module, recurrent)
-        by_out = {}
+        assigned = {}  # call key -> [(node, output index) or None] per output
+        by_out = {}    # tensor id -> its probe so far
         for c in calls:
             mapped = [None] * len(c.out_ids)
             if c.module is not None:
                 mod = self._module_by_path(c.module)
                 if isinstance(mod, _RECURRENT) and nodes:
-                    rec = [n for n in nodes if in_scope(n.name, c.scope)
-                           and n.op_type in _RECURRENT_OPS]
+                    rec = [n for n in in_scope_of.get(c.scope, ())
+                           if n.op_type in _RECURRENT_OPS]
                     if rec:
                         n = rec[-1]
                         for k in range(min(len(mapped), 3)):
@@ -405,7 +395,7 @@ class TorchBackend(Backend):
                             if pick is not None:
                                 free.remove(pick)
                                 mapped[k] = (pick[0].name, pick[1])
-                    elif not any(in_scope(n.name, c.scope) for n in nodes):
+                    elif c.scope not in in_scope_of:
                         # No node of its own: folded into its input's producer.
                         src = by_out.get(c.in_ids[0]) if c.in_ids else None
                         if src is not None and len(c.out_ids) == 1:
@@ -617,7 +607,7 @@ class TorchBackend(Backend):
         if outputs is None:
             return {}
         tensors = _tensors(outputs)
-        names = getattr(self, "_graph_outputs", [])
+        names = self._graph_outputs
         if len(names) != len(tensors):
             names = [f"output{i}" for i in range(len(tensors))]
         return {n: to_numpy(t) for n, t in zip(names, tensors)}
