@@ -333,3 +333,30 @@ def test_without_an_onnx_export_probes_are_named_after_scopes(tmp_path):
         assert not res.triggered   # no zero magnitude: log stays finite
         assert_stats(res["/abs:0"].stats, np_stats(mag))
         assert_stats(res["/log:0"].stats, np_stats(torch.log(mag)))
+
+
+def test_gradients_through_in_place_ops(tmp_path):
+    # torchvision's BasicBlock adds in place (`out += identity`) and its ReLU
+    # is in place: each probe's gradient is of the tensor as that node made it.
+    model = resnet18()
+    x = seeded_input(RESNET_INPUT)
+    with Inspector(model, x, run_dir=tmp_path) as insp:
+        res = insp.run(x, probes=["/layer1/layer1.0/**"], gradients=True, keep="tensor")
+        g_relu = res["/layer1/layer1.0/relu_1/Relu:grad0"].tensor
+        g_add = res["/layer1/layer1.0/Add:grad0"].tensor
+        g_bn2 = res["/layer1/layer1.0/conv2/Conv:grad0"].tensor
+        add_out = res["/layer1/layer1.0/Add:0"].tensor
+    # Reference: the block's output is layer1.1's input; the gradient of the
+    # sum of the logits with respect to it, by autograd on the rest of the net.
+    with torch.no_grad():
+        block_out = model.layer1[0](model.maxpool(model.relu(model.bn1(model.conv1(x)))))
+    feats = block_out.clone().requires_grad_(True)
+    rest = model.fc(torch.flatten(model.avgpool(model.layer4(model.layer3(model.layer2(
+        model.layer1[1](feats))))), 1))
+    (want,) = torch.autograd.grad(rest.sum(), feats)
+    np.testing.assert_allclose(g_relu, want.numpy(), rtol=1e-4, atol=1e-6)
+    # Through the ReLU: masked where the sum was not positive; through the
+    # sum: the same gradient for the BatchNorm's output.
+    np.testing.assert_allclose(g_add, g_relu * (add_out > 0), rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(g_bn2, g_add)
+    assert not np.array_equal(g_add, g_relu)

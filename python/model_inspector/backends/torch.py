@@ -528,9 +528,13 @@ class TorchBackend(Backend):
                     self._emit_steps(self._recurrent[key], node, t, order, emit)
                 emit(ProbeEvent(probe=f"{node}:{index}", node=node, kind="output",
                                 index=index, tensor=to_numpy(t), order=order))
-                if request.gradients and t.requires_grad:
-                    grad_hooks.append(t.register_hook(self._grad_hook(node, index, order,
-                                                                      on_tensor)))
+                if request.gradients and t.grad_fn is not None:
+                    # On the autograd node that made this version of the
+                    # tensor: a hook on the tensor itself would see the
+                    # gradient of its last version after in-place ops
+                    # (ReLU(inplace=True), `out += identity`).
+                    grad_hooks.append(t.grad_fn.register_hook(
+                        self._grad_hook(node, index, t.output_nr, order, on_tensor)))
 
         def report_inputs(outs, tensors, order, inplace):
             with _NoTorchFunction():
@@ -623,8 +627,10 @@ class TorchBackend(Backend):
             emit(ProbeEvent(probe=f"{node}:0", node=node, kind="output", index=0,
                             tensor=to_numpy(step), step=s, order=order))
 
-    def _grad_hook(self, node, index, order, on_tensor):
-        def hook(g):
-            on_tensor(ProbeEvent(probe=f"{node}:grad{index}", node=node, kind="grad",
-                                 index=index, tensor=to_numpy(g), order=order))
+    def _grad_hook(self, node, index, output_nr, order, on_tensor):
+        def hook(grad_inputs, grad_outputs):
+            g = grad_outputs[output_nr]
+            if g is not None:
+                on_tensor(ProbeEvent(probe=f"{node}:grad{index}", node=node, kind="grad",
+                                     index=index, tensor=to_numpy(g), order=order))
         return hook
