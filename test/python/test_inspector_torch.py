@@ -360,3 +360,18 @@ def test_gradients_through_in_place_ops(tmp_path):
     np.testing.assert_allclose(g_add, g_relu * (add_out > 0), rtol=1e-6, atol=1e-7)
     np.testing.assert_array_equal(g_bn2, g_add)
     assert not np.array_equal(g_add, g_relu)
+
+
+def test_fp16_storage_of_kept_tensors(tmp_path):
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh()).eval()
+    x = seeded_input((2, 3))
+    with torch.no_grad():
+        want = model(x).numpy()
+    with Inspector(model, x, run_dir=tmp_path, keep="tensor", fp16=True) as insp:
+        res = insp.run(x, probes=["/1/Tanh"])
+        stored = insp.store.tensor("/1/Tanh:0")
+        assert stored.dtype == np.float16
+        np.testing.assert_array_equal(stored, want.astype(np.float16))
+        # The statistics are of the float32 tensor the model made.
+        assert res["/1/Tanh:0"].stats["dtype"] == "float32"
+        assert res["/1/Tanh:0"].stats["max"] == pytest.approx(float(want.max()), rel=1e-6)
