@@ -9,10 +9,12 @@ first leaves fp16's range), not from the code under test."""
 import math
 
 import numpy as np
+import onnx
 import pytest
+from onnx import numpy_helper
 
-from torch_probe_models import (RESNET_INPUT, LogLayer, SqrtInTheMiddle, resnet18,
-                                seeded_input)
+from torch_probe_models import (RESNET_INPUT, LogLayer, SqrtInTheMiddle, onnx_to_fp16,
+                                resnet18, seeded_input)
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
@@ -113,6 +115,32 @@ def test_weights_scaled_to_overflow_fp16(tmp_path, backend):
         # The same range by its other name.
         again = insp.run(x, triggers=[f"range:{-FP16_MAX}:{FP16_MAX}"])
         assert again.first_hit["node"] == node
+
+
+def test_weights_scaled_to_overflow_an_fp16_model_on_onnxruntime(tmp_path):
+    # The same fault in a model that really runs in half precision: the
+    # export converted to float16 (weights included; the scaled conv's
+    # largest weight still fits fp16), on ONNX Runtime. The conv's output
+    # overflows to +-Inf there, and "inf" fires at it, as producer.
+    model = _overflowing_resnet()
+    x = seeded_input(RESNET_INPUT)
+    fp32, fp16 = tmp_path / "model.onnx", tmp_path / "model_fp16.onnx"
+    with torch.no_grad():
+        torch.onnx.export(model, (x,), str(fp32), opset_version=13)
+    onnx_to_fp16(fp32, fp16)
+    conv = "/layer2/layer2.0/conv1/Conv"
+    half = onnx.load(str(fp16))
+    weight = next(n.input[1] for n in half.graph.node if n.name == conv)
+    w = numpy_helper.to_array(next(t for t in half.graph.initializer if t.name == weight))
+    assert w.dtype == np.float16 and np.isfinite(w).all()
+    with Inspector(model_path=str(fp16), run_dir=tmp_path / "run") as insp:
+        res = insp.run(x.numpy().astype(np.float16), triggers=["inf", "nan"])
+        hit = res.first_hit
+        assert (hit["node"], hit["role"], hit["trigger"]) == (conv, "producer", "inf")
+        assert res[conv].stats["dtype"] == "float16"
+        assert res[conv].stats["pos_inf"] + res[conv].stats["neg_inf"] > 0
+        # Its input, layer1's output, was finite: kept whole on the hit.
+        assert np.isfinite(res[f"{conv}:in0"].tensor).all()
 
 
 def test_zero_fraction_range_and_predicate(tmp_path):
