@@ -375,3 +375,42 @@ def test_fp16_storage_of_kept_tensors(tmp_path):
         # The statistics are of the float32 tensor the model made.
         assert res["/1/Tanh:0"].stats["dtype"] == "float32"
         assert res["/1/Tanh:0"].stats["max"] == pytest.approx(float(want.max()), rel=1e-6)
+
+
+class FoldedAndUntracked(nn.Module):
+    """`p + 1.0` is on a parameter only: the export folds it (no node).
+    F.linear on a 3-d input is not a tracked op but exports as MatMul + Add.
+    So PyTorch sees one Add call where the export has another Add: counting
+    alone would give `p + 1.0` the linear's `/Add`."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.p = nn.Parameter(torch.randn(2, 3, 4))
+        self.w = nn.Parameter(torch.randn(4, 4))
+        self.b = nn.Parameter(torch.randn(4))
+
+    def forward(self, x):
+        q = self.p + 1.0
+        y = torch.nn.functional.linear(x, self.w, self.b)
+        return y * q + x
+
+
+def test_folded_ops_never_take_another_nodes_name(tmp_path):
+    model = FoldedAndUntracked()
+    x = seeded_input((2, 3, 4))
+    with Inspector(model, x, run_dir=tmp_path) as insp:
+        export = onnx.load(insp.backend.model_path())
+        assert [(n.name, n.op_type) for n in export.graph.node] == [
+            ("/MatMul", "MatMul"), ("/Add", "Add"), ("/Mul", "Mul"), ("/Add_1", "Add")]
+        # In execution order; `p + 1.0` PyTorch-only; the sum the root module
+        # returns is the graph output's node, reported once.
+        assert [n.name for n in insp.nodes()] == ["/add", "/Mul", "/Add_1"]
+        res = insp.run(x)
+    with torch.no_grad():
+        q = model.p + 1.0
+        prod = torch.nn.functional.linear(x, model.w, model.b) * q
+    assert_stats(res["/add:0"].stats, np_stats(q))
+    assert_stats(res["/Mul:0"].stats, np_stats(prod))
+    assert_stats(res["/Add_1:0"].stats, np_stats(prod + x))
+    assert "/Add:0" not in res
