@@ -266,7 +266,7 @@ class TorchBackend(Backend):
         model = onnx.load(onnx_path)
         try:
             model = onnx.shape_inference.infer_shapes(model)
-        except Exception:
+        except Exception:  # shapes stay unknown: the shape checks are skipped
             pass
         self._onnx_path = onnx_path
         shapes = {}
