@@ -259,6 +259,9 @@ class Inspector:
         if model_path is not None:
             if backend == "torch":
                 raise ValueError("backend 'torch' needs a torch module, not a model file")
+            if not str(model_path).lower().endswith(".onnx"):
+                raise ValueError(f"model_path: expected an .onnx file, found '{model_path}' "
+                                 "(a PyTorch model: Inspector(module, example_input))")
             from .backends.onnxruntime import OnnxRuntimeBackend
             return OnnxRuntimeBackend(str(model_path))
         if module is None:

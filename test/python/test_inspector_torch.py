@@ -414,3 +414,11 @@ def test_folded_ops_never_take_another_nodes_name(tmp_path):
     assert_stats(res["/Mul:0"].stats, np_stats(prod))
     assert_stats(res["/Add_1:0"].stats, np_stats(prod + x))
     assert "/Add:0" not in res
+
+
+def test_model_path_must_be_onnx(tmp_path):
+    with pytest.raises(ValueError, match=r"expected an \.onnx file.*Inspector\(module"):
+        Inspector(model_path=str(tmp_path / "model.pt"), run_dir=tmp_path)
+    with pytest.raises(ValueError, match="backend 'torch' needs a torch module"):
+        Inspector(model_path=str(FIXTURES / "resnet18" / "model.onnx"), backend="torch",
+                  run_dir=tmp_path)
