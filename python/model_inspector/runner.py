@@ -25,8 +25,9 @@ Probes (default `*`, every node): node names or probe names
 node search's rules (case-insensitive, `/`-separated segments, `*` within a
 segment, `**` across segments, a pattern matches a trailing run of whole
 segments of a node's name or of its scope's path; a leading `/` anchors).
-Several may be given (repeat the option or separate with commas); so may
-triggers and plugins.
+Several may be given (repeat the option or separate with commas; a value
+that names a node or a probe of one exactly is not split, whatever its
+commas); so may triggers and plugins.
 
 Inputs: one .npy per model input in order, `name=path.npy` by input name,
 or one .npz keyed by input names. Without --inputs every float input of
@@ -122,6 +123,40 @@ def prepare_run_dir(out: pathlib.Path, backend) -> None:
                    backend="onnxruntime", extra={"captured_by": "model_inspector.runner"})
 
 
+def split_patterns(values: Sequence[str], nodes) -> list[str]:
+    """--probes values: a value naming a node (or a probe of one) exactly
+    is one pattern even when the name holds a comma; any other value is
+    split at commas."""
+    names = {n.name for n in nodes}
+    out = []
+    for value in values:
+        head, sep, tail = value.rpartition(":")
+        node = head if sep and tail.lstrip("ingrad").isdigit() else value
+        if value in names or node in names:
+            out.append(value)
+        else:
+            out.extend(p.strip() for p in value.split(",") if p.strip())
+    return out
+
+
+class _StoreAtLevel:
+    """The probe store as the Inspector writes it, with runs recorded at
+    the graph level the backend probes (the Inspector records every run at
+    the framework level; `compare` reads the level to find the compiled
+    graph that ran)."""
+
+    def __init__(self, store, level):
+        self._store = store
+        self._level = level
+
+    def begin_run(self, backend, model="", level="framework", label="", inputs=""):
+        return self._store.begin_run(backend, model=model, level=self._level, label=label,
+                                     inputs=inputs)
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
+
+
 def probe_run(model: str, out, *, inputs=None, probes=("*",), triggers=(), plugins=(),
               keep="stats", fp16=False, level="framework", label="", keep_runs=10,
               runtime="auto", optimization="disabled") -> dict:
@@ -139,8 +174,11 @@ def probe_run(model: str, out, *, inputs=None, probes=("*",), triggers=(), plugi
         insp = Inspector(backend=backend, run_dir=str(out), keep_runs=keep_runs, keep=keep,
                          fp16=fp16, plugins=plugins)
         insp.model = os.path.abspath(model)
+        if level != "framework":
+            insp.store = _StoreAtLevel(insp.store, level)
         try:
-            res = insp.run(inputs, probes=list(probes), triggers=list(triggers), label=label)
+            res = insp.run(inputs, probes=split_patterns(probes, insp.nodes()),
+                           triggers=list(triggers), label=label)
         finally:
             insp.store.close()
         return {
@@ -192,7 +230,7 @@ def main(argv=None) -> int:
     def split(values):
         return [p.strip() for spec in values for p in spec.split(",") if p.strip()]
 
-    patterns = split(args.probes) or ["*"]
+    patterns = args.probes or ["*"]
     try:
         if not os.path.isfile(args.model):
             raise FileNotFoundError(f"{args.model}: no such model file")

@@ -266,3 +266,46 @@ def test_runtime_found_through_the_environment_variable(tmp_path):
     hlen = int.from_bytes(proc.stdout[:4], "little")
     reply = proc.stdout[4:4 + hlen].decode()
     assert '"ok":false' in reply and "no onnxruntime-node package there" in reply
+
+
+def loop_model():
+    """Loop, 4 iterations: v += i (v0 = 0) and each iteration's v as a scan
+    output. By hand: v after each iteration 0, 1, 3, 6; final v = 6."""
+    body = helper.make_graph(
+        [helper.make_node("Cast", ["i"], ["i_f"], to=TensorProto.FLOAT),
+         helper.make_node("Add", ["v", "i_f"], ["v_out"]),
+         helper.make_node("Identity", ["cond"], ["cond_out"]),
+         helper.make_node("Identity", ["v_out"], ["scan"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("v", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("v_out", TensorProto.FLOAT, [1]),
+         helper.make_tensor_value_info("scan", TensorProto.FLOAT, [1])])
+    loop = helper.make_node("Loop", ["M", "c", "v0"], ["v_final", "vs"], name="loop", body=body)
+    graph = helper.make_graph(
+        [loop], "loop",
+        [helper.make_tensor_value_info("v0", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("v_final", TensorProto.FLOAT, [1]),
+         helper.make_tensor_value_info("vs", TensorProto.FLOAT, [None, 1])],
+        [numpy_helper.from_array(np.array(4, np.int64), "M"),
+         numpy_helper.from_array(np.array(True), "c")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_loop_scan_output_gives_one_event_per_iteration(tmp_path):
+    path = tmp_path / "loop.onnx"
+    onnx.save(loop_model(), path)
+    b = mi_ort.OnnxRuntimeBackend(path)
+    try:
+        events, out = collect(b, np.zeros(1, np.float32), nodes=["loop"])
+    finally:
+        b.close()
+    # Output 0 is the loop-carried value: no steps. Output 1 is the scan output.
+    assert [(e.probe, e.step) for e in events] == [
+        ("loop:0", None), ("loop:1", None), ("loop:1", 0), ("loop:1", 1), ("loop:1", 2),
+        ("loop:1", 3)]
+    assert events[0].tensor.tolist() == [6.0]
+    assert [e.tensor.tolist() for e in events[2:]] == [[0.0], [1.0], [3.0], [6.0]]
+    assert out["v_final"].tolist() == [6.0]
