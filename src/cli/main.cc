@@ -14,6 +14,7 @@
 #include "cli/export_command.h"
 #include "cli/export_model_explorer_command.h"
 #include "cli/history_command.h"
+#include "cli/probes_command.h"
 #include "cli/list_diagnostics_command.h"
 #include "cli/open_command.h"
 #include "cli/path_command.h"
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   mi::cli::RegisterAnalyzeCommand(app, &exit_code);
   mi::cli::RegisterClusterCommand(app, &exit_code);
   mi::cli::RegisterHistoryCommand(app, &exit_code);
+  mi::cli::RegisterProbesCommand(app, &exit_code);
   mi::cli::RegisterDiffCommand(app, &exit_code);
   mi::cli::RegisterReportCommand(app, &exit_code);
   mi::cli::RegisterSeedOptions(app, &exit_code);
