@@ -6,6 +6,7 @@ Expected nodes and counts are worked out in each test from the modules
 themselves (which element is negative before a sqrt, which layer's output
 first leaves fp16's range), not from the code under test."""
 
+import json
 import math
 
 import numpy as np
@@ -13,6 +14,7 @@ import onnx
 import pytest
 from onnx import numpy_helper
 
+from conftest import run as run_cli
 from torch_probe_models import (RESNET_INPUT, LogLayer, SqrtInTheMiddle, onnx_to_fp16,
                                 resnet18, seeded_input)
 
@@ -215,3 +217,24 @@ def test_input_probes_are_stored_once(tmp_path, triggers_set):
         # A hit keeps the input whole; otherwise statistics only.
         assert (res["/1/Relu:in0"].tensor is not None) == res.triggered
         assert res.triggered == (triggers_set == ("zero_fraction:0.01",))
+
+
+def test_a_paused_run_as_the_cli_reads_it(tmp_path):
+    # The store the Inspector wrote, read back by `model-inspector probes`.
+    model = SqrtInTheMiddle().eval()
+    x = seeded_input((4, 8))
+    with torch.no_grad():
+        negatives = int((model.l1(x) < 0).sum())
+    with Inspector(model, x, run_dir=tmp_path, plugins=["sparsity"]) as insp:
+        insp.run(x, triggers=["nan"], label="fault")
+    out = json.loads(run_cli("probes", tmp_path, "--format", "json").stdout)
+    (run,) = out["runs"]
+    assert (run["status"], run["stopped_at"], run["label"]) == ("stopped", "/Sqrt", "fault")
+    (hit,) = out["trigger_hits"]
+    assert (hit["node"], hit["role"], hit["trigger"]) == ("/Sqrt", "producer", "nan")
+    probes = {p["probe"]: p for p in out["probes"]}
+    assert set(probes) == {"/l1/Gemm:0", "/Sqrt:in0", "/Sqrt:0"}
+    assert probes["/Sqrt:0"]["stats"]["nan"] == negatives
+    assert probes["/Sqrt:0"]["array"] and probes["/Sqrt:in0"]["array"]   # kept whole
+    assert probes["/l1/Gemm:0"]["array"] is None                          # statistics only
+    assert {m["probe"] for m in out["plugin_metrics"]} >= {"/l1/Gemm:0", "/Sqrt:0"}
