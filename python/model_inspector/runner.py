@@ -50,8 +50,7 @@ import os
 import pathlib
 import shutil
 import sys
-import time
-from typing import Optional, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -234,7 +233,6 @@ def main(argv=None) -> int:
     try:
         if not os.path.isfile(args.model):
             raise FileNotFoundError(f"{args.model}: no such model file")
-        from .backends.onnxruntime import OnnxRuntimeBackend  # noqa: F401,PLC0415
         inputs = None
         if args.inputs:
             import onnx  # noqa: PLC0415

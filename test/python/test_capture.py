@@ -11,7 +11,6 @@ the same kind of machine); event counts read from the traces with json.
 
 import json
 import os
-import pathlib
 import sys
 
 import onnx
