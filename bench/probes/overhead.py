@@ -36,8 +36,6 @@ import sys
 import tempfile
 import time
 
-import numpy as np
-
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "test" / "fixtures"
 sys.path.insert(0, str(FIXTURES))

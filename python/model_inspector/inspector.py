@@ -17,7 +17,7 @@ import dataclasses
 import os
 import pathlib
 import time
-from typing import Any, Optional, Sequence
+from typing import Optional
 
 import numpy as np
 
@@ -259,6 +259,9 @@ class Inspector:
         if model_path is not None:
             if backend == "torch":
                 raise ValueError("backend 'torch' needs a torch module, not a model file")
+            if not str(model_path).lower().endswith(".onnx"):
+                raise ValueError(f"model_path: expected an .onnx file, found '{model_path}' "
+                                 "(a PyTorch model: Inspector(module, example_input))")
             from .backends.onnxruntime import OnnxRuntimeBackend
             return OnnxRuntimeBackend(str(model_path))
         if module is None:
@@ -282,22 +285,21 @@ class Inspector:
         """Every probe-able node, in execution order."""
         return list(self._nodes)
 
-    def select(self, probes=("*",)) -> dict[str, Optional[set]]:
-        """Node name -> the probes asked of it (None: all its outputs) for
-        the patterns (node names, probe names, globs)."""
+    def select(self, probes=("*",)) -> dict[str, set]:
+        """Node name -> the tensors asked of it, as (kind, index) pairs:
+        ("output", None) for every output (and its gradient), ("output", k),
+        ("input", k), ("grad", k) for one; from the patterns (node names,
+        probe names, globs)."""
         if isinstance(probes, str):
             probes = [probes]
-        chosen: dict[str, Optional[set]] = {}
+        chosen: dict[str, set] = {}
         for pattern in probes:
             node_pat, which = _split_probe(pattern)
             hit = False
             for n in self._nodes:
                 if node_matches(node_pat, n):
                     hit = True
-                    if which is None:
-                        chosen[n.name] = None
-                    elif n.name not in chosen or chosen[n.name] is not None:
-                        chosen.setdefault(n.name, set()).add(which)
+                    chosen.setdefault(n.name, set()).add(which or ("output", None))
             if not hit:
                 raise KeyError(f"probe '{pattern}': matches no node of the model "
                                f"({len(self._nodes)} nodes; try '*' or Inspector.nodes())")
@@ -311,14 +313,13 @@ class Inspector:
             raise ValueError(f"keep: expected 'stats' or 'tensor', found {keep!r}")
         trig = _triggers.parse_all(triggers)
         chosen = self.select(probes)
-        wants_grad = gradients or any(
-            w is not None and any(k == "grad" for k, _ in w) for w in chosen.values())
-        request = ProbeRequest(
-            nodes=frozenset(chosen),
-            inputs_of=frozenset(chosen) if trig or any(
-                w is not None and any(k == "input" for k, _ in w) for w in chosen.values())
-            else frozenset(),
-            gradients=wants_grad)
+        wants_grad = gradients or any(k == "grad" for w in chosen.values() for k, _ in w)
+        # Inputs: of every probed node when triggers may need them (the
+        # producer / propagator role, kept whole on a hit), else where asked.
+        inputs_of = frozenset(chosen) if trig else frozenset(
+            n for n, w in chosen.items() if any(k == "input" for k, _ in w))
+        request = ProbeRequest(nodes=frozenset(chosen), inputs_of=inputs_of,
+                               gradients=wants_grad)
         if self.backend.name != "torch":
             inputs = _as_numpy(inputs)
         store = self.store
@@ -332,8 +333,8 @@ class Inspector:
 
         def asked(ev: ProbeEvent) -> bool:
             which = chosen.get(ev.node, ())
-            if which is None:
-                return ev.kind in ("output", "grad")
+            if ev.kind != "input" and ("output", None) in which:
+                return True
             return (ev.kind, ev.index) in which
 
         def history_of(probe):
@@ -347,12 +348,20 @@ class Inspector:
             hist = history_of(probe) if trigger.uses_history else ()
             return trigger.check(stats, tensor, node, hist)
 
+        # The inputs of the node whose outputs are being reported: taken out
+        # of `pending` at its first output, stored after its outputs are
+        # checked (whole when a trigger fires there).
+        current = {"node": None, "inputs": [], "stored": False}
+
         def on_tensor(ev: ProbeEvent) -> bool:
             if ev.kind == "input":
-                pending.setdefault(ev.node, []).append(ev)
-                if asked(ev):
+                if trig:
+                    pending.setdefault(ev.node, []).append(ev)
+                elif asked(ev):
                     self._record(run_id, ev, tensor_stats(ev.tensor), keep, results)
                 return True
+            if ev.kind == "output" and current["node"] != ev.node:
+                current.update(node=ev.node, inputs=pending.pop(ev.node, []), stored=False)
             if not asked(ev):
                 return True
             stats = tensor_stats(ev.tensor)
@@ -365,22 +374,28 @@ class Inspector:
                                                          ev.index, order=ev.order)
                 pr.steps.append(stats)
                 return True
+            inputs = current["inputs"] if current["node"] == ev.node else []
             for t in trig if ev.kind == "output" else ():
                 detail = fire(t, stats, ev.tensor, ev.node, ev.probe)
                 if detail is None:
                     continue
-                role = self._role(t, ev, pending.get(ev.node, ()), results, fire)
+                role = self._role(t, ev, inputs, results, fire)
                 hits.append({"trigger": t.name, "probe": ev.probe, "node": ev.node,
                              "role": role, "detail": detail, "order": ev.order})
                 store.add_trigger_hit(run_id, t.name, ev.probe, ev.node, role,
                                       detail=detail, order=ev.order)
                 # Pause: keep the node's inputs and outputs whole.
-                for iev in pending.get(ev.node, ()):
-                    self._record(run_id, iev, None, "tensor", results)
+                for iev in inputs:
+                    if not (current["stored"] and asked(iev)):
+                        self._record(run_id, iev, None, "tensor", results)
                 self._record(run_id, ev, None, "tensor", results)
                 self._plugins(run_id, ev, results)
                 return False
-            pending.pop(ev.node, None)
+            if inputs and not current["stored"]:
+                for iev in inputs:
+                    if asked(iev):
+                        self._record(run_id, iev, tensor_stats(iev.tensor), keep, results)
+                current["stored"] = True
             self._record(run_id, ev, stats, keep, results)
             self._plugins(run_id, ev, results)
             return True

@@ -25,8 +25,9 @@ Probes (default `*`, every node): node names or probe names
 node search's rules (case-insensitive, `/`-separated segments, `*` within a
 segment, `**` across segments, a pattern matches a trailing run of whole
 segments of a node's name or of its scope's path; a leading `/` anchors).
-Several may be given (repeat the option or separate with commas); so may
-triggers and plugins.
+Several may be given (repeat the option or separate with commas; a value
+that names a node or a probe of one exactly is not split, whatever its
+commas); so may triggers and plugins.
 
 Inputs: one .npy per model input in order, `name=path.npy` by input name,
 or one .npz keyed by input names. Without --inputs every float input of
@@ -49,8 +50,7 @@ import os
 import pathlib
 import shutil
 import sys
-import time
-from typing import Optional, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -122,6 +122,22 @@ def prepare_run_dir(out: pathlib.Path, backend) -> None:
                    backend="onnxruntime", extra={"captured_by": "model_inspector.runner"})
 
 
+def split_patterns(values: Sequence[str], nodes) -> list[str]:
+    """--probes values: a value naming a node (or a probe of one) exactly
+    is one pattern even when the name holds a comma; any other value is
+    split at commas."""
+    names = {n.name for n in nodes}
+    out = []
+    for value in values:
+        head, sep, tail = value.rpartition(":")
+        node = head if sep and tail.lstrip("ingrad").isdigit() else value
+        if value in names or node in names:
+            out.append(value)
+        else:
+            out.extend(p.strip() for p in value.split(",") if p.strip())
+    return out
+
+
 class _StoreAtLevel:
     """The probe store as the Inspector writes it, with runs recorded at
     the graph level the backend probes (the Inspector records every run at
@@ -160,7 +176,8 @@ def probe_run(model: str, out, *, inputs=None, probes=("*",), triggers=(), plugi
         if level != "framework":
             insp.store = _StoreAtLevel(insp.store, level)
         try:
-            res = insp.run(inputs, probes=list(probes), triggers=list(triggers), label=label)
+            res = insp.run(inputs, probes=split_patterns(probes, insp.nodes()),
+                           triggers=list(triggers), label=label)
         finally:
             insp.store.close()
         return {
@@ -212,11 +229,10 @@ def main(argv=None) -> int:
     def split(values):
         return [p.strip() for spec in values for p in spec.split(",") if p.strip()]
 
-    patterns = split(args.probes) or ["*"]
+    patterns = args.probes or ["*"]
     try:
         if not os.path.isfile(args.model):
             raise FileNotFoundError(f"{args.model}: no such model file")
-        from .backends.onnxruntime import OnnxRuntimeBackend  # noqa: F401,PLC0415
         inputs = None
         if args.inputs:
             import onnx  # noqa: PLC0415

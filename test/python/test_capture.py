@@ -11,7 +11,6 @@ the same kind of machine); event counts read from the traces with json.
 
 import json
 import os
-import pathlib
 import sys
 
 import onnx
@@ -134,3 +133,32 @@ def test_capture_refuses_a_directory_holding_a_run(tmp_path):
     with pytest.raises(FileExistsError, match="already holds a run"):
         with mi.capture(run_dir):
             pass
+
+
+def test_captured_run_gains_probes_on_both_levels(tmp_path):
+    """capture, then the runner into the same directory at each level: every
+    framework node and every compiled node of the run has statistics."""
+    import subprocess
+    import numpy as np
+    x = ((np.arange(3 * 224 * 224) % 7) / 7).astype(np.float32).reshape(1, 3, 224, 224)
+    run_dir = tmp_path / "r5"
+    with mi.capture(run_dir):
+        sess = InferenceSession(str(RESNET / "model.onnx"))
+        sess.run(None, {"input": x})
+    sess.close()
+    env = dict(os.environ, PYTHONPATH=PACKAGE)
+    for level in ("framework", "compiled"):
+        subprocess.run([sys.executable, "-m", "model_inspector.runner", "--model",
+                        str(run_dir / "model.onnx"), "--out", str(run_dir), "--level", level],
+                       check=True, env=env, capture_output=True, timeout=300)
+    # The run directory itself is unchanged: the runner adds probes/ only.
+    assert json.loads((run_dir / "manifest.json").read_text())["captured_by"] == \
+        "model_inspector.capture"
+    framework = node_names(run_dir / "model.onnx")
+    compiled = node_names(run_dir / "ort" / "model.optimized.onnx")
+    with mi.open(str(run_dir)) as run:
+        f = run.probes("framework")
+        c = run.probes("compiled")
+    by_name = lambda probes: {v["probe"].rpartition(":")[0] for v in probes["nodes"].values()}
+    assert by_name(f) == set(framework) and len(f["nodes"]) == 49
+    assert by_name(c) == set(compiled) and len(c["nodes"]) == len(compiled)

@@ -5,7 +5,6 @@ Expected values come from elsewhere than the code under test: probe names
 from the committed fixture exports read with python3-onnx, tensors from
 calling the modules' submodules directly, statistics from numpy."""
 
-import collections
 
 import numpy as np
 import onnx
@@ -334,3 +333,92 @@ def test_without_an_onnx_export_probes_are_named_after_scopes(tmp_path):
         assert not res.triggered   # no zero magnitude: log stays finite
         assert_stats(res["/abs:0"].stats, np_stats(mag))
         assert_stats(res["/log:0"].stats, np_stats(torch.log(mag)))
+
+
+def test_gradients_through_in_place_ops(tmp_path):
+    # torchvision's BasicBlock adds in place (`out += identity`) and its ReLU
+    # is in place: each probe's gradient is of the tensor as that node made it.
+    model = resnet18()
+    x = seeded_input(RESNET_INPUT)
+    with Inspector(model, x, run_dir=tmp_path) as insp:
+        res = insp.run(x, probes=["/layer1/layer1.0/**"], gradients=True, keep="tensor")
+        g_relu = res["/layer1/layer1.0/relu_1/Relu:grad0"].tensor
+        g_add = res["/layer1/layer1.0/Add:grad0"].tensor
+        g_bn2 = res["/layer1/layer1.0/conv2/Conv:grad0"].tensor
+        add_out = res["/layer1/layer1.0/Add:0"].tensor
+    # Reference: the block's output is layer1.1's input; the gradient of the
+    # sum of the logits with respect to it, by autograd on the rest of the net.
+    with torch.no_grad():
+        block_out = model.layer1[0](model.maxpool(model.relu(model.bn1(model.conv1(x)))))
+    feats = block_out.clone().requires_grad_(True)
+    rest = model.fc(torch.flatten(model.avgpool(model.layer4(model.layer3(model.layer2(
+        model.layer1[1](feats))))), 1))
+    (want,) = torch.autograd.grad(rest.sum(), feats)
+    np.testing.assert_allclose(g_relu, want.numpy(), rtol=1e-4, atol=1e-6)
+    # Through the ReLU: masked where the sum was not positive; through the
+    # sum: the same gradient for the BatchNorm's output.
+    np.testing.assert_allclose(g_add, g_relu * (add_out > 0), rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(g_bn2, g_add)
+    assert not np.array_equal(g_add, g_relu)
+
+
+def test_fp16_storage_of_kept_tensors(tmp_path):
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh()).eval()
+    x = seeded_input((2, 3))
+    with torch.no_grad():
+        want = model(x).numpy()
+    with Inspector(model, x, run_dir=tmp_path, keep="tensor", fp16=True) as insp:
+        res = insp.run(x, probes=["/1/Tanh"])
+        stored = insp.store.tensor("/1/Tanh:0")
+        assert stored.dtype == np.float16
+        np.testing.assert_array_equal(stored, want.astype(np.float16))
+        # The statistics are of the float32 tensor the model made.
+        assert res["/1/Tanh:0"].stats["dtype"] == "float32"
+        assert res["/1/Tanh:0"].stats["max"] == pytest.approx(float(want.max()), rel=1e-6)
+
+
+class FoldedAndUntracked(nn.Module):
+    """`p + 1.0` is on a parameter only: the export folds it (no node).
+    F.linear on a 3-d input is not a tracked op but exports as MatMul + Add.
+    So PyTorch sees one Add call where the export has another Add: counting
+    alone would give `p + 1.0` the linear's `/Add`."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.p = nn.Parameter(torch.randn(2, 3, 4))
+        self.w = nn.Parameter(torch.randn(4, 4))
+        self.b = nn.Parameter(torch.randn(4))
+
+    def forward(self, x):
+        q = self.p + 1.0
+        y = torch.nn.functional.linear(x, self.w, self.b)
+        return y * q + x
+
+
+def test_folded_ops_never_take_another_nodes_name(tmp_path):
+    model = FoldedAndUntracked()
+    x = seeded_input((2, 3, 4))
+    with Inspector(model, x, run_dir=tmp_path) as insp:
+        export = onnx.load(insp.backend.model_path())
+        assert [(n.name, n.op_type) for n in export.graph.node] == [
+            ("/MatMul", "MatMul"), ("/Add", "Add"), ("/Mul", "Mul"), ("/Add_1", "Add")]
+        # In execution order; `p + 1.0` PyTorch-only; the sum the root module
+        # returns is the graph output's node, reported once.
+        assert [n.name for n in insp.nodes()] == ["/add", "/Mul", "/Add_1"]
+        res = insp.run(x)
+    with torch.no_grad():
+        q = model.p + 1.0
+        prod = torch.nn.functional.linear(x, model.w, model.b) * q
+    assert_stats(res["/add:0"].stats, np_stats(q))
+    assert_stats(res["/Mul:0"].stats, np_stats(prod))
+    assert_stats(res["/Add_1:0"].stats, np_stats(prod + x))
+    assert "/Add:0" not in res
+
+
+def test_model_path_must_be_onnx(tmp_path):
+    with pytest.raises(ValueError, match=r"expected an \.onnx file.*Inspector\(module"):
+        Inspector(model_path=str(tmp_path / "model.pt"), run_dir=tmp_path)
+    with pytest.raises(ValueError, match="backend 'torch' needs a torch module"):
+        Inspector(model_path=str(FIXTURES / "resnet18" / "model.onnx"), backend="torch",
+                  run_dir=tmp_path)

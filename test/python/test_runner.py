@@ -36,9 +36,9 @@ def runner(*args, check=True):
     return proc
 
 
-def log_model(path):
+def log_model(path, relu_name="relu"):
     """x -> Relu -> Log: Log of a ReLU output is -inf where the ReLU zeroed."""
-    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name=relu_name),
              helper.make_node("Log", ["r"], ["y"], name="log")]
     graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
@@ -150,3 +150,17 @@ def test_compiled_level_is_recorded_with_its_graph(tmp_path):
         assert run["level"] == "compiled"
         names = {p["node"] for p in store.probes(result["run_id"])}
         assert names == {n.name for n in optimized.graph.node}
+
+
+def test_probe_values_split_at_commas_unless_they_name_a_node(tmp_path):
+    model = tmp_path / "log.onnx"
+    log_model(model, relu_name="relu,first")
+    out = tmp_path / "run"
+    one = json.loads(runner("--model", model, "--out", out, "--probes", "relu,first:0",
+                            "--format", "json").stdout)
+    both = json.loads(runner("--model", model, "--out", out, "--probes", "log,relu*",
+                             "--format", "json").stdout)
+    with ProbeStore(str(out)) as store:
+        assert [p["probe"] for p in store.probes(one["run_id"])] == ["relu,first:0"]
+        assert sorted(p["probe"] for p in store.probes(both["run_id"])) == \
+            ["log:0", "relu,first:0"]

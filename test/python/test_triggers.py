@@ -6,13 +6,17 @@ Expected nodes and counts are worked out in each test from the modules
 themselves (which element is negative before a sqrt, which layer's output
 first leaves fp16's range), not from the code under test."""
 
+import json
 import math
 
 import numpy as np
+import onnx
 import pytest
+from onnx import numpy_helper
 
-from torch_probe_models import (RESNET_INPUT, LogLayer, SqrtInTheMiddle, resnet18,
-                                seeded_input)
+from conftest import run as run_cli
+from torch_probe_models import (RESNET_INPUT, LogLayer, SqrtInTheMiddle, onnx_to_fp16,
+                                resnet18, seeded_input)
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
@@ -115,6 +119,32 @@ def test_weights_scaled_to_overflow_fp16(tmp_path, backend):
         assert again.first_hit["node"] == node
 
 
+def test_weights_scaled_to_overflow_an_fp16_model_on_onnxruntime(tmp_path):
+    # The same fault in a model that really runs in half precision: the
+    # export converted to float16 (weights included; the scaled conv's
+    # largest weight still fits fp16), on ONNX Runtime. The conv's output
+    # overflows to +-Inf there, and "inf" fires at it, as producer.
+    model = _overflowing_resnet()
+    x = seeded_input(RESNET_INPUT)
+    fp32, fp16 = tmp_path / "model.onnx", tmp_path / "model_fp16.onnx"
+    with torch.no_grad():
+        torch.onnx.export(model, (x,), str(fp32), opset_version=13)
+    onnx_to_fp16(fp32, fp16)
+    conv = "/layer2/layer2.0/conv1/Conv"
+    half = onnx.load(str(fp16))
+    weight = next(n.input[1] for n in half.graph.node if n.name == conv)
+    w = numpy_helper.to_array(next(t for t in half.graph.initializer if t.name == weight))
+    assert w.dtype == np.float16 and np.isfinite(w).all()
+    with Inspector(model_path=str(fp16), run_dir=tmp_path / "run") as insp:
+        res = insp.run(x.numpy().astype(np.float16), triggers=["inf", "nan"])
+        hit = res.first_hit
+        assert (hit["node"], hit["role"], hit["trigger"]) == (conv, "producer", "inf")
+        assert res[conv].stats["dtype"] == "float16"
+        assert res[conv].stats["pos_inf"] + res[conv].stats["neg_inf"] > 0
+        # Its input, layer1's output, was finite: kept whole on the hit.
+        assert np.isfinite(res[f"{conv}:in0"].tensor).all()
+
+
 def test_zero_fraction_range_and_predicate(tmp_path):
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3), nn.Tanh()).eval()
@@ -161,7 +191,7 @@ def test_jump_against_the_running_mean(tmp_path):
             assert not insp.run(r, triggers=[f"jump:{k}"]).triggered
         res = insp.run(spike, triggers=[f"jump:{k}"])
         assert (res.first_hit["node"], res.first_hit["role"]) == ("/0/Gemm", "producer")
-        assert f"over 3 runs" in res.first_hit["detail"]
+        assert "over 3 runs" in res.first_hit["detail"]
 
 
 def test_parse_errors():
@@ -170,3 +200,41 @@ def test_parse_errors():
     for bad in ("nan:1", "range:1", "range:3:1", "zero_fraction:2", "jump:0", "median", 7):
         with pytest.raises((ValueError, TypeError)):
             triggers.parse(bad)
+
+
+@pytest.mark.parametrize("triggers_set", [(), ("nan",), ("zero_fraction:0.01",)])
+def test_input_probes_are_stored_once(tmp_path, triggers_set):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU()).eval()
+    x = seeded_input((3, 4))
+    with torch.no_grad():
+        pre = model[0](x)
+    with Inspector(model, x, run_dir=tmp_path) as insp:
+        res = insp.run(x, probes=["/1/Relu:in0", "/1/Relu"], triggers=triggers_set)
+        rows = [(p["probe"], p["kind"]) for p in insp.store.probes(res.run_id)]
+        assert sorted(rows) == [("/1/Relu:0", "output"), ("/1/Relu:in0", "input")]
+        assert res["/1/Relu:in0"].stats["min"] == pytest.approx(float(pre.min()))
+        # A hit keeps the input whole; otherwise statistics only.
+        assert (res["/1/Relu:in0"].tensor is not None) == res.triggered
+        assert res.triggered == (triggers_set == ("zero_fraction:0.01",))
+
+
+def test_a_paused_run_as_the_cli_reads_it(tmp_path):
+    # The store the Inspector wrote, read back by `model-inspector probes`.
+    model = SqrtInTheMiddle().eval()
+    x = seeded_input((4, 8))
+    with torch.no_grad():
+        negatives = int((model.l1(x) < 0).sum())
+    with Inspector(model, x, run_dir=tmp_path, plugins=["sparsity"]) as insp:
+        insp.run(x, triggers=["nan"], label="fault")
+    out = json.loads(run_cli("probes", tmp_path, "--format", "json").stdout)
+    (run,) = out["runs"]
+    assert (run["status"], run["stopped_at"], run["label"]) == ("stopped", "/Sqrt", "fault")
+    (hit,) = out["trigger_hits"]
+    assert (hit["node"], hit["role"], hit["trigger"]) == ("/Sqrt", "producer", "nan")
+    probes = {p["probe"]: p for p in out["probes"]}
+    assert set(probes) == {"/l1/Gemm:0", "/Sqrt:in0", "/Sqrt:0"}
+    assert probes["/Sqrt:0"]["stats"]["nan"] == negatives
+    assert probes["/Sqrt:0"]["array"] and probes["/Sqrt:in0"]["array"]   # kept whole
+    assert probes["/l1/Gemm:0"]["array"] is None                          # statistics only
+    assert {m["probe"] for m in out["plugin_metrics"]} >= {"/l1/Gemm:0", "/Sqrt:0"}

@@ -152,9 +152,9 @@ def _is_torch_leaf(module: torch.nn.Module) -> bool:
 class _Call:
     """One module call or functional op in the calibration forward."""
     __slots__ = ("key", "scope", "module", "op_type", "fn", "in_ids", "out_ids",
-                 "out_shapes", "out_refs", "parent")
+                 "out_shapes", "const", "done")
 
-    def __init__(self, key, scope, module, op_type, fn, parent):
+    def __init__(self, key, scope, module, op_type, fn):
         self.key = key              # scope for modules, "<scope>/#<op>_<k>" for ops
         self.scope = scope
         self.module = module        # module path or None
@@ -163,8 +163,8 @@ class _Call:
         self.in_ids = []
         self.out_ids = []
         self.out_shapes = []
-        self.out_refs = []
-        self.parent = parent
+        self.const = False          # an op on parameters / buffers only
+        self.done = 0               # position of its completion in the forward
 
 
 class _Tracker:
@@ -238,6 +238,8 @@ class TorchBackend(Backend):
         self._onnx_path = None
         self._export_error = None
         self._onnx_nodes = []
+        self._onnx_shapes = {}
+        self._graph_outputs = []
         self._export(onnx_path)
         self._calibrate()
 
@@ -264,7 +266,7 @@ class TorchBackend(Backend):
         model = onnx.load(onnx_path)
         try:
             model = onnx.shape_inference.infer_shapes(model)
-        except Exception:
+        except Exception:  # shapes stay unknown: the shape checks are skipped
             pass
         self._onnx_path = onnx_path
         shapes = {}
@@ -278,46 +280,51 @@ class TorchBackend(Backend):
 
     def _calibrate(self):
         calls = []
-        by_out = {}
         tracker = _Tracker(self)
         keep = []  # keeps every tensor alive so ids stay unique
+        open_calls = []  # module calls in progress
+        finished = [0]
+        const_ids = {id(t) for t in self.module.parameters()}
+        const_ids |= {id(t) for t in self.module.buffers()}
 
         def pre(module, inputs):
             scope = tracker.enter(module)
-            c = _Call(scope, scope, self._paths[module], type(module).__name__, None,
-                      None)
+            c = _Call(scope, scope, self._paths[module], type(module).__name__, None)
             c.in_ids = [id(t) for t in _tensors(inputs)]
             keep.append(inputs)
             calls.append(c)
-            module._mi_call = c
+            open_calls.append(c)
 
         def post(module, inputs, output):
             tracker.leave(module)
-            c = module._mi_call
+            c = open_calls.pop()
+            finished[0] += 1
+            c.done = finished[0]
             ts = _tensors(output)
             keep.append(output)
             c.out_ids = [id(t) for t in ts]
             c.out_shapes = [tuple(t.shape) for t in ts]
-            # Calls finish in order: an in-place op's output id repeats its
-            # input's; the latest producer of an id wins.
-            for t in ts:
-                by_out[id(t)] = c
 
         def on_op(func, args, kwargs):
             out = func(*args, **kwargs)
             name = getattr(func, "__name__", "")
             if name in _FUNCTIONAL and tracker.leaf_depth == 0:
                 scope, op, k = tracker.op_key(name)
-                c = _Call(f"{scope}/#{op}_{k}", scope, None, op, name.strip("_"), None)
+                c = _Call(f"{scope}/#{op}_{k}", scope, None, op, name.strip("_"))
                 c.in_ids = [id(t) for t in _tensors(args)]
                 ts = _tensors(out)[:1]
                 c.out_ids = [id(t) for t in ts]
                 c.out_shapes = [tuple(t.shape) for t in ts]
+                # Computed from parameters and constants alone: the export
+                # folds it into an initializer, so it has no node.
+                finished[0] += 1
+                c.done = finished[0]
+                c.const = all(i in const_ids for i in c.in_ids)
+                if c.const:
+                    const_ids.update(c.out_ids)
                 keep.append(args)
                 keep.append(out)
                 calls.append(c)
-                for t in ts:
-                    by_out[id(t)] = c
             return out
 
         handles = []
@@ -334,9 +341,6 @@ class TorchBackend(Backend):
         finally:
             for h in handles:
                 h.remove()
-            for m in self._segments:
-                if hasattr(m, "_mi_call"):
-                    del m._mi_call
         self._resolve(calls)
 
     def _resolve(self, calls):
@@ -345,84 +349,112 @@ class TorchBackend(Backend):
         reported (the same tensor is reported under that probe already)."""
         nodes = self._onnx_nodes
         node_by_name = {n.name: n for n in nodes}
-        order = {n.name: i for i, n in enumerate(nodes)}
-        producer = {}
         consumers = {}
+        # scope -> its nodes (at any depth), in graph order: "/a/b/Op" is in
+        # "/a/b", "/a" and the root's "".
+        in_scope_of = {}
         for n in nodes:
-            for k, o in enumerate(n.output):
-                producer[o] = (n, k)
             for i in n.input:
                 consumers.setdefault(i, []).append(n)
-        graph_outputs = set(getattr(self, "_graph_outputs", []))
+            if n.name.startswith("/"):
+                parts = n.name.split("/")
+                for depth in range(1, len(parts)):
+                    in_scope_of.setdefault("/".join(parts[:depth]), []).append(n)
+        graph_outputs = set(self._graph_outputs)
 
         def in_scope(name, scope):
             return name.startswith(scope + "/")
 
         def exits(scope):
             out = []
-            for n in nodes:
-                if not in_scope(n.name, scope):
-                    continue
-                for o in n.output:
+            for n in in_scope_of.get(scope, ()):
+                for k, o in enumerate(n.output):
                     users = consumers.get(o, [])
                     if o in graph_outputs or any(not in_scope(u.name, scope) for u in users):
-                        out.append((n, list(n.output).index(o), o))
+                        out.append((n, k, o))
             return out
 
         # Functional op types whose counts agree with the export's, per scope.
         torch_counts = {}
+        ordinal = {}
         for c in calls:
-            if c.module is None:
-                torch_counts[(c.scope, c.op_type)] = torch_counts.get((c.scope, c.op_type), 0) + 1
+            if c.module is None and not c.const:
+                # The k-th op of its type in its scope, folded ones left out:
+                # the export's <scope>/<OpType>_k.
+                group = (c.scope, c.op_type)
+                ordinal[c.key] = torch_counts.get(group, 0)
+                torch_counts[group] = ordinal[c.key] + 1
         onnx_counts = {}
         for n in nodes:
             scope, _, _ = n.name.rpartition("/")
             onnx_counts[(scope, n.op_type)] = onnx_counts.get((scope, n.op_type), 0) + 1
 
-        assigned = {}  # call key -> [(node, index, recurrent)] per output
-        info = {}      # node name -> (op_type, inputs, outputs, module, recurrent)
-        by_out = {}
-        for c in calls:
-            mapped = [None] * len(c.out_ids)
-            if c.module is not None:
-                mod = self._module_by_path(c.module)
-                if isinstance(mod, _RECURRENT) and nodes:
-                    rec = [n for n in nodes if in_scope(n.name, c.scope)
-                           and n.op_type in _RECURRENT_OPS]
-                    if rec:
-                        n = rec[-1]
-                        for k in range(min(len(mapped), 3)):
-                            mapped[k] = (n.name, k)
-                elif nodes:
-                    ex = exits(c.scope)
-                    if ex:
-                        free = list(ex)
-                        for k, shape in enumerate(c.out_shapes):
-                            pick = next((e for e in free
-                                         if self._onnx_shapes.get(e[2]) == shape), None)
-                            if pick is None and len(free) == 1 and len(c.out_shapes) == 1:
-                                pick = free[0]
-                            if pick is not None:
-                                free.remove(pick)
-                                mapped[k] = (pick[0].name, pick[1])
-                    elif not any(in_scope(n.name, c.scope) for n in nodes):
-                        # No node of its own: folded into its input's producer.
-                        src = by_out.get(c.in_ids[0]) if c.in_ids else None
-                        if src is not None and len(c.out_ids) == 1:
-                            mapped[0] = src
-            else:
-                k_op = int(c.key.rsplit("_", 1)[1])
-                name = f"{c.scope}/{c.op_type}" + (f"_{k_op}" if k_op else "")
-                n = node_by_name.get(name)
-                agree = torch_counts.get((c.scope, c.op_type)) == onnx_counts.get(
-                    (c.scope, c.op_type))
-                if (n is not None and n.op_type == c.op_type and agree and c.out_shapes
-                        and self._onnx_shapes.get(n.output[0], c.out_shapes[0])
-                        == c.out_shapes[0]):
-                    mapped[0] = (name, 0)
-            assigned[c.key] = mapped
-            for k, oid in enumerate(c.out_ids):
-                by_out[oid] = mapped[k]
+        def assign(excluded):
+            """Maps every call's outputs; returns the mapping and the
+            functional op groups (scope, op type) whose mapped nodes do
+            not read the tensors their PyTorch inputs map to."""
+            assigned = {}  # call key -> [(node, output index) or None] per output
+            by_out = {}    # tensor id -> its probe so far
+            bad = set()
+            for c in calls:
+                mapped = [None] * len(c.out_ids)
+                if c.module is not None:
+                    mod = self._module_by_path(c.module)
+                    if isinstance(mod, _RECURRENT) and nodes:
+                        rec = [n for n in in_scope_of.get(c.scope, ())
+                               if n.op_type in _RECURRENT_OPS]
+                        if rec:
+                            n = rec[-1]
+                            for k in range(min(len(mapped), 3)):
+                                mapped[k] = (n.name, k)
+                    elif nodes:
+                        ex = exits(c.scope)
+                        if ex:
+                            free = list(ex)
+                            for k, shape in enumerate(c.out_shapes):
+                                pick = next((e for e in free
+                                             if self._onnx_shapes.get(e[2]) == shape), None)
+                                if pick is None and len(free) == 1 and len(c.out_shapes) == 1:
+                                    pick = free[0]
+                                if pick is not None:
+                                    free.remove(pick)
+                                    mapped[k] = (pick[0].name, pick[1])
+                        elif c.scope not in in_scope_of:
+                            # No node of its own: folded into its input's producer.
+                            src = by_out.get(c.in_ids[0]) if c.in_ids else None
+                            if src is not None and len(c.out_ids) == 1:
+                                mapped[0] = src
+                else:
+                    k_op = ordinal.get(c.key, -1)
+                    name = f"{c.scope}/{c.op_type}" + (f"_{k_op}" if k_op else "")
+                    n = node_by_name.get(name) if k_op >= 0 else None
+                    group = (c.scope, c.op_type)
+                    agree = torch_counts.get(group) == onnx_counts.get(group)
+                    if (n is not None and n.op_type == c.op_type and agree and c.out_shapes
+                            and group not in excluded and not c.const
+                            and self._onnx_shapes.get(n.output[0], c.out_shapes[0])
+                            == c.out_shapes[0]):
+                        # Data flow: an input that maps to an ONNX tensor must
+                        # be one the node reads; else the names are shifted.
+                        for in_id in c.in_ids:
+                            src = by_out.get(in_id)
+                            if src is not None and src[0] in node_by_name:
+                                tensor = node_by_name[src[0]].output[src[1]]
+                                if tensor not in n.input:
+                                    bad.add(group)
+                        mapped[0] = (name, 0)
+                assigned[c.key] = mapped
+                for k, oid in enumerate(c.out_ids):
+                    by_out[oid] = mapped[k]
+
+            return assigned, bad
+
+        excluded = set()
+        while True:
+            assigned, bad = assign(excluded)
+            if not bad - excluded:
+                break
+            excluded |= bad
 
         # A probe that two different tensors map to: the later keeps it.
         last = {}
@@ -441,6 +473,8 @@ class TorchBackend(Backend):
         for i, c in enumerate(calls):
             for oid in c.out_ids:
                 last_producer[oid] = i
+        module_named = {c.out_ids[k] for c in calls if c.module is not None
+                        for k, m in enumerate(assigned[c.key]) if m is not None}
         for c in calls:
             outs = []
             for k, m in enumerate(assigned[c.key]):
@@ -449,6 +483,10 @@ class TorchBackend(Backend):
                         outs.append(None)      # same tensor, reported later
                         continue
                     m = None                   # an earlier value: PyTorch-only
+                if m is None and c.module is None and c.out_ids[k] in module_named:
+                    # An op whose result a module returns under an ONNX name.
+                    outs.append(None)
+                    continue
                 if m is None and c.module is not None:
                     # A module whose output is the very tensor a call inside
                     # it made (the root returning its last op's result): that
@@ -480,15 +518,16 @@ class TorchBackend(Backend):
                     if c.module is not None and isinstance(self._module_by_path(c.module),
                                                            _RECURRENT):
                         recurrent = True
-                    nodes_out.append(GraphNode(
+                    nodes_out.append((c.done, GraphNode(
                         name=m[0], op_type=op_type,
                         inputs=tuple(onnx_node.input) if onnx_node is not None else (),
                         outputs=tuple(onnx_node.output) if onnx_node is not None
                         else tuple(f"{m[0]}:{i}" for i in range(len(c.out_ids))),
-                        module=module, recurrent=recurrent))
+                        module=module, recurrent=recurrent)))
             plan[c.key] = outs
         self._plan = plan
-        self._nodes = nodes_out
+        # In execution order: a module's node where the module completes.
+        self._nodes = [n for _, n in sorted(nodes_out, key=lambda e: e[0])]
 
     def _module_by_path(self, path):
         return self.module.get_submodule(path) if path else self.module
@@ -516,7 +555,6 @@ class TorchBackend(Backend):
         wanted = request.nodes
         inputs_of = request.inputs_of
         counter = [0]
-        orders = []                 # execution order of the module calls in progress
         grad_hooks = []
 
         def emit(ev):
@@ -538,9 +576,13 @@ class TorchBackend(Backend):
                     self._emit_steps(self._recurrent[key], node, t, order, emit)
                 emit(ProbeEvent(probe=f"{node}:{index}", node=node, kind="output",
                                 index=index, tensor=to_numpy(t), order=order))
-                if request.gradients and t.requires_grad:
-                    grad_hooks.append(t.register_hook(self._grad_hook(node, index, order,
-                                                                      on_tensor)))
+                if request.gradients and t.grad_fn is not None:
+                    # On the autograd node that made this version of the
+                    # tensor: a hook on the tensor itself would see the
+                    # gradient of its last version after in-place ops
+                    # (ReLU(inplace=True), `out += identity`).
+                    grad_hooks.append(t.grad_fn.register_hook(
+                        self._grad_hook(node, index, t.output_nr, order, on_tensor)))
 
         def report_inputs(outs, tensors, order, inplace):
             with _NoTorchFunction():
@@ -557,22 +599,24 @@ class TorchBackend(Backend):
                 emit(ProbeEvent(probe=f"{node}:in{k}", node=node, kind="input", index=k,
                                 tensor=a, order=order))
 
+        # `order` is the position of a node's completion: a module's outputs
+        # come after those of the calls inside it. Its inputs are reported
+        # when it starts, with the position it has if nothing inside
+        # completes first (exact for leaf modules and functional ops).
         def pre(module, args):
             scope = tracker.enter(module)
-            counter[0] += 1
-            orders.append(counter[0])
             if inputs_of:
                 outs = plan.get(scope)
                 if outs:
-                    report_inputs(outs, _tensors(args), counter[0],
+                    report_inputs(outs, _tensors(args), counter[0] + 1,
                                   bool(getattr(module, "inplace", False)))
 
         def post(module, args, output):
             scope = tracker.leave(module)
-            order = orders.pop()
+            counter[0] += 1
             outs = plan.get(scope)
             if outs:
-                report_outputs(scope, outs, _tensors(output), order)
+                report_outputs(scope, outs, _tensors(output), counter[0])
 
         def on_op(func, args, kwargs):
             name = getattr(func, "__name__", "")
@@ -581,13 +625,12 @@ class TorchBackend(Backend):
             scope, op, k = tracker.op_key(name)
             key = f"{scope}/#{op}_{k}"
             outs = plan.get(key)
-            counter[0] += 1
-            order = counter[0]
             if outs and inputs_of:
-                report_inputs(outs, _tensors(args), order, name.endswith("_"))
+                report_inputs(outs, _tensors(args), counter[0] + 1, name.endswith("_"))
             out = func(*args, **kwargs)
+            counter[0] += 1
             if outs:
-                report_outputs(key, outs, _tensors(out)[:1], order)
+                report_outputs(key, outs, _tensors(out)[:1], counter[0])
             return out
 
         handles = []
@@ -617,7 +660,7 @@ class TorchBackend(Backend):
         if outputs is None:
             return {}
         tensors = _tensors(outputs)
-        names = getattr(self, "_graph_outputs", [])
+        names = self._graph_outputs
         if len(names) != len(tensors):
             names = [f"output{i}" for i in range(len(tensors))]
         return {n: to_numpy(t) for n, t in zip(names, tensors)}
@@ -633,8 +676,10 @@ class TorchBackend(Backend):
             emit(ProbeEvent(probe=f"{node}:0", node=node, kind="output", index=0,
                             tensor=to_numpy(step), step=s, order=order))
 
-    def _grad_hook(self, node, index, order, on_tensor):
-        def hook(g):
-            on_tensor(ProbeEvent(probe=f"{node}:grad{index}", node=node, kind="grad",
-                                 index=index, tensor=to_numpy(g), order=order))
+    def _grad_hook(self, node, index, output_nr, order, on_tensor):
+        def hook(grad_inputs, grad_outputs):
+            g = grad_outputs[output_nr]
+            if g is not None:
+                on_tensor(ProbeEvent(probe=f"{node}:grad{index}", node=node, kind="grad",
+                                     index=index, tensor=to_numpy(g), order=order))
         return hook
