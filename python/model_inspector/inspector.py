@@ -232,6 +232,8 @@ class Inspector:
         self.plugins = _plugins.resolve(plugins)
         self._torch_backend = None
         self.backend = self._make_backend(model_path, module, example_input, backend)
+        if model_path is None and module is None:   # a Backend instance
+            model_path = self.backend.model_path()
         if model_path is not None:
             stem = pathlib.Path(model_path).stem
             self.model = str(model_path)
@@ -323,7 +325,10 @@ class Inspector:
         if self.backend.name != "torch":
             inputs = _as_numpy(inputs)
         store = self.store
-        run_id = store.begin_run(self.backend.name, model=self.model, level="framework",
+        # The graph level the backend probes: "compiled" for ONNX Runtime's
+        # optimized graph (OnnxRuntimeBackend(level="compiled")).
+        level = getattr(self.backend, "level", None) or "framework"
+        run_id = store.begin_run(self.backend.name, model=self.model, level=level,
                                  label=label, inputs=_describe_inputs(inputs))
         results: dict[str, ProbeResult] = {}
         pending: dict[str, list] = {}       # node -> its input events, until its outputs

@@ -422,3 +422,16 @@ def test_model_path_must_be_onnx(tmp_path):
     with pytest.raises(ValueError, match="backend 'torch' needs a torch module"):
         Inspector(model_path=str(FIXTURES / "resnet18" / "model.onnx"), backend="torch",
                   run_dir=tmp_path)
+
+
+def test_runs_are_stored_at_the_backends_level(tmp_path):
+    from model_inspector.backends.onnxruntime import OnnxRuntimeBackend
+    fixture = committed(FIXTURES / "resnet18" / "model.onnx")
+    x = seeded_input(RESNET_INPUT).numpy()
+    compiled = OnnxRuntimeBackend(str(fixture), level="compiled")
+    with Inspector(backend=compiled, run_dir=tmp_path / "c") as insp:
+        insp.run(x, probes=["*"])
+        assert insp.store.runs()[-1]["level"] == "compiled"
+    with Inspector(model_path=str(fixture), run_dir=tmp_path / "f") as insp:
+        insp.run(x, probes=["/fc/Gemm"])
+        assert insp.store.runs()[-1]["level"] == "framework"
