@@ -108,8 +108,9 @@ StatusOr<SavedSession> ParseSavedSession(std::string_view json,
 // for /home/u/runs/r1)").
 StatusOr<SavedSession> ReadSavedSession(const std::string& path);
 
-// The document of `session` with its paths relative to `base_dir`
-// (pretty-printed JSON, keys in a fixed order).
+// The document of `session` with its paths relative to `base_dir`, or
+// absolute when `base_dir` is empty (a session the UI downloads, whose
+// folder is not known); pretty-printed JSON, keys in a fixed order.
 std::string SavedSessionJson(const SavedSession& session,
                              const std::string& base_dir);
 

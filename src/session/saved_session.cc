@@ -31,7 +31,8 @@ std::string Relativise(const std::string& path, const std::string& base_dir) {
   std::error_code ec;
   fs::path abs = fs::absolute(path, ec);
   if (ec) return path;
-  fs::path base = fs::absolute(base_dir.empty() ? "." : base_dir, ec);
+  if (base_dir.empty()) return abs.lexically_normal().string();
+  fs::path base = fs::absolute(base_dir, ec);
   if (ec) return abs.lexically_normal().string();
   fs::path rel =
       abs.lexically_normal().lexically_relative(base.lexically_normal());
