@@ -33,9 +33,12 @@ ALLOWED = {
     "diff": {"base", "model", "trace", "linker", "analysis", "model_inspector"},
     "session": {"base", "io", "diag", "model", "trace", "importers", "importers/common",
                 "importers/<format>", "linker", "analysis", "layout", "encoders",
-                "diff", "model_inspector"},
+                "diff", "probes", "model_inspector"},
     # The run history store: SQLite, digests through the public API.
     "history": {"base", "model_inspector"},
+    # Tensor probes: the statistics kernel and the per-run probe store
+    # (SQLite and .npy files), below the session that reads it.
+    "probes": {"base", "model_inspector"},
     "server": {"model_inspector", "base", "encoders"},
     # Reports of a diff or a run for people and CI systems (table, Markdown,
     # JUnit XML, HTML with layered drawings).

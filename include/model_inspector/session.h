@@ -382,4 +382,10 @@ std::string AnalysesReferenceMarkdown();
 // The list of diagnostic codes as Markdown (docs/reference/errors.md).
 std::string DiagnosticsReferenceMarkdown();
 
+// Whether a node-search glob matches a '/'-separated node or scope name, as
+// SearchJson's "glob" mode reads it (trailing whole segments,
+// case-insensitive; '*' within a segment, '**' across, '?'; a leading '/'
+// anchors at the root). The Python Inspector reads probe patterns with it.
+bool ScopeGlobMatches(std::string_view pattern, std::string_view path);
+
 }  // namespace mi

@@ -22,6 +22,7 @@
 #include "encoders/json_encoder.h"
 #include "model_inspector/diff.h"
 #include "model_inspector/session.h"
+#include "python/probe_bindings.h"
 
 namespace py = pybind11;
 
@@ -241,4 +242,6 @@ PYBIND11_MODULE(_core, m) {
           py::arg("level"), py::arg("name"), py::arg("limit"), Release())
       .def("digest_json", &DigestJson, py::arg("model") = "",
            py::arg("label") = "", py::arg("git_commit") = "", Release());
+
+  RegisterProbeBindings(m);
 }
