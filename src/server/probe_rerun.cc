@@ -61,9 +61,11 @@ bool IsOnnx(const std::string& path) {
   return ext == ".onnx";
 }
 
-// A probe pattern or trigger as one argument: printable, not an option.
+// A probe pattern or trigger as one argument: printable, not an option, no
+// comma (the runner splits its values on commas).
 bool SafeArgument(const std::string& s) {
   if (s.empty() || s.size() > 1024 || s.front() == '-') return false;
+  if (s.find(',') != std::string::npos) return false;
   return std::none_of(s.begin(), s.end(),
                       [](unsigned char c) { return c < 0x20 || c == 0x7f; });
 }
@@ -229,7 +231,8 @@ HttpResponse ProbeRerunner::Start(size_t run_id, const RerunTarget& target,
     for (const json& v : *it) {
       if (!v.is_string() || !SafeArgument(v.get<std::string>())) {
         return Api::Error(400, fmt::format("{}: expected printable strings "
-                                           "not starting with '-', found {}",
+                                           "not starting with '-', without "
+                                           "',', found {}",
                                            key, v.dump()));
       }
       out->push_back(v.get<std::string>());
@@ -280,14 +283,22 @@ HttpResponse ProbeRerunner::Start(size_t run_id, const RerunTarget& target,
   job->id = next_job_++;
   job->probes = probes;
   job->input = input;
+  // The runner's options repeat (--probes P --probes Q): each value one
+  // argument, never split by a shell.
   job->argv = {options_.python, "-m",         "model_inspector.runner",
-               "--model",       target.model, "--inputs",
-               input,           "--out",      target.run_dir,
-               "--keep",        keep,         "--probes"};
-  job->argv.insert(job->argv.end(), probes.begin(), probes.end());
-  if (!triggers.empty()) {
+               "--model",       target.model, "--out",
+               target.run_dir,  "--keep",     keep};
+  if (!input.empty()) {
+    job->argv.push_back("--inputs");
+    job->argv.push_back(input);
+  }
+  for (const std::string& p : probes) {
+    job->argv.push_back("--probes");
+    job->argv.push_back(p);
+  }
+  for (const std::string& t : triggers) {
     job->argv.push_back("--triggers");
-    job->argv.insert(job->argv.end(), triggers.begin(), triggers.end());
+    job->argv.push_back(t);
   }
   job->argv.push_back("--label");
   job->argv.push_back("re-run from the UI");
