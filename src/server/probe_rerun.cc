@@ -254,20 +254,30 @@ HttpResponse ProbeRerunner::Start(size_t run_id, const RerunTarget& target,
     }
     keep = body["keep"].get<std::string>();
   }
+  // The input: an index into the inputs offered; absent or -1: the
+  // runner's deterministic input (x[i] = (i % 7) / 7 for every float input
+  // of static shape, as the fixtures are fed).
   std::vector<std::string> inputs = InputsFor(target);
-  if (!body.contains("input") || !body["input"].is_number_unsigned() ||
-      body["input"].get<uint64_t>() >= inputs.size()) {
-    return Api::Error(
-        400, inputs.empty()
-                 ? fmt::format("input: the server offers no model input for "
-                               "run {}: put a .npy file in {} (or "
-                               "{}/inputs/), or give `open --inputs X.npy`",
-                               run_id, target.run_dir, target.run_dir)
-                 : fmt::format("input: expected an index 0..{} into the "
-                               "inputs GET answers",
-                               inputs.size() - 1));
+  std::string input;
+  bool given = body.contains("input") && !body["input"].is_null() &&
+               !(body["input"].is_number_integer() &&
+                 body["input"].get<int64_t>() == -1);
+  if (given) {
+    if (!body["input"].is_number_unsigned() ||
+        body["input"].get<uint64_t>() >= inputs.size()) {
+      return Api::Error(
+          400, inputs.empty()
+                   ? fmt::format("input: run {} offers no model input (put a "
+                                 ".npy file in {} or {}/inputs/, or give "
+                                 "`open --inputs X.npy`); -1 or none for the "
+                                 "runner's deterministic input",
+                                 run_id, target.run_dir, target.run_dir)
+                   : fmt::format("input: expected -1 or an index 0..{} into "
+                                 "the inputs GET answers",
+                                 inputs.size() - 1));
+    }
+    input = inputs[body["input"].get<uint64_t>()];
   }
-  std::string input = inputs[body["input"].get<uint64_t>()];
 
   std::lock_guard<std::mutex> lock(mutex_);
   auto existing = jobs_.find(run_id);

@@ -183,7 +183,8 @@ TEST_F(SessionFileApiTest, RerunStateAndRefusals) {
   refused(R"({"probes": [], "input": 0})", "probes: expected a list of 1..");
   refused(R"({"probes": ["--model=/etc/passwd"], "input": 0})",
           "not starting with '-'");
-  refused(R"({"probes": ["a"], "input": 1})", "input: expected an index 0..0");
+  refused(R"({"probes": ["a"], "input": 1})",
+          "input: expected -1 or an index 0..0");
   refused(R"({"probes": ["a"], "input": 0, "keep": "all"})",
           "keep: expected \"stats\" or \"tensor\"");
   HttpRequest other = Post("/api/runs/0/probes/run", R"({"probes": ["a"]})");

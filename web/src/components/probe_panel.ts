@@ -71,6 +71,7 @@ export class ProbePanel {
     this.status.textContent = '';
     if (!e || e.status === 'loading') this.status.append(el('span', 'muted', 'reading the probe store…'));
     else if (!data) this.status.append(el('span', 'muted', e.message ?? 'no probe store for this run'));
+    else if (data.store === null) this.status.append(el('span', 'muted', 'no probe store in this run\'s directory yet (<run dir>/probes/probes.db): re-run with probes below, or probe from Python (docs/guides/probes.md)'));
     else {
       const runs = data.runs;
       const last = runs[runs.length - 1];

@@ -164,6 +164,8 @@ export interface HeatInfo {
    * of the nodes the timing diff lists, those slower / faster beyond the noise.
    */
   diff?: DiffCounts;
+  /** Colour by probe statistic: the statistic, its range, items with / without a value, or why none. */
+  probe?: { stat: string; reason: string | null; min: number; max: number; withData: number; withoutData: number };
 }
 
 /** Node counts of one pane's side of a diff (colour by diff, the legend). */

@@ -26,17 +26,24 @@ export interface ProbeTriggerHitJson {
 
 /** One node of a level: its (first output's) probe and statistics in the latest run, plugin metrics by plugin. */
 export interface ProbeNodeEntry {
-  probe: string; stats: ProbeStats; order?: number;
+  probe: string; kind?: string; index?: number; stats: ProbeStats; order?: number;
   plugin?: Record<string, Record<string, unknown>>;
 }
 
 /** GET /api/runs/{run}/probes?level=L */
 export interface ProbesLevelJson {
+  /** The probe store read, null when the run directory has none. */
+  store?: string | null;
+  level?: string;
+  /** The probe run shown (the latest finished one of this level, else of any), null when none. */
+  run?: number | null;
   runs: ProbeRunJson[];
   stats_names: string[];
   /** By model node id at that level. */
   nodes: Record<string, ProbeNodeEntry>;
   trigger_hits?: ProbeTriggerHitJson[];
+  /** Probes of the run whose node no node of the level is named. */
+  unmatched?: string[];
   /** Compare of two runs, when the server has one: metric name → per node id value, and the first divergent node. */
   compare?: { metrics: string[]; nodes: Record<string, Record<string, number | null>>; first_divergent?: number | null } | null;
 }
