@@ -136,7 +136,9 @@ export function colourStats(p: ProbesLevelJson | null): string[] {
 export function firstNanNode(p: ProbesLevelJson | null): { id: number; hit: ProbeTriggerHitJson } | null {
   const hits = (p?.trigger_hits ?? []).filter((h) => h.node_id !== null && h.node_id !== undefined);
   const nanLike = hits.filter((h) => h.role === 'producer' && /^(nan|inf)/.test(h.trigger));
-  const pick = (nanLike.length ? nanLike : hits.filter((h) => h.role === 'producer')).sort((a, b) => (a.order ?? 0) - (b.order ?? 0))[0];
+  // A producer made it (its inputs were clean); without one (the NaN came in with the model input) the first propagator.
+  const producers = hits.filter((h) => h.role === 'producer');
+  const pick = (nanLike.length ? nanLike : producers.length ? producers : hits).slice().sort((a, b) => (a.order ?? 0) - (b.order ?? 0))[0];
   if (pick) return { id: pick.node_id as number, hit: pick };
   // Without a trigger: the first node in execution order whose output holds a NaN or an Inf.
   let best: { id: number; order: number; e: ProbeNodeEntry } | null = null;
