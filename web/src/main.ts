@@ -92,6 +92,7 @@ const graph = instances.get(graphView.id);
 const session = new SessionFile(store, api, bookmarks, notes, {
   get: () => graph?.viewport?.() ?? null,
   restore: (v) => graph?.restoreViewport?.(v) ?? Promise.resolve(false),
+  applyHash: (h) => store.dispatch({ type: 'urlChanged', url: parseHash(h, tabs) }),
 }, byId<HTMLButtonElement>('save-session'), byId('session-status'));
 
 api.runs().then(async (runs) => {

@@ -11,7 +11,7 @@ import { fmtBytes, fmtNs } from '../base/format';
 import { opColor, rgbCss } from '../base/palette';
 import type { FindingJson, NodeDetails, NodeRef, SummaryJson, SummaryOpType, TaskDetails, ValueInfo } from '../rpc/api';
 import type { ApiClient } from '../rpc/api';
-import type { AppState, DetailsContent, GroupInfo } from '../core/state';
+import { probeKey, type AppState, type DetailsContent, type GroupInfo } from '../core/state';
 import type { StoreApi } from '../core/store';
 import { el, midName } from '../widgets/dom';
 import type { Bookmarks } from './bookmarks';
@@ -93,12 +93,18 @@ export function mountDetailsPanel(root: HTMLElement, store: StoreApi, api?: ApiC
       return notes && w ? notes.editor({ level: w.level, id: d.id, name: d.name, op: d.op_type }) : null;
     },
   });
-  // The shown node's probes (asked again when a re-run changed the store).
+  // The shown node's probes, when its run and level have a probe store
+  // (asked again when a re-run changed the store).
   let probeSeq = 0;
+  const storeOf = (s: AppState): boolean => {
+    const w = where();
+    const d = w ? s.probeData[probeKey(w.run, w.level)]?.data : null;
+    return !!d && d.store !== null && d.runs.length > 0;
+  };
   const showProbes = (s: AppState): void => {
     const c = s.details.content, w = where();
     const place = root.querySelector<HTMLElement>('.probes-place');
-    if (!api || c.kind !== 'node' || !w || !place) return;
+    if (!api || c.kind !== 'node' || !w || !place || !storeOf(s)) return;
     const seq = ++probeSeq;
     place.dataset.state = 'loading';
     api.probeNode(w.run, w.level, c.node.id).then((data) => {
@@ -108,14 +114,13 @@ export function mountDetailsPanel(root: HTMLElement, store: StoreApi, api?: ApiC
       place.dataset.state = 'ready';
     }, (e: Error) => {
       if (seq !== probeSeq) return;
-      // A run without a probe store: nothing to show (the probe panel says why).
       place.textContent = '';
-      place.dataset.state = 'none';
-      place.title = e.message;
+      place.append(el('div', 'error', e.message));
+      place.dataset.state = 'error';
     });
   };
   const render = (s: AppState, prev: AppState | null): void => {
-    const probesChanged = !!prev && s.probeVersion !== prev.probeVersion;
+    const probesChanged = !!prev && (s.probeVersion !== prev.probeVersion || storeOf(s) !== storeOf(prev));
     if (prev && s.details === prev.details && !probesChanged) return;
     if (!prev || s.details.content !== prev.details.content) {
       panel.show(s.details.content);

@@ -17,6 +17,8 @@ import type { Notes } from './notes';
 export interface ViewportAccess {
   get(): { x: number; y: number; scale: number } | null;
   restore(v: { x: number; y: number; scale: number }): Promise<boolean>;
+  /** Applies a saved URL hash to the state (as an edited URL is). */
+  applyHash(hash: string): void;
 }
 
 export class SessionFile {
@@ -108,11 +110,7 @@ export class SessionFile {
     }
     const v = doc.view;
     if (v?.probe_stat) this.store.dispatch({ type: 'setProbeStat', stat: v.probe_stat });
-    if (v?.hash && !pageHash.replace(/^#/, '')) {
-      location.hash = v.hash;
-      // The hash change is applied by the URL sync on its event.
-      await new Promise((r) => setTimeout(r, 0));
-    }
+    if (v?.hash && !pageHash.replace(/^#/, '')) this.viewport.applyHash(v.hash);
     if (v?.viewport) {
       // After the layout the hash asks for and its node's centring.
       await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
