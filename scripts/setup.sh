@@ -29,6 +29,9 @@ APT_PACKAGES=(
   graphviz
   # fixture generation (test/fixtures/generate.sh): the real tools
   python3-torch python3-torchvision
+  # model_inspector.cluster.summarize over a Dask cluster (its test starts
+  # a local process cluster)
+  python3-distributed
   # web UI browser tests (the UI itself is built with Node 20 + npm, which
   # the machine provides; see the npm packages below); also what
   # `report --pdf` prints through

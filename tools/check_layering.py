@@ -39,6 +39,9 @@ ALLOWED = {
     # Tensor probes: the statistics kernel and the per-run probe store
     # (SQLite and .npy files), below the session that reads it.
     "probes": {"base", "model_inspector"},
+    # Compare: tensor metrics, matching of two runs' probes, the report; the
+    # levels through the public Session API, like a front end.
+    "compare": {"base", "model_inspector"},
     "server": {"model_inspector", "base", "encoders"},
     # Reports of a diff or a run for people and CI systems (table, Markdown,
     # JUnit XML, HTML with layered drawings).

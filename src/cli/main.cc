@@ -10,6 +10,7 @@
 #include "cli/cluster_command.h"
 #include "cli/common.h"
 #include "cli/diagnose_command.h"
+#include "cli/compare_command.h"
 #include "cli/diff_command.h"
 #include "cli/export_command.h"
 #include "cli/export_model_explorer_command.h"
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
   mi::cli::RegisterClusterCommand(app, &exit_code);
   mi::cli::RegisterHistoryCommand(app, &exit_code);
   mi::cli::RegisterDiffCommand(app, &exit_code);
+  mi::cli::RegisterCompareCommand(app, &exit_code);
   mi::cli::RegisterReportCommand(app, &exit_code);
   mi::cli::RegisterSeedOptions(app, &exit_code);
   mi::cli::AddMemoryLimitOption(&app);

@@ -22,6 +22,8 @@
 #include "encoders/json_encoder.h"
 #include "model_inspector/diff.h"
 #include "model_inspector/session.h"
+#include "python/cluster_bindings.h"
+#include "python/compare_bindings.h"
 #include "python/probe_bindings.h"
 
 namespace py = pybind11;
@@ -244,4 +246,6 @@ PYBIND11_MODULE(_core, m) {
            py::arg("label") = "", py::arg("git_commit") = "", Release());
 
   RegisterProbeBindings(m);
+  RegisterCompareBindings(m);
+  RegisterClusterBindings(m);
 }
