@@ -568,6 +568,9 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
   if (seg.size() == 5 && seg[3] == "probes" && seg[4] == "run") {
     return ProbeRerun(run_id, run, request);
   }
+  if (seg.size() == 5 && seg[3] == "probes" && seg[4] == "compare") {
+    return ProbeCompareEndpoint(run.run, request);
+  }
   if (run.run.session == nullptr) {
     // A run `open --keep-going` could not open: every query names its error
     // (/api/runs lists it too, so the UI asks nothing of it).

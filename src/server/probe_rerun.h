@@ -56,6 +56,13 @@ struct RerunOptions {
 // Options from the environment ($MI_PYTHON) and the build.
 RerunOptions DefaultRerunOptions();
 
+// GET /api/runs/{run}/probes/compare?level=L&base=ID&run=ID
+// (probe_compare_api.cc): two runs of the run directory's probe store
+// compared per node of level L (the colour by compare metric, the first
+// divergent node).
+HttpResponse ProbeCompareEndpoint(const ServedRun& run,
+                                  const HttpRequest& request);
+
 class ProbeRerunner {
  public:
   explicit ProbeRerunner(RerunOptions options);

@@ -5,11 +5,13 @@
   OUT/runs/resnet   test/fixtures/resnet18/model.onnx probed on every node,
                     three runs on the inputs x, 2x and x/2 (x: the fixtures'
                     x[i] = (i % 7) / 7), statistics kept
-  OUT/runs/nan      the same model with one weight of layer1.0's first conv
-                    set to +Inf (python3-onnx), one run on x with the "nan"
-                    and "inf" triggers: the run stops at that conv, the
-                    producer (its inputs are clean; the ReLU before it
-                    leaves zeros, and 0 x Inf is NaN)
+  OUT/runs/nan      two runs on x: the model as it is (every node), then
+                    the same model with one weight of layer1.0's first conv
+                    set to +Inf (python3-onnx) with the "nan" and "inf"
+                    triggers: that run stops at that conv, the producer
+                    (its inputs are clean; the ReLU before it leaves zeros,
+                    and 0 x Inf is NaN); compared with the first run it is
+                    the first divergent node
   OUT/runs/lstm     a one-LSTM model (made here with python3-onnx: seq 6,
                     batch 1, input 3, hidden 4, weights from a seeded
                     generator) probed on every node: per-step events
@@ -84,6 +86,7 @@ def main():
     w.flat[0] = np.inf
     weight.CopyFrom(numpy_helper.from_array(w, weight.name))
     onnx.save(broken, str(out / "broken.onnx"))
+    runner("--model", RESNET, "--out", runs / "nan", "--inputs", inputs / "x.npy", "--probes", "*")
     hit = runner("--model", out / "broken.onnx", "--out", runs / "nan", "--inputs", inputs / "x.npy",
                  "--probes", "*", "--triggers", "nan", "--triggers", "inf")
 

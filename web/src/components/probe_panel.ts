@@ -85,7 +85,9 @@ export class ProbePanel {
     if (have !== names.join('|')) {
       this.stat.textContent = '';
       for (const n of names) {
-        const o = el('option', undefined, kStatLabels[n] ?? n);
+        const cmp = data?.compare;
+        const label = n.startsWith('compare:') ? `${n.slice(8).replace(/_/g, ' ')} (run ${cmp?.run} vs ${cmp?.base})` : kStatLabels[n] ?? n;
+        const o = el('option', undefined, label);
         o.value = n;
         this.stat.append(o);
       }
@@ -111,10 +113,11 @@ export class ProbePanel {
     };
     const nan = firstNanNode(data);
     if (nan) mark('first NaN / Inf', 'mark-nan', nan.id, nan.hit.node, `${nan.hit.trigger}, ${nan.hit.role}${nan.hit.detail ? `: ${nan.hit.detail}` : ''}`);
-    const div = data.compare?.first_divergent;
-    if (div !== null && div !== undefined) {
-      const name = data.nodes[String(div)]?.probe ?? `node ${div}`;
-      mark('first divergent', 'mark-divergent', div, name, 'first to fail the compare rule, in execution order');
+    const cmp = data.compare;
+    const div = cmp?.first_divergent;
+    if (cmp && div !== null && div !== undefined) {
+      mark('first divergent', 'mark-divergent', div, cmp.first_divergent_node ?? `node ${div}`,
+        `run ${cmp.run} against run ${cmp.base}: the first to fail msprobe's rule, in execution order (${cmp.failed} of ${cmp.compared} failed)`);
     }
     if (!this.marks.childElementCount) this.marks.append(el('div', 'muted', 'no NaN or Inf in the latest run'));
   }

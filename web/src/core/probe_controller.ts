@@ -47,7 +47,13 @@ export class ProbeController {
     // While asking again, the previous answer stays shown.
     this.store.dispatch({ type: 'probeData', entry: { run, level, version, status: prev?.data ? prev.status : 'loading', data: prev?.data ?? null, message: null } });
     this.api.probes(run, level).then(
-      (data) => this.store.dispatch({ type: 'probeData', entry: { run, level, version, status: 'ready', data, message: null } }),
+      async (data) => {
+        // With two runs kept or more: the newest against the one before it (colour by compare metric, the first divergent mark).
+        if (data.store !== null && data.runs.length >= 2) {
+          data = { ...data, compare: await this.api.probeCompare(run, level).catch(() => null) };
+        }
+        this.store.dispatch({ type: 'probeData', entry: { run, level, version, status: 'ready', data, message: null } });
+      },
       (e: unknown) => {
         const message = e instanceof Error ? e.message : String(e);
         const none = e instanceof ApiError && (e.status === 404 || e.status === 501);

@@ -8,7 +8,7 @@ import { decodeLayout, type Layout } from './layout_binary';
 
 export interface RunInput { path: string; format: string; role: string }
 import type {
-  ProbeNodeJson, ProbesLevelJson, RerunRequest, RerunStateJson, SavedSessionJson, SessionSavedJson, SessionStateJson,
+  ProbeCompareJson, ProbeNodeJson, ProbesLevelJson, RerunRequest, RerunStateJson, SavedSessionJson, SessionSavedJson, SessionStateJson,
 } from './probe_api';
 
 export interface RunInfo {
@@ -325,6 +325,8 @@ export interface ApiClient {
   values(run: number, level: string, name: string, limit: number): Promise<TensorValues>;
   /** A level's probe statistics per node in the store's latest run, with the trigger hits (probe_api.ts). */
   probes(run: number, level: string): Promise<ProbesLevelJson>;
+  /** Two probe runs compared per node (the newest against the one before it, unless given). */
+  probeCompare(run: number, level: string): Promise<ProbeCompareJson>;
   /** One node's probes: statistics, the series over the last runs, per-step values. */
   probeNode(run: number, level: string, node: number): Promise<ProbeNodeJson>;
   /** Whether the run can re-run its model with other probes, the inputs offered, the job's state. */
@@ -471,6 +473,10 @@ export class Api implements ApiClient {
 
   probes(run: number, level: string): Promise<ProbesLevelJson> {
     return this.json(`/api/runs/${run}/probes?level=${encodeURIComponent(level)}`);
+  }
+
+  probeCompare(run: number, level: string): Promise<ProbeCompareJson> {
+    return this.json(`/api/runs/${run}/probes/compare?level=${encodeURIComponent(level)}`);
   }
 
   probeNode(run: number, level: string, node: number): Promise<ProbeNodeJson> {

@@ -10,7 +10,7 @@ import type {
 } from './api';
 import type { Layout } from './layout_binary';
 import type {
-  ProbeNodeJson, ProbesLevelJson, RerunRequest, RerunStateJson, SavedSessionJson, SessionSavedJson, SessionStateJson,
+  ProbeCompareJson, ProbeNodeJson, ProbesLevelJson, RerunRequest, RerunStateJson, SavedSessionJson, SessionSavedJson, SessionStateJson,
 } from './probe_api';
 
 export class CachedApi implements ApiClient {
@@ -32,6 +32,7 @@ export class CachedApi implements ApiClient {
   /** Probe answers are not kept: a re-run adds a run to the store while the page is open. */
   probes(run: number, level: string): Promise<ProbesLevelJson> { return this.api.probes(run, level); }
   probeNode(run: number, level: string, node: number): Promise<ProbeNodeJson> { return this.api.probeNode(run, level, node); }
+  probeCompare(run: number, level: string): Promise<ProbeCompareJson> { return this.api.probeCompare(run, level); }
   rerunState(run: number): Promise<RerunStateJson> { return this.api.rerunState(run); }
   rerun(run: number, req: RerunRequest): Promise<{ job: number; state: string; command: string[] }> { return this.api.rerun(run, req); }
   savedSession(): Promise<SessionStateJson> { return this.api.savedSession(); }

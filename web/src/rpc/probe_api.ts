@@ -44,8 +44,17 @@ export interface ProbesLevelJson {
   trigger_hits?: ProbeTriggerHitJson[];
   /** Probes of the run whose node no node of the level is named. */
   unmatched?: string[];
-  /** Compare of two runs, when the server has one: metric name → per node id value, and the first divergent node. */
-  compare?: { metrics: string[]; nodes: Record<string, Record<string, number | null>>; first_divergent?: number | null } | null;
+  /** The newest probe run compared with the one before it (the probe controller adds it: GET .../probes/compare). */
+  compare?: ProbeCompareJson | null;
+}
+
+/** GET /api/runs/{run}/probes/compare?level=L: per node id its metrics (msprobe's; `fail` 1 = the rule failed), the first divergent node. */
+export interface ProbeCompareJson {
+  level: string; run?: number; base?: number; reason?: string;
+  metrics: string[];
+  nodes: Record<string, Record<string, number | string | null>>;
+  first_divergent: number | null; first_divergent_node: string | null;
+  compared?: number; failed?: number; pass?: boolean;
 }
 
 export interface ProbeSeriesPoint { run: number; stats: ProbeStats }

@@ -292,8 +292,16 @@ class GraphView implements ViewInstance, PaneHost {
         values = new Map();
         const stat = s.probeStat;
         for (const [id, entry] of Object.entries(data.nodes)) {
-          const v = stat.startsWith('compare:') ? data.compare?.nodes[id]?.[stat.slice(8)] ?? null : entryValue(entry, stat);
-          if (v !== null && v !== undefined && Number.isFinite(v)) values.set(Number(id), v);
+          if (stat.startsWith('compare:')) continue;
+          const v = entryValue(entry, stat);
+          if (v !== null && Number.isFinite(v)) values.set(Number(id), v);
+        }
+        // A compare metric: per node of the compare (nodes without a probe in the newest run too).
+        if (stat.startsWith('compare:')) {
+          for (const [id, m] of Object.entries(data.compare?.nodes ?? {})) {
+            const v = m[stat.slice(8)];
+            if (typeof v === 'number' && Number.isFinite(v)) values.set(Number(id), v);
+          }
         }
         if (!values.size) reason = `no node of this level has a value for ${stat}`;
       }
