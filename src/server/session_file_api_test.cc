@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model_inspector/probes.h"
 #include "model_inspector/saved_session.h"
 #include "model_inspector/session.h"
 #include "server/api.h"
@@ -193,6 +194,64 @@ TEST_F(SessionFileApiTest, RerunStateAndRefusals) {
   // Nothing was started.
   EXPECT_TRUE(
       Parse(api->Handle(Get("/api/runs/0/probes/run")))["job"].is_null());
+}
+
+// Two probe runs written through the store's C++ API: conv1's output mean
+// 0.5 then 0.75, relu's max 1 then 1; the compare of the newest against
+// the one before: conv1 fails msprobe's statistics rule (|0.75 - 0.5| /
+// 0.5 = 0.5 relative error of the mean is not above 0.5, but min 0 -> 1
+// has relative error 1/eps, above it), relu passes (equal statistics).
+TEST_F(SessionFileApiTest, CompareOfTheNewestRunAgainstTheOneBefore) {
+  std::string dir = (root_ / "runs" / "r1").string();
+  auto store = ProbeStore::Open(dir, /*create=*/true);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto add = [&](double conv_mean, double conv_min) {
+    auto id = (*store)->BeginRun(ProbeRunInfo{});
+    ASSERT_TRUE(id.ok());
+    ProbeRecord conv;
+    conv.run = *id;
+    conv.probe = "/conv1/Conv:0";
+    conv.node = "/conv1/Conv";
+    conv.order = 0;
+    conv.stats.count = 4;
+    conv.stats.min = conv_min;
+    conv.stats.max = 1;
+    conv.stats.mean = conv_mean;
+    conv.stats.l2 = 2;
+    conv.stats.dtype = "float32";
+    ASSERT_TRUE((*store)->AddStats(conv).ok());
+    ProbeRecord relu = conv;
+    relu.probe = "/relu/Relu:0";
+    relu.node = "/relu/Relu";
+    relu.order = 1;
+    relu.stats.min = 0;
+    relu.stats.mean = 0.5;
+    ASSERT_TRUE((*store)->AddStats(relu).ok());
+    ASSERT_TRUE((*store)->EndRun(*id, "complete", "", 0).ok());
+  };
+  add(0.5, 0);
+  add(0.75, 1);
+  store->reset();
+  auto api = MakeApi(nullptr);
+  HttpResponse r = api->Handle(Get("/api/runs/0/probes/compare"));
+  ASSERT_EQ(r.status, 200) << r.content();
+  nlohmann::json j = Parse(r);
+  EXPECT_EQ(j["run"], 2);
+  EXPECT_EQ(j["base"], 1);
+  auto model = Open(kModel);
+  auto conv = model->FindNodeId("framework", "/conv1/Conv");
+  auto relu = model->FindNodeId("framework", "/relu/Relu");
+  ASSERT_TRUE(conv.ok() && relu.ok());
+  const nlohmann::json& c = j["nodes"][std::to_string(*conv)];
+  EXPECT_EQ(c["fail"], 1) << j.dump();
+  EXPECT_DOUBLE_EQ(c["stats_mean_rel_err"].get<double>(), 0.25 / 0.5);
+  EXPECT_EQ(j["nodes"][std::to_string(*relu)]["fail"], 0) << j.dump();
+  EXPECT_EQ(j["first_divergent"], *conv);
+  EXPECT_EQ(j["first_divergent_node"], "/conv1/Conv");
+  HttpRequest bad_request = Get("/api/runs/0/probes/compare");
+  bad_request.params = {{"base", "x"}};
+  HttpResponse bad = api->Handle(bad_request);
+  EXPECT_EQ(bad.status, 400);
 }
 
 TEST(RerunTargetTest, NeedsAnOnnxModelAndARunDirectory) {
