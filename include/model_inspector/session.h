@@ -228,6 +228,29 @@ class Session {
                                    std::string_view query,
                                    std::string_view mode, size_t limit) const;
 
+  // Tensor probes (src/session/probe_queries.cc; docs/reference/http-api.md
+  // "Probes", docs/reference/probe-store.md): the probe store of a run
+  // directory opened with the run (<dir>/probes/probes.db, written by the
+  // Python package's Inspector). Probes go to the nodes of a level whose
+  // name is the probe's node name. The store is read at each call.
+  //
+  // The run directory holding the store, or "" when none was opened.
+  const std::string& ProbeRunDirectory() const;
+  // For colouring a level: {"store", "level", "runs": [...], "run": the
+  // latest finished probe run of that level (else of any level) or null,
+  // "stats_names", "nodes": {"<node id>": {"probe", "kind", "index",
+  // "stats", "plugin": {name: metrics}}}, "unmatched": probes of no node
+  // of the level, "trigger_hits": [... with "node_id"]}. Without a store:
+  // the same shape, empty. NotFound for an absent level.
+  StatusOr<std::string> ProbesJson(std::string_view level) const;
+  // One node's probes in the latest run: {"node", "name", "level", "run",
+  // "probes": [{"probe", "kind", "index", "stats", "series": [{"run",
+  // "stats"}] over the last `last_runs` runs, "steps": [{"step", "stats"}],
+  // "plugin": {name: metrics}, "array"}]}. NotFound for an absent level or
+  // node.
+  StatusOr<std::string> NodeProbesJson(std::string_view level, uint32_t node,
+                                       size_t last_runs = 10) const;
+
   // One level as Google AI Edge Model Explorer input
   // (docs/reference/http-api.md): the graph JSON (a GraphCollection
   // with one graph; node namespaces are our scope paths) and the node-data

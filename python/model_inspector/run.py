@@ -113,6 +113,22 @@ class Run:
             raise InvalidArgument(f"node: expected a node id or name, found {node!r}")
         return Result.from_json(self._session.node_details_json(level, node))
 
+    def probes(self, level="framework"):
+        """The run directory's tensor probes on a level's nodes: the latest
+        probe run's statistics per node id, the runs kept, trigger hits
+        (docs/reference/probe-store.md). Empty when the run has no probe
+        store."""
+        return Result.from_json(_core.session_probes_json(self._session, level))
+
+    def node_probes(self, level, node, last=10):
+        """One node's probes: statistics in the latest probe run, their
+        series over the last `last` runs, per-step values of a recurrent
+        op, plugin metrics. `node` is its id or its name."""
+        if isinstance(node, str):
+            node = self.node_id(level, node)
+        return Result.from_json(
+            _core.session_node_probes_json(self._session, level, node, last))
+
     def search(self, level, query, mode="auto", limit=100):
         """Nodes of a level matching `query`: {"matches", "total", "mode",
         "read_as"}. Modes: "auto", "text", "glob", "regex", "op", "attr"."""

@@ -48,6 +48,10 @@ def _as_array(tensor: Any) -> tuple[np.ndarray, Optional[str]]:
             dtype = "bfloat16"
         tensor = t.numpy()
     array = np.asarray(tensor)
+    if array.dtype.kind not in "fiub" or array.dtype.itemsize > 8:
+        from .errors import Unsupported
+        raise Unsupported(f"tensor of dtype {array.dtype}: statistics read float16/32/64, "
+                          "bfloat16, int8..int64, uint8..uint64 and bool")
     if array.dtype.byteorder == ">":
         array = array.astype(array.dtype.newbyteorder("="))
     if not array.flags.c_contiguous:

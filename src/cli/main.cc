@@ -15,6 +15,7 @@
 #include "cli/export_command.h"
 #include "cli/export_model_explorer_command.h"
 #include "cli/history_command.h"
+#include "cli/probes_command.h"
 #include "cli/list_diagnostics_command.h"
 #include "cli/open_command.h"
 #include "cli/path_command.h"
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
   mi::cli::RegisterAnalyzeCommand(app, &exit_code);
   mi::cli::RegisterClusterCommand(app, &exit_code);
   mi::cli::RegisterHistoryCommand(app, &exit_code);
+  mi::cli::RegisterProbesCommand(app, &exit_code);
   mi::cli::RegisterDiffCommand(app, &exit_code);
   mi::cli::RegisterCompareCommand(app, &exit_code);
   mi::cli::RegisterReportCommand(app, &exit_code);

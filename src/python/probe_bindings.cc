@@ -241,6 +241,19 @@ void RegisterProbeBindings(py::module_& m) {
       py::arg("pattern"), py::arg("path"),
       "Whether a node-search glob matches a '/'-separated name (trailing "
       "whole segments, case-insensitive; '*' in a segment, '**' across).");
+  // The Session's probe queries (Run.probes / Run.node_probes).
+  m.def(
+      "session_probes_json",
+      [](const Session& s, const std::string& level) {
+        return Take(s.ProbesJson(level));
+      },
+      py::arg("session"), py::arg("level"));
+  m.def(
+      "session_node_probes_json",
+      [](const Session& s, const std::string& level, uint32_t node,
+         size_t last) { return Take(s.NodeProbesJson(level, node, last)); },
+      py::arg("session"), py::arg("level"), py::arg("node"),
+      py::arg("last") = 10);
   m.attr("probe_sample_limit") = py::int_(kProbeSampleLimit);
   m.attr("tensor_stats_names") = py::cast(TensorStatsNames());
 

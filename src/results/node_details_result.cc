@@ -7,6 +7,35 @@
 namespace mi {
 namespace {
 
+// tensor_stats' fields (docs/reference/probe-store.md); unknown: null.
+void WriteTensorStats(ResultWriter& w, const TensorStats& s) {
+  w.BeginObject();
+  auto count = [&](std::string_view key, int64_t v) {
+    w.Key(key);
+    v >= 0 ? w.Int(v) : w.Null();
+  };
+  auto real = [&](std::string_view key, const std::optional<double>& v) {
+    w.Key(key);
+    v ? w.Double(*v) : w.Null();
+  };
+  count("count", s.count);
+  count("nan", s.nan);
+  count("pos_inf", s.pos_inf);
+  count("neg_inf", s.neg_inf);
+  count("zero", s.zero);
+  real("min", s.min);
+  real("max", s.max);
+  real("mean", s.mean);
+  real("std", s.std);
+  real("l2", s.l2);
+  real("abs_max", s.abs_max);
+  w.Field("dtype", s.dtype);
+  w.Key("shape").BeginArray();
+  for (int64_t d : s.shape) w.Int(d);
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteNodeRef(ResultWriter& w, const NodeRefInfo& n) {
   w.BeginObject();
   w.FieldUInt("id", n.id);
@@ -146,6 +175,23 @@ void NodeDetailsResult::Write(ResultWriter& w) const {
   if (measured_memory_bytes) {
     w.FieldInt("measured_memory_bytes", *measured_memory_bytes);
     w.Field("measured_memory_source", measured_memory_source);
+  }
+  if (probes_run) {
+    w.Key("probes").BeginObject();
+    w.Key("run");
+    *probes_run > 0 ? w.Int(*probes_run) : w.Null();
+    w.Key("probes").BeginArray();
+    for (const NodeProbeInfo& p : probes) {
+      w.BeginObject();
+      w.Field("probe", p.probe);
+      w.Field("kind", p.kind);
+      w.FieldInt("index", p.index);
+      w.Key("stats");
+      WriteTensorStats(w, p.stats);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
   }
   w.EndObject();
 }

@@ -597,6 +597,9 @@ HttpResponse Api::RouteRun(size_t run_id, RunState& run,
   if (seg.size() == 4 && seg[3] == "tasks") return NodeTasks(run, request);
   if (seg.size() == 5 && seg[3] == "tasks") return Task(run, seg[4], request);
   if (seg.size() == 4 && seg[3] == "mapping") return Mapping(run, request);
+  if (seg.size() >= 4 && seg[3] == "probes") {
+    return ProbesEndpoint(*run.run.session, seg, request);
+  }
   if (seg.size() == 4 &&
       (seg[3] == "critical-path" || seg[3] == "idle-overlap")) {
     return TimingAnalysis(*run.run.session, request, seg[3]);

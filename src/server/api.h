@@ -175,6 +175,13 @@ inline constexpr size_t kMaxClusterRunRanks = 64;
 inline constexpr size_t kDefaultHistoryRuns = 100;
 inline constexpr size_t kMaxHistoryRuns = 10000;
 
+// GET /api/runs/{run}/probes[/node]: the run's tensor probes
+// (probe_api.cc; docs/reference/http-api.md "Probes"). `seg`: the path's
+// segments, seg[3] == "probes".
+HttpResponse ProbesEndpoint(const Session& session,
+                            const std::vector<std::string_view>& seg,
+                            const HttpRequest& request);
+
 class Api {
  public:
   Api(std::vector<ServedRun> runs, ApiOptions options);

@@ -378,6 +378,7 @@ StatusOr<NodeDetailsResult> Session::NodeDetails(std::string_view level,
          TaskTrackName(trace, trace.task_track(t)), trace.task_run(t)});
   }
   AddProfiledFigures(trace, m, n, tasks, &out);
+  AddNodeProbes(run, level, &out);
   return out;
 }
 

@@ -19,6 +19,7 @@
 #include "io/chunk_reader.h"
 #include "linker/linker.h"
 #include "linker/shape_completion.h"
+#include "model_inspector/probes.h"
 #include "model_inspector/session.h"
 #include "session/layout_view.h"
 #include "session/session_impl.h"
@@ -108,10 +109,14 @@ Status ReadManifest(const fs::path& dir, std::vector<PendingFile>* files,
 // importers' claims (importers/common/run_files.h): a directory with its
 // files, a named file alone; what they know about their tools' output
 // folders decides sources, load order and what is left out.
+// A run directory's probe store (probes/probes.db, written by the Python
+// package's Inspector) is not an input file: its folder is left out of the
+// walk and the directory is remembered in `probe_run_dir` (the first one).
 Status ExpandPaths(const OpenOptions& options,
                    const importers::ImporterRegistry& registry,
                    std::vector<PendingFile>* files,
-                   std::vector<importers::RunFiles::LeftOut>* left_out) {
+                   std::vector<importers::RunFiles::LeftOut>* left_out,
+                   std::string* probe_run_dir) {
   if (!options.framework_model.empty()) {
     files->push_back(
         {options.framework_model, importers::LevelHint::kFramework, true});
@@ -132,6 +137,9 @@ Status ExpandPaths(const OpenOptions& options,
       AppendClaimed(named, importers::LevelHint::kAuto, true, files, left_out);
       continue;
     }
+    const bool has_probes = ProbeStore::Exists(path);
+    if (has_probes && probe_run_dir->empty()) *probe_run_dir = path;
+    const fs::path probes_folder = fs::path(path) / "probes";
     std::vector<std::string> claimed;
     if (fs::exists(fs::path(path) / kManifestName)) {
       MI_RETURN_IF_ERROR(ReadManifest(path, files, &claimed));
@@ -139,7 +147,9 @@ Status ExpandPaths(const OpenOptions& options,
     std::vector<fs::path> found;
     for (auto it = fs::recursive_directory_iterator(path, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_directory() && IsIgnoredDirectory(it->path())) {
+      if (it->is_directory() &&
+          (IsIgnoredDirectory(it->path()) ||
+           (has_probes && it->path() == probes_folder))) {
         it.disable_recursion_pending();
         continue;
       }
@@ -167,6 +177,13 @@ Status ExpandPaths(const OpenOptions& options,
     AppendClaimed(run, importers::LevelHint::kAuto, false, files, left_out);
   }
   if (files->empty()) {
+    if (!probe_run_dir->empty()) {
+      return InvalidArgumentError(
+          "no input: " + *probe_run_dir +
+          " holds tensor probes only (probes/probes.db) and no model or "
+          "trace; `model-inspector probes " +
+          *probe_run_dir + "` lists them");
+    }
     return InvalidArgumentError(
         "no input: give a model, a trace, or a run directory");
   }
@@ -437,8 +454,11 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
   importers::ImporterRegistry registry(importers::CreateBuiltinImporters());
   std::vector<PendingFile> files;
   std::vector<importers::RunFiles::LeftOut> left_out;
-  MI_RETURN_IF_ERROR(ExpandPaths(options, registry, &files, &left_out));
+  std::string probe_run_dir;
+  MI_RETURN_IF_ERROR(
+      ExpandPaths(options, registry, &files, &left_out, &probe_run_dir));
   auto impl = std::make_unique<Impl>();
+  impl->probe_run_dir = std::move(probe_run_dir);
   if (options.memory_limit > 0) {
     impl->own_budget = std::make_unique<MemoryBudget>(options.memory_limit);
   }

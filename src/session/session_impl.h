@@ -44,7 +44,17 @@ struct Session::Impl {
   // read-only by the server's threads.
   mutable std::once_flag timeline_once;
   mutable std::shared_ptr<const TimelineIndex> timeline;
+  // The run directory whose probe store (probes/probes.db) was opened with
+  // the run; empty when none. Read at each query (probe_queries.cc), so
+  // runs added while a server holds the session are seen.
+  std::string probe_run_dir;
 };
+
+// The `probes` section of a node's details: the latest probe run's
+// statistics of the probes on the node (probe_queries.cc). Leaves `out`
+// as it is when the run has no probe store.
+void AddNodeProbes(const Session::Impl& run, std::string_view level,
+                   NodeDetailsResult* out);
 
 // What the run offers the registered analyses (analysis_queries.cc): its
 // model, trace, links, level roots, calibration, and the repeated-block

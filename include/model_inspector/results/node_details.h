@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model_inspector/analysis_result.h"
+#include "model_inspector/probes.h"
 
 namespace mi {
 
@@ -69,6 +70,15 @@ struct NodeTaskInfo {
   uint32_t run = 0;
 };
 
+// A probe on a node in the latest probe run (include/model_inspector/
+// probes.h): the tensor's statistics.
+struct NodeProbeInfo {
+  std::string probe;
+  std::string kind;
+  int64_t index = 0;
+  TensorStats stats;
+};
+
 struct NodeDetailsResult : AnalysisResult {
   uint32_t id = 0;
   std::string name;
@@ -105,6 +115,11 @@ struct NodeDetailsResult : AnalysisResult {
   std::optional<double> l2_victim_rate;
   std::optional<int64_t> measured_memory_bytes;
   std::string measured_memory_source;  // "static_op_mem" | "operator_memory"
+  // Tensor probes, written only when the run has a probe store: the latest
+  // probe run's id (0: the store has no finished run) and the probes on
+  // the node in it (series and steps: Session::NodeProbesJson).
+  std::optional<int64_t> probes_run;
+  std::vector<NodeProbeInfo> probes;
 
   std::string_view analysis_id() const override { return "node_details"; }
   void Write(ResultWriter& w) const override;
