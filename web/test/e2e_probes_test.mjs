@@ -21,7 +21,7 @@
 //     was given, the folder moved elsewhere, `open moved/s.mis` restores
 //     them; a session whose run is missing fails naming it.
 // Screenshots: probes_*.png (docs/images/ui_probes.png is
-// probes_details_1920x1080.png).
+// probes_nan_colour_1920x1080.png).
 
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -133,21 +133,34 @@ const lo = means.reduce((a, b) => (b.v < a.v ? b : a)), hi = means.reduce((a, b)
 // The legend's range is over the items drawn (folded groups take their largest): the largest node mean is in it.
 check(near(heat.max, hi.v, 1e-6), `legend max ${heat.max} = the largest node mean ${hi.v} (${hi.node})`);
 const loId = await nodeId(0, lo.node), hiId = await nodeId(0, hi.node);
+/**
+ * A node's fill colour (the scene's) and what the screen shows inside its
+ * box at a few points clear of its outline (the label covers the middle):
+ * the point closest to the fill.
+ */
 async function itemPixel(id) {
   const at = await page.evaluate(async (id) => {
     const g = window.__miDebug.view('graph'), p = g.pane(0);
     await p.reveal(id);
     p.centreOnNode(id);
     const it = p.itemOfNode(id);
-    const c = g.itemScreenCenter(it, 0);
     const r = p.canvas.getBoundingClientRect();
+    const b = p.scene.layout.itemBox;
+    const x0 = r.left + p.cam.toScreenX(b[4 * it]), y0 = r.top + p.cam.toScreenY(b[4 * it + 1]);
+    const w = b[4 * it + 2] * p.cam.scale, h = b[4 * it + 3] * p.cam.scale;
     const col = p.scene.itemColor;
-    return { x: r.left + c.x, y: r.top + c.y, rgb: [col[3 * it], col[3 * it + 1], col[3 * it + 2]].map((v) => Math.round(v * 255)), box: Array.from(p.scene.layout.itemBox.slice(4 * it, 4 * it + 4)), scale: p.cam.scale, r: { left: r.left, top: r.top } };
+    return {
+      points: [[x0 + 5, y0 + 5], [x0 + w - 6, y0 + 5], [x0 + 5, y0 + h - 6], [x0 + w - 6, y0 + h - 6], [x0 + w / 2, y0 + 4]],
+      rgb: [col[3 * it], col[3 * it + 1], col[3 * it + 2]].map((v) => Math.round(v * 255)),
+    };
   }, id);
+  // Away from the node: the selection's outline is drawn only on the selected one.
+  await page.mouse.move(1, 1);
   await frames(page);
   const png = await page.screenshot();
-  const [px] = await pixelsAt(page, png, [[at.x, at.y - 4]]);
-  return { ...at, px, png };
+  const px = await pixelsAt(page, png, at.points);
+  const best = px.reduce((a, c) => (colorDistance(c, at.rgb) < colorDistance(a, at.rgb) ? c : a));
+  return { rgb: at.rgb, px: best };
 }
 const hiPx = await itemPixel(hiId);
 const loPx = await itemPixel(loId);
@@ -185,6 +198,17 @@ await frames(page);
 let png = await page.screenshot({ path: join(art, 'probes_first_nan_1920x1080.png') });
 const [edge] = await pixelsAt(page, png, [[mark.x, mark.y]]);
 check(colorDistance(edge, [0xd5, 0x00, 0x00]) <= 60, `the marked node's outline is the NaN mark's red (${edge} at scale ${mark.scale})`);
+// Both marks name it: compared with the clean run before, it is the first divergent node too.
+eq(await page.evaluate(() => Number(document.querySelector('#probes a.probe-mark.mark-divergent')?.dataset.node)), bad,
+  'the first divergent node against the clean run is the corrupted conv');
+// The picture of the guide: colour by NaN count, the producer selected with its statistics.
+await page.selectOption('#probe-stat', 'nan');
+await poll(page, () => document.querySelector('#details .probes-place')?.dataset.state === 'ready', null, 30000, 'the producer\'s probes shown');
+const nanRow = await page.evaluate(() => document.querySelector('#details .probe[data-probe="/layer1/layer1.0/conv1/Conv:0"] tr[data-stat="nan"] td.num')?.textContent);
+eq(Number(nanRow), row('nan', '/layer1/layer1.0/conv1/Conv:0').stats.nan, 'the producer\'s NaN count = the store\'s');
+await page.evaluate(() => window.__miDebug.view('graph').pane(0).centreOnNode(window.__miDebug.state().panes[0].node));
+await frames(page);
+await page.screenshot({ path: join(art, 'probes_nan_colour_1920x1080.png') });
 eq(page.errors.join('\n'), '', 'no page errors (marks)');
 await page.close();
 
