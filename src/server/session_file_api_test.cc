@@ -1,7 +1,7 @@
 // GET / POST /api/session and the refusals of /api/runs/{run}/probes/run,
 // through the router (no network), on the resnet18 fixture run. Expected
-// values are written out here; the re-run itself (a Python subprocess) is
-// tested end to end by test/python/test_ui_rerun.py and the browser test.
+// values are written out here; the re-run itself (the Python runner as a
+// subprocess) is tested end to end by web/test/e2e_probes_test.mjs.
 
 #include <unistd.h>
 
