@@ -392,6 +392,11 @@ Api::Api(std::vector<ServedRun> runs, ApiOptions options)
     : options_(std::move(options)),
       assets_(options_.assets != nullptr ? *options_.assets
                                          : EmbeddedAssets()) {
+  // Without a session file the session routes answer the same, with the
+  // document for the browser to download.
+  if (!options_.session_file) {
+    options_.session_file = std::make_shared<SessionFileApi>("", std::nullopt);
+  }
   for (ServedRun& r : runs) {
     auto state = std::make_unique<RunState>();
     if (r.session != nullptr) state->levels = r.session->Levels();
@@ -851,11 +856,6 @@ HttpResponse Api::SessionFile(const HttpRequest& request) {
         }
       }
     }
-  }
-  if (!options_.session_file) {
-    // No file to write: the same answers, the document for the browser.
-    static SessionFileApi none("", std::nullopt);
-    return none.Handle(request, runs, inputs);
   }
   return options_.session_file->Handle(request, runs, inputs);
 }

@@ -16,6 +16,7 @@
 //   - right-click a node → remove its probe and re-run, then add it back
 //     and re-run: the runner runs through the server, the store gains the
 //     runs, the node's details follow (no probe, then a series one longer);
+//     a re-run the runner refuses (a bad trigger) shows its error;
 //   - saved session: bookmarks, a note, colour mode and statistic, camera
 //     and re-run settings saved by "save session" into the .mis `open`
 //     was given, the folder moved elsewhere, `open moved/s.mis` restores
@@ -279,6 +280,18 @@ const fcMean = probes.find((p) => p.probe === '/fc/Gemm:0').rows.mean.spark;
 eq(fcMean.length, st.series.length, `fc's sparkline has a point per run holding it (${st.series.map((p) => p.run)})`);
 check(fcMean.every((v, i) => near(v, st.series[i].value)), `fc's sparkline ${fcMean} = the store's series`);
 await page.screenshot({ path: join(art, 'probes_rerun_1024x700.png') });
+// A re-run the runner refuses: the failure, its reason and the runner's own words are shown; the store is unchanged.
+await page.fill('#rerun-triggers', 'bogus');
+await page.press('#rerun-triggers', 'Enter');
+await page.evaluate(() => document.getElementById('rerun-triggers').dispatchEvent(new Event('change')));
+await poll(page, () => document.getElementById('rerun-go') && !document.getElementById('rerun-go').disabled, null, 10000, 'the Re-run button');
+await page.click('#rerun-go');
+await rerunDone('failed');
+const failure = await page.evaluate(() => document.getElementById('rerun-status').textContent);
+check(/exited with status 2/.test(failure) && failure.includes("trigger 'bogus'"), `the failed re-run says why: ${failure}`);
+eq(JSON.stringify(storeNow('resnet', '/fc/Gemm:0', 'mean').runs), '[1,2,3,4,5]', 'the failed re-run added no run');
+await page.fill('#rerun-triggers', 'nan, inf');
+await page.evaluate(() => document.getElementById('rerun-triggers').dispatchEvent(new Event('change')));
 
 // ---- saved session: save into the .mis, move the folder, restore ----
 await clickNode(page, conv1);
