@@ -23,9 +23,12 @@
 #include "encoders/json_encoder.h"
 #include "model_inspector/cluster.h"
 #include "model_inspector/history.h"
+#include "model_inspector/saved_session.h"
 #include "model_inspector/session.h"
 #include "server/assets.h"
+#include "server/probe_rerun.h"
 #include "server/server.h"
+#include "server/session_file_api.h"
 
 extern char** environ;
 
@@ -49,6 +52,14 @@ struct OpenFlags {
   // --history PATH: the run history the UI's trend chart reads (only when
   // given; the server never writes to it).
   std::string history;
+  // --session PATH: where the UI's "save session" writes (`open
+  // session.mis` writes back to that file unless this names another).
+  std::string session;
+  // --inputs X.npy: model inputs the UI's re-run offers.
+  std::vector<std::string> inputs;
+  // Names of the runs of `groups`, in order, where a saved session gave
+  // them.
+  std::vector<std::string> run_names;
 };
 
 std::string RunName(const std::vector<std::string>& paths) {
@@ -261,7 +272,46 @@ StatusOr<std::shared_ptr<const server::ServedCluster>> OpenServedCluster(
   return std::shared_ptr<const server::ServedCluster>(std::move(served));
 }
 
-int Run(const OpenFlags& flags) {
+int Run(OpenFlags flags) {
+  // `open session.mis`: the runs, probe inputs, bookmarks, notes and view
+  // a saved session holds (paths relative to its folder; a missing one
+  // is an error naming it).
+  std::optional<SavedSession> restored;
+  std::string session_path = flags.session;
+  if (std::any_of(flags.paths.begin(), flags.paths.end(),
+                  [](const std::string& p) { return IsSavedSessionPath(p); })) {
+    if (flags.paths.size() != 1 || !flags.groups.empty()) {
+      return ReportError(InvalidArgumentError(
+          "a saved session (.mis) opens alone: `open SESSION.mis` (its runs "
+          "are inside it)"));
+    }
+    StatusOr<SavedSession> read = ReadSavedSession(flags.paths[0]);
+    if (!read.ok()) return ReportError(read.status());
+    if (session_path.empty()) session_path = flags.paths[0];
+    restored = std::move(read).value();
+    flags.paths.clear();
+    for (const SavedRun& r : restored->runs) {
+      flags.groups.push_back(r.paths);
+      flags.run_names.push_back(r.name);
+    }
+    for (const std::string& in : restored->probes.inputs) {
+      if (std::find(flags.inputs.begin(), flags.inputs.end(), in) ==
+          flags.inputs.end()) {
+        flags.inputs.push_back(in);
+      }
+    }
+    if (flags.groups.empty()) {
+      return ReportError(
+          InvalidArgumentError(session_path + ": the session holds no runs"));
+    }
+  }
+  for (const std::string& in : flags.inputs) {
+    std::error_code ec;
+    if (!fs::is_regular_file(in, ec)) {
+      return ReportError(
+          NotFoundError(in + ": --inputs: no such file (a .npy model input)"));
+    }
+  }
   auto cluster = OpenServedCluster(flags);
   if (!cluster.ok()) return ReportError(cluster.status());
   std::vector<std::vector<std::string>> runs;
@@ -301,6 +351,15 @@ int Run(const OpenFlags& flags) {
     if (!store.ok()) return ReportError(store.status());
     options.history = std::move(store).value();
   }
+  if (!session_path.empty() || restored) {
+    options.session_file = std::make_shared<server::SessionFileApi>(
+        session_path, std::move(restored));
+  }
+  server::RerunOptions rerun = server::DefaultRerunOptions();
+  for (const std::string& in : flags.inputs) {
+    rerun.inputs.push_back(fs::absolute(in).lexically_normal().string());
+  }
+  options.rerun = std::make_shared<server::ProbeRerunner>(std::move(rerun));
   Status allowed = server::CheckAccessOptions(options);
   if (!allowed.ok()) return ReportError(allowed);
 
@@ -315,6 +374,10 @@ int Run(const OpenFlags& flags) {
     if (!run.session) {
       if (!flags.keep_going) return exit_code;
       if (failed++ == 0) first_exit_code = exit_code;
+    }
+    if (served.size() < flags.run_names.size() &&
+        !flags.run_names[served.size()].empty()) {
+      run.name = flags.run_names[served.size()];
     }
     if (!demo.root().empty()) {
       run.name = "demo: resnet18 (ONNX Runtime)";
@@ -468,7 +531,8 @@ void RegisterOpenCommand(CLI::App& app, int* exit_code) {
       "serve the web UI and its API for one or more runs on a local URL "
       "(no PATH: the bundled demo run)");
   cmd->add_option("paths", flags->paths,
-                  "one run each: a run directory, a model or a trace");
+                  "one run each: a run directory, a model or a trace; or "
+                  "one saved session (.mis) to restore");
   AddMemoryLimitOption(cmd);
   cmd->add_option("--run", flags->groups,
                   "one run made of several files (model, compiled model, "
@@ -498,6 +562,14 @@ void RegisterOpenCommand(CLI::App& app, int* exit_code) {
                   "serve this run history (`history add`, `export --record`) "
                   "to the UI's trend chart; read only")
       ->type_name("PATH");
+  cmd->add_option("--session", flags->session,
+                  "where the UI's \"save session\" writes the saved session "
+                  "(.mis; `open SESSION.mis` writes back to that file)")
+      ->type_name("PATH");
+  cmd->add_option("--inputs", flags->inputs,
+                  "model inputs (.npy) the UI offers for re-running the "
+                  "model with other probes; repeatable")
+      ->type_name("X.npy");
   cmd->add_flag("-v,--verbose", flags->verbose, "also print info diagnostics");
   cmd->add_flag("-q,--quiet", flags->quiet, "no progress output");
   cmd->callback([flags, exit_code]() { *exit_code = Run(*flags); });

@@ -14,6 +14,8 @@
 #include "base/strings.h"
 #include "encoders/history_json.h"
 #include "encoders/json_encoder.h"
+#include "server/probe_rerun.h"
+#include "server/session_file_api.h"
 
 namespace mi::server {
 namespace {
@@ -390,6 +392,11 @@ Api::Api(std::vector<ServedRun> runs, ApiOptions options)
     : options_(std::move(options)),
       assets_(options_.assets != nullptr ? *options_.assets
                                          : EmbeddedAssets()) {
+  // Without a session file the session routes answer the same, with the
+  // document for the browser to download.
+  if (!options_.session_file) {
+    options_.session_file = std::make_shared<SessionFileApi>("", std::nullopt);
+  }
   for (ServedRun& r : runs) {
     auto state = std::make_unique<RunState>();
     if (r.session != nullptr) state->levels = r.session->Levels();
@@ -495,15 +502,22 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
   // Or opening some ranks of the cluster as a run.
   bool pair_route = path.starts_with("/api/runs/") && path.ends_with("/pair") &&
                     std::count(path.begin(), path.end(), '/') == 4;
-  bool post_route = pair_route || path == "/api/cluster/ranks";
+  // Saving the UI's session to the file `open` was given, and re-running a
+  // run's model with other probes.
+  bool rerun_route = path.starts_with("/api/runs/") &&
+                     path.ends_with("/probes/run") &&
+                     std::count(path.begin(), path.end(), '/') == 5;
+  bool post_route = pair_route || path == "/api/cluster/ranks" ||
+                    path == "/api/session" || rerun_route;
   bool post = request.method == "POST";
   if ((request.method != "GET" && request.method != "HEAD" && !post) ||
       (post && !post_route)) {
     HttpResponse r = Error(405, "method " + request.method +
                                     " not allowed; this server only reads "
                                     "(GET, HEAD), except POST "
-                                    "/api/runs/{run}/pair and "
-                                    "/api/cluster/ranks");
+                                    "/api/runs/{run}/pair, "
+                                    "/api/cluster/ranks, /api/session and "
+                                    "/api/runs/{run}/probes/run");
     r.headers.emplace_back("Allow", "GET, HEAD");
     return r;
   }
@@ -516,6 +530,7 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
   if (seg.size() == 2 && seg[1] == "runs") return Runs();
   if (seg.size() >= 2 && seg[1] == "cluster") return Cluster(seg, request);
   if (seg.size() >= 2 && seg[1] == "history") return History(seg, request);
+  if (seg.size() == 2 && seg[1] == "session") return SessionFile(request);
   if (seg.size() == 2 && seg[1] == "diff") {
     DiffRequest diff;
     if (std::optional<HttpResponse> refused = ParseDiff(request, &diff)) {
@@ -554,6 +569,12 @@ HttpResponse Api::Route(const HttpRequest& request, bool* token_in_query) {
       return r;
     }
     return Pair(run_id, run, request);
+  }
+  if (seg.size() == 5 && seg[3] == "probes" && seg[4] == "run") {
+    return ProbeRerun(run_id, run, request);
+  }
+  if (seg.size() == 5 && seg[3] == "probes" && seg[4] == "compare") {
+    return ProbeCompareEndpoint(run.run, request);
   }
   if (run.run.session == nullptr) {
     // A run `open --keep-going` could not open: every query names its error
@@ -807,6 +828,47 @@ HttpResponse Api::Pair(size_t run_id, RunState& run,
   size_t id = AddRun(std::move(opened));
   run.paired[index] = id;
   return reply(id, true);
+}
+
+std::optional<HttpResponse> RefuseForeignPost(const HttpRequest& request,
+                                              std::string_view what) {
+  return ForeignPost(request, what);
+}
+
+HttpResponse Api::SessionFile(const HttpRequest& request) {
+  bool post = request.method == "POST";
+  if (post) {
+    if (auto refused = ForeignPost(request, "save the session")) {
+      return std::move(*refused);
+    }
+  }
+  // The runs served now and the model inputs their re-runs offer.
+  std::vector<SavedRun> runs;
+  std::vector<std::string> inputs;
+  {
+    std::shared_lock<std::shared_mutex> lock(runs_mutex_);
+    for (const auto& r : runs_) {
+      runs.push_back({r->run.name, r->run.paths});
+      if (!options_.rerun) continue;
+      for (std::string& in : options_.rerun->InputsFor(RerunTargetOf(r->run))) {
+        if (std::find(inputs.begin(), inputs.end(), in) == inputs.end()) {
+          inputs.push_back(std::move(in));
+        }
+      }
+    }
+  }
+  return options_.session_file->Handle(request, runs, inputs);
+}
+
+HttpResponse Api::ProbeRerun(size_t run_id, RunState& run,
+                             const HttpRequest& request) {
+  if (request.method == "POST") {
+    if (auto refused = ForeignPost(request, "re-run the model")) {
+      return std::move(*refused);
+    }
+  }
+  if (!options_.rerun) return Error(501, "this server cannot re-run models");
+  return options_.rerun->Handle(run_id, RerunTargetOf(run.run), request);
 }
 
 size_t Api::AddRun(ServedRun opened) {

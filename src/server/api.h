@@ -32,6 +32,9 @@
 
 namespace mi::server {
 
+class SessionFileApi;  // session_file_api.h
+class ProbeRerunner;   // probe_rerun.h
+
 struct HttpRequest {
   std::string method = "GET";
   // Percent-decoded once by the HTTP layer (a remaining '%' means the
@@ -130,6 +133,13 @@ struct ApiOptions {
   // (`open --history PATH`); null = none (both answer 404 saying how to
   // give one). Read only: the server never records runs.
   std::shared_ptr<HistoryStore> history;
+  // The saved session GET / POST /api/session restore and write
+  // (`open session.mis`, `open --session PATH`); null = GET answers no
+  // session and POST the document to download.
+  std::shared_ptr<SessionFileApi> session_file;
+  // Re-runs with other probes (GET / POST /api/runs/{run}/probes/run);
+  // null = 501.
+  std::shared_ptr<ProbeRerunner> rerun;
 };
 
 // Limits, shared with the HTTP layer and the docs.
@@ -277,6 +287,10 @@ class Api {
   HttpResponse Cluster(const std::vector<std::string_view>& seg,
                        const HttpRequest& request);
   HttpResponse ClusterRanks(const HttpRequest& request);
+  // GET / POST /api/session and /api/runs/{run}/probes/run.
+  HttpResponse SessionFile(const HttpRequest& request);
+  HttpResponse ProbeRerun(size_t run_id, RunState& run,
+                          const HttpRequest& request);
   // Appends an opened run and answers its id.
   size_t AddRun(ServedRun run);
   // The run, or nullptr past the end (the list only grows; a RunState
@@ -314,6 +328,10 @@ class Api {
 };
 
 // Helpers exposed for tests.
+// The refusal of a POST that is not the served page's own (Content-Type,
+// Origin, Sec-Fetch-Site), naming `what` it asked for; or nothing.
+std::optional<HttpResponse> RefuseForeignPost(const HttpRequest& request,
+                                              std::string_view what);
 // Constant-time comparison (the time does not depend on where they differ).
 bool ConstantTimeEquals(std::string_view a, std::string_view b);
 // Decimal digits only, no sign, no spaces, at most `max`.

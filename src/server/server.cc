@@ -859,6 +859,8 @@ StatusOr<std::unique_ptr<Server>> Server::Bind(const ServerOptions& options,
   api_options.open_run = options.open_run;
   api_options.cluster = options.cluster;
   api_options.history = options.history;
+  api_options.session_file = options.session_file;
+  api_options.rerun = options.rerun;
   if (options.token.empty()) {
     for (const char* h : {"127.0.0.1", "localhost", "[::1]"}) {
       api_options.allowed_hosts.push_back(fmt::format("{}:{}", h, port));

@@ -87,6 +87,9 @@ struct ServerOptions {
   // The run history served at /api/history/...; null = none. See
   // ApiOptions.
   std::shared_ptr<HistoryStore> history;
+  // The saved session and the probe re-runs; see ApiOptions.
+  std::shared_ptr<SessionFileApi> session_file;
+  std::shared_ptr<ProbeRerunner> rerun;
   ServerLimits limits;
 };
 

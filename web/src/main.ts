@@ -16,6 +16,10 @@ import { parseHash } from './core/url_state';
 import type { ViewInstance, ViewPlugin } from './core/view';
 import { BottomPanel } from './components/bottom_panel';
 import { Bookmarks } from './components/bookmarks';
+import { Notes } from './components/notes';
+import { ProbePanel } from './components/probe_panel';
+import { SessionFile } from './components/session_file';
+import { ProbeController } from './core/probe_controller';
 import { mountDetailsPanel } from './components/details_panel';
 import { mountLegend } from './components/legend_panel';
 import { RunNotes } from './components/run_notes';
@@ -63,11 +67,14 @@ const stats = new Stats();
 new UrlSync(store);
 new SelectionController(store, api);
 new DiffController(store, api);
+new ProbeController(store, api);
 mountToolbar(store);
 new SearchPanel(byId<HTMLInputElement>('search'), byId<HTMLSelectElement>('search-mode'), byId('results'), store, api);
 mountShortcuts(byId<HTMLInputElement>('search'), () => Array.from(document.querySelectorAll<HTMLDetailsElement>('details.menu')));
 const bookmarks = new Bookmarks(store, byId('bookmarks'));
-mountDetailsPanel(byId('details'), store, api, bookmarks);
+const notes = new Notes(store, byId('notes'));
+mountDetailsPanel(byId('details'), store, api, bookmarks, notes);
+new ProbePanel(store, api, byId('probes'));
 new ModelPanel(byId('model'), store, api);
 mountSidePanelSizer();
 new RunNotes(store, api);
@@ -81,6 +88,12 @@ for (const v of kViews) {
   if (v.slot === 'bottom') bottom.attach(v.id, inst);
 }
 installDebugSurface(store, stats, instances);
+const graph = instances.get(graphView.id);
+const session = new SessionFile(store, api, bookmarks, notes, {
+  get: () => graph?.viewport?.() ?? null,
+  restore: (v) => graph?.restoreViewport?.(v) ?? Promise.resolve(false),
+  applyHash: (h) => store.dispatch({ type: 'urlChanged', url: parseHash(h, tabs) }),
+}, byId<HTMLButtonElement>('save-session'), byId('session-status'));
 
 api.runs().then(async (runs) => {
   // A server started on a cluster of ranks holds its report and opens ranks as runs when asked:
@@ -88,6 +101,8 @@ api.runs().then(async (runs) => {
   const cluster = await api.cluster().catch(() => null);
   const history = await api.historyRuns(null, 1).catch(() => null);
   store.dispatch({ type: 'runsLoaded', runs });
+  // A session `open session.mis` restored: bookmarks, notes, probe settings, view.
+  void session.restore(hash.toString());
   if (history) store.dispatch({ type: 'showTab', tab: historyView.id });
   if (cluster) {
     store.dispatch({ type: 'showTab', tab: clusterView.id, focus: !hash.has('tab') });

@@ -19,7 +19,10 @@
 # step, a collective selected on both ranks (e2e_cluster_test), and the
 # diff of two runs: graph colours by diff with legend counts and pixels,
 # the timeline's compare marks, the run history's trend tab
-# (e2e_diff_test). For ctest:
+# (e2e_diff_test), and tensor probes: statistics with sparklines, colour
+# by statistic, the first NaN marked, the step slider, re-runs through the
+# server, saved sessions (e2e_probes_test; needs the Python package built:
+# the target model_inspector_python). For ctest:
 #   MI_BINARY=<build>/src/cli/model-inspector MI_TEST_ARTIFACTS=<build>/web-test-artifacts web/test/run_all.sh
 # Fails with a clear message when node, the npm packages, Chromium or the
 # binary are missing. Set MI_SKIP_E2E=1 to skip the tests against the server.
@@ -71,5 +74,6 @@ if [[ "${MI_SKIP_E2E:-0}" != 1 ]]; then
   node test/e2e_first_minute_test.mjs
   node test/e2e_cluster_test.mjs
   node test/e2e_diff_test.mjs
+  node test/e2e_probes_test.mjs
 fi
 echo "PASS: web tests"

@@ -160,3 +160,11 @@ export function divergingGradientCss(): string {
   const stops = [-1, -0.5, 0, 0.5, 1].map((t) => rgbCss(divergingColor(t)));
   return `linear-gradient(to right, ${stops.join(', ')})`;
 }
+
+/**
+ * Probe marks, drawn as a thick outline in every colour mode: the node
+ * that first produced a NaN / Inf (a trigger's producer, else the first in
+ * execution order), and the first node whose compare metric failed.
+ */
+export const kProbeNanMark: Rgb = hexToRgb('#d50000');
+export const kProbeDivergentMark: Rgb = hexToRgb('#aa00ff');

@@ -32,14 +32,23 @@ export class Bookmarks {
     this.render();
   }
 
-  private runKey(s: AppState = this.store.state): string | null {
-    return s.runs[s.panes[0].run]?.name ?? null;
+  private runKey(s: AppState = this.store.state, run = s.panes[0].run): string | null {
+    return s.runs[run]?.name ?? null;
   }
 
-  /** The bookmarks of the main pane's run, in the order added. */
-  list(): Bookmark[] {
-    const k = this.runKey();
+  /** The bookmarks of run `run` (the main pane's by default), in the order added. */
+  list(run?: number): Bookmark[] {
+    const k = this.runKey(this.store.state, run);
     return k === null ? [] : this.all[k] ?? [];
+  }
+
+  /** Replaces run `run`'s bookmarks (a restored session). */
+  replace(run: number, list: Bookmark[]): void {
+    const k = this.runKey(this.store.state, run);
+    if (k === null) return;
+    if (list.length) this.all[k] = list.slice(); else delete this.all[k];
+    try { localStorage.setItem(kKey, JSON.stringify(this.all)); } catch { /* storage off: kept until reload */ }
+    this.changed();
   }
 
   has(level: string, id: number): boolean {

@@ -11,10 +11,12 @@ import { fmtBytes, fmtNs } from '../base/format';
 import { opColor, rgbCss } from '../base/palette';
 import type { FindingJson, NodeDetails, NodeRef, SummaryJson, SummaryOpType, TaskDetails, ValueInfo } from '../rpc/api';
 import type { ApiClient } from '../rpc/api';
-import type { AppState, DetailsContent, GroupInfo } from '../core/state';
+import { probeKey, type AppState, type DetailsContent, type GroupInfo } from '../core/state';
 import type { StoreApi } from '../core/store';
 import { el, midName } from '../widgets/dom';
 import type { Bookmarks } from './bookmarks';
+import type { Notes } from './notes';
+import { probeSection } from './probe_details';
 import { peekButton } from './values_peek';
 
 export interface DetailsLinks {
@@ -26,6 +28,8 @@ export interface DetailsLinks {
   peek?(name: string, place: HTMLElement): HTMLElement | null;
   /** The bookmark star of the shown node. */
   star?(d: NodeDetails): HTMLElement | null;
+  /** The note on the shown node (an editable box). */
+  note?(d: NodeDetails): HTMLElement | null;
 }
 
 function fmtShape(s: ValueInfo['shape']): string {
@@ -66,7 +70,7 @@ function section(root: HTMLElement, title: string, body: Node): void {
 }
 
 /** The details panel as a component of the store. */
-export function mountDetailsPanel(root: HTMLElement, store: StoreApi, api?: ApiClient, bookmarks?: Bookmarks): DetailsPanel {
+export function mountDetailsPanel(root: HTMLElement, store: StoreApi, api?: ApiClient, bookmarks?: Bookmarks, notes?: Notes): DetailsPanel {
   // The level and run of the node shown: the selection's (a stage level of
   // a GE run is not the node's layer level).
   const where = (): { level: string; run: number } | null => {
@@ -84,10 +88,46 @@ export function mountDetailsPanel(root: HTMLElement, store: StoreApi, api?: ApiC
       const w = where();
       return bookmarks && w ? bookmarks.star({ level: w.level, id: d.id, name: d.name, op: d.op_type }) : null;
     },
+    note: (d) => {
+      const w = where();
+      return notes && w ? notes.editor({ level: w.level, id: d.id, name: d.name, op: d.op_type }) : null;
+    },
   });
+  // The shown node's probes, when its run and level have a probe store
+  // (asked again when a re-run changed the store).
+  let probeSeq = 0;
+  const storeOf = (s: AppState): boolean => {
+    const w = where();
+    const d = w ? s.probeData[probeKey(w.run, w.level)]?.data : null;
+    return !!d && d.store !== null && d.runs.length > 0;
+  };
+  const showProbes = (s: AppState): void => {
+    const c = s.details.content, w = where();
+    const place = root.querySelector<HTMLElement>('.probes-place');
+    if (!api || c.kind !== 'node' || !w || !place || !storeOf(s)) return;
+    const seq = ++probeSeq;
+    place.dataset.state = 'loading';
+    api.probeNode(w.run, w.level, c.node.id).then((data) => {
+      if (seq !== probeSeq) return;
+      place.textContent = '';
+      place.append(el('h3', undefined, `Probes (${data.probes.length})`), probeSection(data));
+      place.dataset.state = 'ready';
+    }, (e: Error) => {
+      if (seq !== probeSeq) return;
+      place.textContent = '';
+      place.append(el('div', 'error', e.message));
+      place.dataset.state = 'error';
+    });
+  };
   const render = (s: AppState, prev: AppState | null): void => {
-    if (prev && s.details === prev.details) return;
-    if (!prev || s.details.content !== prev.details.content) panel.show(s.details.content);
+    const probesChanged = !!prev && (s.probeVersion !== prev.probeVersion || storeOf(s) !== storeOf(prev));
+    if (prev && s.details === prev.details && !probesChanged) return;
+    if (!prev || s.details.content !== prev.details.content) {
+      panel.show(s.details.content);
+      showProbes(s);
+    } else if (probesChanged) {
+      showProbes(s);
+    }
     root.classList.toggle('loading', s.details.loading);
   };
   store.subscribe(render);
@@ -166,6 +206,10 @@ export class DetailsPanel {
       info.push(['measured memory', `${fmtBytes(d.measured_memory_bytes)} (${d.measured_memory_source ?? 'profiler'})`]);
     }
     root.append(table(info));
+    const note = this.links.note?.(d);
+    if (note) root.append(note);
+    // Filled by the panel's component when the run has probes.
+    root.append(el('div', 'probes-place'));
     if (d.attributes?.length) {
       section(root, `Attributes (${d.attributes.length})`, table(d.attributes.map((a) => [a.name, fmtValue(a.value)])));
     }

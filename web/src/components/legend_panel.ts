@@ -21,6 +21,7 @@ export function mountLegend(ops: HTMLElement, heat: HTMLElement, status: HTMLEle
         type: 'select', selection: { kind: 'node', level: n.level, id: n.id, run: n.run }, source: 'app', pane: n.pane,
       }));
     }
+    else if (s.color === 'probe') renderProbeLegend(heat, s.graph.heat);
     else if (s.color === 'status' || s.color === 'compare') renderColourLegend(heat, s.graph.heat);
     else renderHeatLegend(heat, s.color === 'op' ? null : s.graph.heat, s.color === 'share');
     renderStatusLegend(status, s.graph.statusCounts, s.lineage, s.comparing);
@@ -41,6 +42,33 @@ function renderLegend(root: HTMLElement, g: GraphInfo, onPick: (op: string) => v
     root.append(row);
   }
   if (g.ops.length > max) root.append(el('div', 'muted', `${g.ops.length - max} more op types`));
+}
+
+/** Colour by probe statistic: the statistic, gradient from its smallest to its largest value, items without a probe; the marks. */
+function renderProbeLegend(root: HTMLElement, h: HeatInfo | null): void {
+  root.textContent = '';
+  root.className = 'heat-legend probe-legend';
+  const p = h?.probe;
+  if (!p) return;
+  const fmt = (v: number): string => (Number.isInteger(v) ? String(v) : Math.abs(v) < 1e-3 || Math.abs(v) >= 1e5 ? v.toExponential(2) : v.toPrecision(4));
+  root.append(el('div', undefined, `probe statistic: ${p.stat} (latest run; a folded group shows its largest)`));
+  if (p.reason && !p.withData) {
+    root.append(el('div', 'muted', p.reason));
+  } else {
+    const bar = el('div', 'heat-bar');
+    bar.style.background = heatGradientCss();
+    const range = el('div', 'heat-range');
+    range.append(el('span', 'heat-min', fmt(p.min)), el('span', 'heat-max', fmt(p.max)));
+    root.append(bar, range);
+  }
+  const none = el('div', 'status-row');
+  none.append(chip(rgbCss(kNoDataFill)), el('span', undefined, 'no probe'), el('span', 'count', `${p.withoutData}`));
+  root.append(none);
+  for (const [cls, text] of [['mark-nan', 'first NaN / Inf (producer)'], ['mark-divergent', 'first divergent']]) {
+    const row = el('div', 'status-row');
+    row.append(el('span', `mark-chip ${cls}`), el('span', undefined, text));
+    root.append(row);
+  }
 }
 
 /** Heat map legend (colour by time / share): gradient, min and max, nodes without data. */

@@ -4,7 +4,7 @@
 
 import { sameSelection, type Selection, type SelectionSource } from './selection';
 import {
-  diffKey, emptyResolved, kDefaultPane, type Action, type AppState, type PaneState, type SavedFolding, type SearchState,
+  diffKey, emptyResolved, kDefaultPane, probeSettingsOf, type Action, type AppState, type PaneState, type SavedFolding, type SearchState,
 } from './state';
 import type { UrlState } from './url_state';
 
@@ -104,6 +104,7 @@ function applyUrl(s: AppState, u: UrlState): AppState {
     ...s, tab: s.tabs.includes(u.tab) ? u.tab : s.tab, panel: u.panel, color: u.color, timelineCompare: u.timelineCompare, align: u.align,
     clock: u.clock, criticalPathOn: u.criticalPath, criticalPath: u.criticalPath ? s.criticalPath : null,
     timelinePins: u.pins.join(',') === s.timelinePins.join(',') ? s.timelinePins : u.pins,
+    probeStat: u.probeStat,
   };
   // Another run: the folding kept for its levels does not apply.
   if (main.run !== before.run) next.savedFolding = [{}, ...next.savedFolding.slice(1)];
@@ -239,5 +240,24 @@ export function reduce(s: AppState, a: Action): AppState {
       return { ...s, graph: a.info };
     case 'diff':
       return { ...s, diffs: { ...s.diffs, [diffKey(a.entry.base, a.entry.next)]: a.entry } };
+    case 'setProbeStat':
+      return a.stat === s.probeStat ? s : { ...s, probeStat: a.stat };
+    case 'probesChanged':
+      return { ...s, probeVersion: s.probeVersion + 1 };
+    case 'probeData':
+      return { ...s, probeData: { ...s.probeData, [`${a.entry.run}:${a.entry.level}`]: a.entry } };
+    case 'startRerun': {
+      const cur = s.reruns[a.run];
+      if (cur && (cur.status === 'starting' || cur.status === 'running')) return s;
+      const entry = { run: a.run, request: a.request, status: 'starting' as const, job: null, error: null, seq: (cur?.seq ?? 0) + 1 };
+      return { ...s, reruns: { ...s.reruns, [a.run]: entry } };
+    }
+    case 'rerun':
+      if (s.reruns[a.entry.run]?.seq !== a.entry.seq) return s;
+      return { ...s, reruns: { ...s.reruns, [a.entry.run]: a.entry } };
+    case 'setProbeSettings': {
+      const cur = probeSettingsOf(s, a.run);
+      return { ...s, probeSettings: { ...s.probeSettings, [a.run]: { ...cur, ...a.settings } } };
+    }
   }
 }

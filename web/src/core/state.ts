@@ -12,10 +12,11 @@
 import type {
   Clock, DiffReportJson, FindingJson, Grouping, NodeDetails, NodeRef, RunInfo, SearchMode, SummaryJson, SummaryOpType, TaskDetails,
 } from '../rpc/api';
+import type { ProbesLevelJson, RerunJobJson, RerunRequest } from '../rpc/probe_api';
 import type { Selection, SelectionSource } from './selection';
 import type { UrlState } from './url_state';
 
-export type ColorMode = 'op' | 'time' | 'share' | 'status' | 'compare' | 'diff';
+export type ColorMode = 'op' | 'time' | 'share' | 'status' | 'compare' | 'diff' | 'probe';
 export type Direction = 'auto' | 'tb' | 'lr';
 export type PanelMode = 'split' | 'graph' | 'bottom';
 export type Align = 'start' | 'first_run';
@@ -163,6 +164,8 @@ export interface HeatInfo {
    * of the nodes the timing diff lists, those slower / faster beyond the noise.
    */
   diff?: DiffCounts;
+  /** Colour by probe statistic: the statistic, its range, items with / without a value, or why none. */
+  probe?: { stat: string; reason: string | null; min: number; max: number; withData: number; withoutData: number };
 }
 
 /** Node counts of one pane's side of a diff (colour by diff, the legend). */
@@ -249,6 +252,68 @@ export interface AppState {
   hiddenTabs: readonly string[];
   /** Diffs of two runs asked for (diffKey → entry): colour by diff, the timeline's compare marks. */
   diffs: Record<string, DiffEntry>;
+  /** Colour by probe: the statistic, plugin metric (plugin:NAME.METRIC) or compare metric (compare:METRIC) shown. */
+  probeStat: string;
+  /** Bumped when the probe store changed (a re-run finished): probe answers are asked again. */
+  probeVersion: number;
+  /** The settings of each run's next re-run (set by the probe panel, the graph's node menu, a saved session). */
+  probeSettings: Record<number, ProbeSettings>;
+  /** A level's probe data (probeKey → entry), asked by the probe controller for the panes shown. */
+  probeData: Record<string, ProbeDataEntry>;
+  /** Re-runs with probes (by run): asked, running, done, failed. */
+  reruns: Record<number, RerunEntry>;
+}
+
+/** The probe data of one run's level (GET /api/runs/{run}/probes?level=), for a probe-store version. */
+export interface ProbeDataEntry {
+  run: number; level: string; version: number;
+  status: 'loading' | 'ready' | 'none' | 'error';
+  data: ProbesLevelJson | null;
+  /** Why there is none (the run has no probe store: the server's message), or the error. */
+  message: string | null;
+}
+
+/** What a re-run asks for: probes (node or probe names, globs), triggers, what to keep, the input (-1: the runner's own). */
+export interface ProbeSettings {
+  probes: string[];
+  triggers: string[];
+  keep: 'stats' | 'tensor';
+  input: number;
+}
+
+export const kDefaultProbeSettings: ProbeSettings = { probes: [], triggers: ['nan', 'inf'], keep: 'stats', input: -1 };
+
+/**
+ * Run `run`'s re-run settings: the ones set, else the defaults with the
+ * probes of the store's latest run at the main pane's level (the node names
+ * it probed), so "remove probe" starts from what is probed now.
+ */
+export function probeSettingsOf(s: AppState, run: number): ProbeSettings {
+  const set = s.probeSettings[run];
+  if (set) return set;
+  const level = s.panes[0].run === run ? s.panes[0].level : s.runs[run]?.levels[0] ?? '';
+  const data = s.probeData[probeKey(run, level)]?.data;
+  const probes = data ? [...new Set(Object.values(data.nodes).map((e) => probeNodeName(e.probe)))].sort() : [];
+  return { ...kDefaultProbeSettings, probes };
+}
+
+/** The node a probe name belongs to ("/conv1/Conv:0" → "/conv1/Conv"). */
+export function probeNodeName(probe: string): string {
+  return probe.replace(/:(in|grad)?\d+$/, '');
+}
+
+/** The key of run `run`'s level `level` in `AppState.probeData`. */
+export function probeKey(run: number, level: string): string { return `${run}:${level}`; }
+
+/** A re-run of one run's model with probes, as the re-run controller drives it. */
+export interface RerunEntry {
+  run: number;
+  request: RerunRequest;
+  status: 'starting' | 'running' | 'complete' | 'failed';
+  job: RerunJobJson | null;
+  error: string | null;
+  /** Bumped by each new re-run of this run. */
+  seq: number;
 }
 
 /** The state a page opens with, from its URL. */
@@ -262,7 +327,7 @@ export function initialState(url: UrlState, tabs: readonly string[], hiddenTabs:
     details: { content: { kind: 'empty', message: kDetailsHint }, loading: false },
     search: { query: '', mode: 'auto', fromSelection: false, seq: 0, pane: 0, results: null },
     criticalPath: null, criticalPathOn: url.criticalPath, banner: null, graph: { ops: null, heat: null, statusCounts: null, statusLine: '' }, tabs, hiddenTabs,
-    diffs: {},
+    diffs: {}, probeStat: url.probeStat, probeVersion: 0, probeSettings: {}, probeData: {}, reruns: {},
   };
 }
 
@@ -275,6 +340,7 @@ export function urlStateOf(s: AppState): UrlState {
     compare: s.comparing && p1 ? { run: p1.run, level: p1.level } : null, timelineCompare: s.timelineCompare, align: s.align, clock: s.clock,
     criticalPath: s.criticalPathOn,
     pins: s.timelinePins,
+    probeStat: s.probeStat,
   };
 }
 
@@ -343,7 +409,16 @@ export type Action =
   | { type: 'banner'; message: string | null }
   | { type: 'graphInfo'; info: GraphInfo }
   /** The diff controller's progress on one diff (diffKey(base, next)). */
-  | { type: 'diff'; entry: DiffEntry };
+  | { type: 'diff'; entry: DiffEntry }
+  | { type: 'setProbeStat'; stat: string }
+  /** The probe store changed (a re-run finished). */
+  | { type: 'probesChanged' }
+  /** Run `run`'s next re-run: the fields given change. */
+  | { type: 'setProbeSettings'; run: number; settings: Partial<ProbeSettings> }
+  | { type: 'probeData'; entry: ProbeDataEntry }
+  /** Re-run run `run`'s model with these probes (the re-run controller starts it). */
+  | { type: 'startRerun'; run: number; request: RerunRequest }
+  | { type: 'rerun'; entry: RerunEntry };
 
 /**
  * The run the graph's "time vs compare run" colour compares pane state `st`

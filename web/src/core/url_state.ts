@@ -11,7 +11,9 @@
 //                        op:TYPE | finding:N | range:FROM-TO[:TRACK,...] (ns)
 //   &tab=mapping         the bottom panel's tab (a bottom view's id)
 //   &panel=graph|bottom  one part maximised
-//   &color=time|share|status|compare|diff    colour mode of the graph
+//   &color=time|share|status|compare|diff|probe    colour mode of the graph
+//   &pstat=mean          with color=probe: the statistic (default nan), a
+//                        plugin's metric (plugin:NAME.METRIC) or a compare metric
 //   &compare=0:compiled  second graph pane: run:level
 //   &tcompare=1          timeline compared with run 1, &align=first_run
 //   &clock=calibrated    timeline clock
@@ -42,7 +44,12 @@ export interface UrlState {
   criticalPath: boolean;
   /** Timeline tracks pinned to the top, in pin order. */
   pins: number[];
+  /** Colour by probe statistic: the statistic shown. */
+  probeStat: string;
 }
+
+/** The statistic colour by probe shows by default: NaN counts (where do NaNs start?). */
+export const kDefaultProbeStat = 'nan';
 
 /** The bottom views' ids in tab order; the first is the default tab. */
 export const kDefaultTabs: readonly string[] = ['timeline', 'mapping', 'summary'];
@@ -50,7 +57,7 @@ export const kDefaultTabs: readonly string[] = ['timeline', 'mapping', 'summary'
 export function defaultUrlState(tabs: readonly string[] = kDefaultTabs): UrlState {
   return {
     pane: { ...kDefaultPane }, selection: null, tab: tabs[0], panel: 'split', color: 'op', compare: null,
-    timelineCompare: null, align: 'start', clock: 'raw', criticalPath: false, pins: [],
+    timelineCompare: null, align: 'start', clock: 'raw', criticalPath: false, pins: [], probeStat: kDefaultProbeStat,
   };
 }
 
@@ -80,13 +87,14 @@ export function parseHash(hash: string, tabs: readonly string[] = kDefaultTabs):
     selection: parseSelection(p.get('sel')),
     tab: tab !== null && tabs.includes(tab) ? tab : tabs[0],
     panel: panel === 'graph' || panel === 'bottom' ? panel : 'split',
-    color: color === 'time' || color === 'share' || color === 'status' || color === 'compare' || color === 'diff' ? color : 'op',
+    color: color === 'time' || color === 'share' || color === 'status' || color === 'compare' || color === 'diff' || color === 'probe' ? color : 'op',
     compare: cmp ? { run: parseInt(cmp[1], 10), level: cmp[2] } : null,
     timelineCompare: tc !== null && /^\d+$/.test(tc) ? parseInt(tc, 10) : null,
     align: p.get('align') === 'first_run' ? 'first_run' : 'start',
     clock: p.get('clock') === 'calibrated' ? 'calibrated' : 'raw',
     criticalPath: p.get('cpath') === '1',
     pins: [...new Set(ints(p.get('pin')))],
+    probeStat: /^[\w:.\-]{1,80}$/.test(p.get('pstat') ?? '') ? p.get('pstat')! : kDefaultProbeStat,
   };
 }
 
@@ -112,5 +120,6 @@ export function formatHash(u: UrlState, tabs: readonly string[] = kDefaultTabs):
   if (u.clock !== 'raw') p.set('clock', u.clock);
   if (u.criticalPath) p.set('cpath', '1');
   if (u.pins.length) p.set('pin', u.pins.join(','));
+  if (u.probeStat !== kDefaultProbeStat) p.set('pstat', u.probeStat);
   return '#' + p.toString().replace(/%2C/g, ',').replace(/%3A/g, ':');
 }

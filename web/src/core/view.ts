@@ -45,4 +45,8 @@ export interface ViewInstance {
    * (core/debug.ts): tests read its geometry and drive its camera.
    */
   debugHandle?(): unknown;
+  /** The main graph's camera (a saved session keeps it): world point at the top-left corner, zoom. */
+  viewport?(): { x: number; y: number; scale: number } | null;
+  /** Puts the main graph's camera there once its layout shows (a restored session). */
+  restoreViewport?(v: { x: number; y: number; scale: number }): Promise<boolean>;
 }

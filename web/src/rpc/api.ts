@@ -7,6 +7,10 @@
 import { decodeLayout, type Layout } from './layout_binary';
 
 export interface RunInput { path: string; format: string; role: string }
+import type {
+  ProbeCompareJson, ProbeNodeJson, ProbesLevelJson, RerunRequest, RerunStateJson, SavedSessionJson, SessionSavedJson, SessionStateJson,
+} from './probe_api';
+
 export interface RunInfo {
   id: number; name: string; paths: string[]; inputs: RunInput[]; levels: string[]; has_trace: boolean;
   /** A run `open --keep-going` could not open: its error (the file, the place, what was expected). */
@@ -319,6 +323,20 @@ export interface ApiClient {
   properties(run: number, level: string): Promise<ModelProperties>;
   /** The first `limit` values of one initializer, read from the model file (GET .../values). */
   values(run: number, level: string, name: string, limit: number): Promise<TensorValues>;
+  /** A level's probe statistics per node in the store's latest run, with the trigger hits (probe_api.ts). */
+  probes(run: number, level: string): Promise<ProbesLevelJson>;
+  /** Two probe runs compared per node (the newest against the one before it, unless given). */
+  probeCompare(run: number, level: string): Promise<ProbeCompareJson>;
+  /** One node's probes: statistics, the series over the last runs, per-step values. */
+  probeNode(run: number, level: string, node: number): Promise<ProbeNodeJson>;
+  /** Whether the run can re-run its model with other probes, the inputs offered, the job's state. */
+  rerunState(run: number): Promise<RerunStateJson>;
+  /** Starts a re-run (POST .../probes/run). */
+  rerun(run: number, req: RerunRequest): Promise<{ job: number; state: string; command: string[] }>;
+  /** The saved session the server restored or last saved (GET /api/session). */
+  savedSession(): Promise<SessionStateJson>;
+  /** Saves the UI's part of the session (POST /api/session): into the server's session file, else the document to download. */
+  saveSession(doc: SavedSessionJson): Promise<SessionSavedJson>;
 }
 
 /** A tensor of the model-properties answer: name, element type, shape, "float32[1,3,224,224]". */
@@ -451,6 +469,34 @@ export class Api implements ApiClient {
 
   links(run: number): Promise<LinksJson> {
     return this.json(`/api/runs/${run}/links`);
+  }
+
+  probes(run: number, level: string): Promise<ProbesLevelJson> {
+    return this.json(`/api/runs/${run}/probes?level=${encodeURIComponent(level)}`);
+  }
+
+  probeCompare(run: number, level: string): Promise<ProbeCompareJson> {
+    return this.json(`/api/runs/${run}/probes/compare?level=${encodeURIComponent(level)}`);
+  }
+
+  probeNode(run: number, level: string, node: number): Promise<ProbeNodeJson> {
+    return this.json(`/api/runs/${run}/probes/node?level=${encodeURIComponent(level)}&id=${node}`);
+  }
+
+  rerunState(run: number): Promise<RerunStateJson> {
+    return this.json(`/api/runs/${run}/probes/run`);
+  }
+
+  async rerun(run: number, req: RerunRequest): Promise<{ job: number; state: string; command: string[] }> {
+    return (await fetchApi(this.base, this.token, `/api/runs/${run}/probes/run`, undefined, req)).json() as Promise<{ job: number; state: string; command: string[] }>;
+  }
+
+  savedSession(): Promise<SessionStateJson> {
+    return this.json('/api/session');
+  }
+
+  async saveSession(doc: SavedSessionJson): Promise<SessionSavedJson> {
+    return (await fetchApi(this.base, this.token, '/api/session', undefined, doc)).json() as Promise<SessionSavedJson>;
   }
 
   async pair(run: number, candidate: number): Promise<PairResult> {

@@ -9,6 +9,9 @@ import type {
   NodeTasks, PairResult, RunInfo, SearchMode, SearchResult, SummaryJson, TaskDetails, TensorValues, TimelineMeta,
 } from './api';
 import type { Layout } from './layout_binary';
+import type {
+  ProbeCompareJson, ProbeNodeJson, ProbesLevelJson, RerunRequest, RerunStateJson, SavedSessionJson, SessionSavedJson, SessionStateJson,
+} from './probe_api';
 
 export class CachedApi implements ApiClient {
   private readonly memo = new Map<string, Promise<unknown>>();
@@ -26,6 +29,14 @@ export class CachedApi implements ApiClient {
   }
 
   runs(): Promise<RunInfo[]> { return this.api.runs(); }
+  /** Probe answers are not kept: a re-run adds a run to the store while the page is open. */
+  probes(run: number, level: string): Promise<ProbesLevelJson> { return this.api.probes(run, level); }
+  probeNode(run: number, level: string, node: number): Promise<ProbeNodeJson> { return this.api.probeNode(run, level, node); }
+  probeCompare(run: number, level: string): Promise<ProbeCompareJson> { return this.api.probeCompare(run, level); }
+  rerunState(run: number): Promise<RerunStateJson> { return this.api.rerunState(run); }
+  rerun(run: number, req: RerunRequest): Promise<{ job: number; state: string; command: string[] }> { return this.api.rerun(run, req); }
+  savedSession(): Promise<SessionStateJson> { return this.api.savedSession(); }
+  saveSession(doc: SavedSessionJson): Promise<SessionSavedJson> { return this.api.saveSession(doc); }
   /** Once per pair: the graph's diff colours and the timeline's marks share it. */
   diff(base: number, next: number): Promise<DiffReportJson> { return this.once(`diff:${base}:${next}`, () => this.api.diff(base, next)); }
   historyRuns(model: string | null, limit: number): Promise<HistoryRunsJson | null> { return this.api.historyRuns(model, limit); }

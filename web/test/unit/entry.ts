@@ -17,3 +17,5 @@ export { diffKey, graphDiffPair, timelineDiffPair } from '../../src/core/state';
 export { paneDiff, DiffKind, DiffTiming } from '../../src/views/graph/diff_marks';
 export { diffFill } from '../../src/views/graph/scene';
 export { slowerLabels, slowerNodes } from '../../src/views/timeline/diff_marks';
+export { probeSettingsOf, probeNodeName, probeKey, kDefaultProbeSettings } from '../../src/core/state';
+export { statValue, entryValue, colourStats, firstNanNode } from '../../src/rpc/probe_api';

@@ -15,6 +15,7 @@ const kDefaults = {
   selection: null, tab: 'timeline', panel: 'split', color: 'op', compare: null, timelineCompare: null, align: 'start', clock: 'raw',
   criticalPath: false,
   pins: [],
+  probeStat: 'nan',
 };
 
 test('an empty hash is the default state', () => {
@@ -35,12 +36,13 @@ test('a first-slice link (main pane only) means the same and formats to itself',
 
 test('every field parses', () => {
   const h = '#run=1&level=compiled&grouping=fusion&direction=lr&expand=3,17&collapse=5&node=12&sel=task:812,813'
-    + '&tab=summary&panel=bottom&color=share&compare=0:framework&tcompare=2&align=first_run&clock=calibrated&cpath=1&pin=7,3';
+    + '&tab=summary&panel=bottom&color=probe&compare=0:framework&tcompare=2&align=first_run&clock=calibrated&cpath=1&pin=7,3'
+    + '&pstat=plugin:sparsity.zero_fraction';
   assert.deepEqual(parseHash(h), {
     pane: { run: 1, level: 'compiled', grouping: 'fusion', direction: 'lr', expand: [3, 17], collapse: [5], node: 12 },
-    selection: { kind: 'task', ids: [812, 813] }, tab: 'summary', panel: 'bottom', color: 'share',
+    selection: { kind: 'task', ids: [812, 813] }, tab: 'summary', panel: 'bottom', color: 'probe',
     compare: { run: 0, level: 'framework' }, timelineCompare: 2, align: 'first_run', clock: 'calibrated', criticalPath: true,
-    pins: [7, 3],
+    pins: [7, 3], probeStat: 'plugin:sparsity.zero_fraction',
   });
   assert.equal(formatHash(parseHash(h)), h, 'formats back to the same hash');
 });
@@ -80,6 +82,8 @@ test('each field other than the main pane\'s appears only away from its default'
   assert.equal(one({ criticalPath: true }), '&cpath=1');
   assert.equal(one({ pins: [] }), '');
   assert.equal(one({ pins: [4, 2] }), '&pin=4,2');
+  assert.equal(one({ probeStat: 'nan' }), '');
+  assert.equal(one({ probeStat: 'mean' }), '&pstat=mean');
   assert.equal(one({ pane: { ...d.pane, direction: 'lr' } }), '&direction=lr');
   // The default is the direction that fits the window; a chosen top to bottom is kept.
   assert.equal(one({ pane: { ...d.pane, direction: 'tb' } }), '&direction=tb');
@@ -89,7 +93,7 @@ test('each field other than the main pane\'s appears only away from its default'
 
 test('malformed values fall back to their defaults', () => {
   const bad = parseHash('#run=-3&level=&grouping=bogus&direction=up&expand=3,x,-1,7&collapse=&node=12a&sel=task:'
-    + '&tab=bogus&panel=left&color=red&compare=1:&tcompare=-1&align=end&clock=wall&cpath=yes&pin=x,-1');
+    + '&tab=bogus&panel=left&color=red&compare=1:&tcompare=-1&align=end&clock=wall&cpath=yes&pin=x,-1&pstat=a%20b');
   assert.deepEqual(bad, { ...kDefaults, pane: { ...kDefaults.pane, expand: [3, 7] } });
   // Pins: bad ids dropped, a repeated one kept once.
   assert.deepEqual(parseHash('#pin=5,x,5,2').pins, [5, 2]);

@@ -19,7 +19,9 @@
 
 import type { Layout } from '../../rpc/layout_binary';
 import { decodeLayout, graphNodeCount, groupPath, opName } from '../../rpc/layout_binary';
-import { compareColourTarget, diffKey, graphDiffPair, kDetailsHint, paneHasGraph, type PaneState, visiblePanes, type Action, type AppState, type GraphInfo, type GroupInfo } from '../../core/state';
+import { compareColourTarget, diffKey, graphDiffPair, kDetailsHint, paneHasGraph, probeKey, type PaneState, visiblePanes, type Action, type AppState, type GraphInfo, type GroupInfo } from '../../core/state';
+import { entryValue, firstNanNode } from '../../rpc/probe_api';
+import { NodeMenu } from './node_menu';
 import type { ViewContext, ViewInstance, ViewMount, ViewPlugin } from '../../core/view';
 import { byId } from '../../widgets/dom';
 import { graphDebugHandle } from './debug';
@@ -60,9 +62,12 @@ class GraphView implements ViewInstance, PaneHost {
   private cpShown: AppState['criticalPath'] = null;
   /** The export menu (its last export is in the debug handle). */
   readonly exporter: ExportMenu;
+  /** The right-click menu on a node (probes, re-run). */
+  readonly nodeMenu: NodeMenu;
 
   constructor(private readonly ctx: ViewContext, mount: ViewMount) {
     this.api = ctx.api;
+    this.nodeMenu = new NodeMenu({ api: ctx.api, state: () => this.state, dispatch: (a) => this.dispatch(a) });
     const s = ctx.store.state;
     const main = this.pane(0, s);
     ctx.stats.set('graph.renderer', main.renderer.kind);
@@ -111,6 +116,16 @@ class GraphView implements ViewInstance, PaneHost {
       p.setColorMode(s.color);
       p.lineage = s.lineage;
       this.panes[k] = p;
+      // Right-click on a node: select it and open the probe menu.
+      p.canvas.addEventListener('contextmenu', (e) => {
+        const r = p.canvas.getBoundingClientRect();
+        const id = p.nodeAt(e.clientX - r.left, e.clientY - r.top);
+        if (id === null || p.fileMode) return;
+        e.preventDefault();
+        const st = this.state.panes[k];
+        this.dispatch({ type: 'select', selection: { kind: 'node', level: st.level, id, run: st.run }, source: 'graph', pane: k });
+        void this.nodeMenu.open(st.run, st.level, id, e.clientX, e.clientY);
+      });
     }
     return p;
   }
@@ -122,7 +137,26 @@ class GraphView implements ViewInstance, PaneHost {
     }
   }
 
-  debugHandle(): unknown { return { ...graphDebugHandle(this.panes), exporter: this.exporter }; }
+  debugHandle(): unknown { return { ...graphDebugHandle(this.panes), exporter: this.exporter, nodeMenu: this.nodeMenu }; }
+
+  /** The main pane's camera: the world point at its top-left corner and the zoom (a saved session keeps it). */
+  viewport(): { x: number; y: number; scale: number } | null {
+    const p = this.panes[0];
+    if (!p?.scene) return null;
+    return { x: p.cam.toWorldX(0), y: p.cam.toWorldY(0), scale: p.cam.scale };
+  }
+
+  /** Puts the main pane's camera at a saved viewport once its layout is shown. */
+  async restoreViewport(v: { x: number; y: number; scale: number }): Promise<boolean> {
+    const p = this.panes[0];
+    if (!p || !(await p.settled())) return false;
+    // After what the layout's own load does (fit, a selected node's centring).
+    for (let k = 0; k < 3; ++k) await new Promise((r) => requestAnimationFrame(r));
+    p.cam.scale = v.scale;
+    p.cam.pin(v.x, v.y, 0, 0);
+    p.requestRender();
+    return true;
+  }
 
   private onState(s: AppState, prev: AppState | null): void {
     if (!prev || s.comparing !== prev.comparing) this.compareChanged(s);
@@ -140,6 +174,7 @@ class GraphView implements ViewInstance, PaneHost {
       if (!prev || s.color !== prev.color) p.setColorMode(s.color);
       this.compareColour(k, p, s, st);
       this.diffColour(k, p, s, st);
+      this.probeColour(k, p, s, st);
       if (!prev || s.lineage !== prev.lineage) { p.lineage = s.lineage; changed = true; }
       const r = s.search.results;
       const matches = r && r.pane === k && r.run === st.run && r.level === st.level && !r.error ? r.matches.map((m) => m.id) : [];
@@ -227,6 +262,51 @@ class GraphView implements ViewInstance, PaneHost {
       .catch((e: unknown) => {
         if (this.compareKeys[k] === key) p.setCompare({ run: null, reason: `run ${run}: ${e instanceof Error ? e.message : String(e)}`, times: null });
       });
+  }
+
+  private readonly probeKeys: string[] = [];
+  /**
+   * Colour by probe statistic and the probe marks: the pane's level's probe
+   * data (the probe controller asks for it) as values per model node id for
+   * the statistic shown, the first NaN / Inf producer and the first
+   * divergent node as marks (drawn in every colour mode).
+   */
+  private probeColour(k: number, p: Pane, s: AppState, st: PaneState): void {
+    if (!paneHasGraph(s, st)) return;
+    const e = s.probeData[probeKey(st.run, st.level)];
+    const key = `${st.run}|${st.level}|${e?.version}|${e?.status}|${s.color === 'probe' ? s.probeStat : ''}`;
+    if (this.probeKeys[k] === key) return;
+    this.probeKeys[k] = key;
+    const data = e?.data ?? null;
+    const marks = new Map<number, 'nan' | 'divergent'>();
+    const div = data?.compare?.first_divergent;
+    if (div !== null && div !== undefined) marks.set(div, 'divergent');
+    const nan = firstNanNode(data);
+    if (nan) marks.set(nan.id, 'nan');
+    let values: Map<number, number> | null = null;
+    let reason: string | null = null;
+    if (s.color === 'probe') {
+      if (!data) {
+        reason = e?.status === 'loading' || !e ? 'loading the probe statistics…' : e.message ?? 'no probe data for this level';
+      } else {
+        values = new Map();
+        const stat = s.probeStat;
+        for (const [id, entry] of Object.entries(data.nodes)) {
+          if (stat.startsWith('compare:')) continue;
+          const v = entryValue(entry, stat);
+          if (v !== null && Number.isFinite(v)) values.set(Number(id), v);
+        }
+        // A compare metric: per node of the compare (nodes without a probe in the newest run too).
+        if (stat.startsWith('compare:')) {
+          for (const [id, m] of Object.entries(data.compare?.nodes ?? {})) {
+            const v = m[stat.slice(8)];
+            if (typeof v === 'number' && Number.isFinite(v)) values.set(Number(id), v);
+          }
+        }
+        if (!values.size) reason = `no node of this level has a value for ${stat}`;
+      }
+    }
+    p.setProbe({ stat: s.probeStat, reason, values, marks: marks.size ? marks : null });
   }
 
   private readonly diffKeys: string[] = [];

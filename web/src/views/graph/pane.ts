@@ -17,9 +17,17 @@ import { Minimap } from './minimap';
 import { Canvas2DRenderer } from './renderer_canvas2d';
 import { createWebGLRenderer } from './renderer_webgl';
 import { kNoHighlights, type Highlights, type Renderer } from './renderer';
-import { Scene } from './scene';
+import { Scene, type ProbeMark } from './scene';
 
 export const kDefaultMaxItems = 2000;
+
+/** A pane's probe colouring and marks (index.ts builds it from the state's probe data). */
+export interface PaneProbe {
+  stat: string;
+  reason: string | null;
+  values: Map<number, number> | null;
+  marks: Map<number, ProbeMark> | null;
+}
 
 export interface PaneHost {
   readonly api: ApiClient;
@@ -49,6 +57,8 @@ export class Pane {
   compare: { run: number | null; reason: string | null; times: Map<number, number> | null } = { run: null, reason: null, times: null };
   /** Colour by diff: this pane's side of the diff of two runs (diff_marks.ts), or why there is none. */
   diff: PaneDiff = { side: null, reason: null, marks: null };
+  /** Colour by probe statistic: per model node id its value; marks (first NaN, first divergent) in every mode. */
+  probe: PaneProbe = { stat: '', reason: null, values: null, marks: null };
   /** Highlight the ancestors and descendants of the selection. */
   lineage = false;
   /** Nodes matching the search. */
@@ -235,6 +245,7 @@ export class Pane {
       colorMode: this.colorMode, compareTimes: this.compare.times, compareRun: this.compare.run, compareReason: this.compare.reason,
       diffMarks: this.diff.marks, diffSide: this.diff.side, diffReason: this.diff.reason,
       diffNotes: { summary: this.diff.summary, failed: this.diff.failed, nodes: this.diff.nodes },
+      probeValues: this.probe.values, probeStat: this.probe.stat, probeReason: this.probe.reason, probeMarks: this.probe.marks,
     });
     this.nodeIndex.clear();
     const n = graphNodeCount(layout);
@@ -276,6 +287,24 @@ export class Pane {
     this.setLayout(this.layout);
     this.cam.scale = cam.s; this.cam.pin(0, 0, cam.tx, cam.ty);
     this.host.layoutChanged(this);
+  }
+
+  /** Sets the probe values and marks; rebuilds the scene (marks show in every colour mode). */
+  setProbe(p: PaneProbe): void {
+    this.probe = p;
+    if (!this.layout) return;
+    const cam = { s: this.cam.scale, tx: this.cam.tx, ty: this.cam.ty };
+    this.setLayout(this.layout);
+    this.cam.scale = cam.s; this.cam.pin(0, 0, cam.tx, cam.ty);
+    this.host.layoutChanged(this);
+  }
+
+  /** The model node at screen point (sx, sy), or null (a right-click's target). */
+  nodeAt(sx: number, sy: number): number | null {
+    const s = this.scene;
+    if (!s) return null;
+    const i = s.itemAt(this.cam.toWorldX(sx), this.cam.toWorldY(sy));
+    return i >= 0 && s.layout.itemKind[i] === ItemKind.Node ? s.layout.itemModelId[i] : null;
   }
 
   /** The item showing model node `id` (itself or a collapsed group), or -1. */

@@ -8,7 +8,7 @@ import {
   graphNodeCount, GroupKind, ItemKind, kEdgeReversed, kGroupVisible, kNone, kProfileBands, NodeStatus, opName, type Layout,
 } from '../../rpc/layout_binary';
 import {
-  darker, divergingColor, kDiffAdded, kDiffChanged, kDiffFaster, kDiffRemoved, kDiffRenamed, kDiffSame, kDiffSlower, heatColor, kFaultFill, kFaultStroke, kFusedMark, kStatusFused, kStatusInserted, kStatusNotRun, kStatusRan, kStatusUnlinked, kGroupStyles, kInsertedStroke, kIoFill, kIoStroke, kNoDataFill, kNoDataStroke, mix, opColor, type Rgb,
+  darker, divergingColor, kDiffAdded, kDiffChanged, kDiffFaster, kDiffRemoved, kDiffRenamed, kDiffSame, kDiffSlower, heatColor, kFaultFill, kFaultStroke, kFusedMark, kStatusFused, kStatusInserted, kStatusNotRun, kStatusRan, kStatusUnlinked, kGroupStyles, kInsertedStroke, kIoFill, kIoStroke, kNoDataFill, kNoDataStroke, kProbeDivergentMark, kProbeNanMark, mix, opColor, type Rgb,
 } from '../../base/palette';
 import type { ColorMode, DiffCounts } from '../../core/state';
 import { DiffKind, DiffTiming, type DiffMark } from './diff_marks';
@@ -57,7 +57,15 @@ export interface SceneOptions {
   diffReason?: string | null;
   /** Passed on to the legend as they are. */
   diffNotes?: Pick<DiffCounts, 'summary' | 'failed' | 'nodes'>;
+  /** Colour by probe statistic: per model node id its value in the latest run; the statistic, or why there is none. */
+  probeValues?: Map<number, number> | null;
+  probeStat?: string;
+  probeReason?: string | null;
+  /** Probe marks in every colour mode: per model node id, first NaN / Inf producer or first divergent node. */
+  probeMarks?: Map<number, ProbeMark> | null;
 }
+
+export type ProbeMark = 'nan' | 'divergent';
 
 /** Colour by diff: a node's fill (structural change, else its time change) and, for a changed node that is also slower / faster, its outline. */
 export function diffFill(m: DiffMark | undefined): { fill: Rgb; outline: Rgb | null } {
@@ -101,6 +109,8 @@ export interface HeatRange {
   compare?: { run: number | null; reason: string | null; faster: number; slower: number; same: number; noData: number };
   /** Colour by diff: the pane's nodes per change (folded ones included). */
   diff?: DiffCounts;
+  /** Colour by probe statistic: the statistic, its range over the items, items with / without a value, or why there are none. */
+  probe?: { stat: string; reason: string | null; min: number; max: number; withData: number; withoutData: number };
 }
 export const kHeaderHeight = 24;
 export const kArrowLength = 8.4;
@@ -500,6 +510,45 @@ export class Scene {
     const status = l.nodeStatus;
     this.statusCounts = status ? [0, 0, 0, 0, 0] : null;
 
+    // Colour by probe statistic: per item the largest value of its nodes
+    // (a folded group shows its worst node), linear between the items'
+    // smallest and largest; marks per item (a folded group holding a
+    // marked node is marked).
+    const probeVals = mode === 'probe' ? options.probeValues ?? null : null;
+    const itemProbe = new Float64Array(mode === 'probe' ? l.itemCount : 0).fill(NaN);
+    const itemMark: (ProbeMark | undefined)[] = [];
+    {
+      const n = graphNodeCount(l);
+      for (let i = 0; i < n; ++i) {
+        const it = l.nodeItem[i];
+        if (it === kNone || it >= l.itemCount) continue;
+        const id = l.nodeModelId[i];
+        const m = options.probeMarks?.get(id);
+        if (m && itemMark[it] !== 'nan') itemMark[it] = m;
+        const v = probeVals?.get(id);
+        if (v !== undefined && Number.isFinite(v) && !(itemProbe[it] >= v)) itemProbe[it] = v;
+      }
+    }
+    let pMin = Infinity, pMax = -Infinity;
+    if (mode === 'probe') {
+      let withData = 0, withoutData = 0;
+      for (let i = 0; i < l.itemCount; ++i) {
+        const k = l.itemKind[i];
+        if (k !== ItemKind.Node && k !== ItemKind.Group) continue;
+        const v = itemProbe[i];
+        if (Number.isNaN(v)) { withoutData++; continue; }
+        withData++;
+        pMin = Math.min(pMin, v); pMax = Math.max(pMax, v);
+      }
+      this.heat.probe = {
+        stat: options.probeStat ?? '', reason: options.probeReason ?? null, min: withData ? pMin : 0, max: withData ? pMax : 0, withData, withoutData,
+      };
+    }
+    const probeOf = (i: number): Rgb | null => {
+      const v = itemProbe[i];
+      if (Number.isNaN(v)) return null;
+      return heatColor(pMax > pMin ? (v - pMin) / (pMax - pMin) : v > 0 ? 1 : 0);
+    };
     const rb = new FloatBuilder(kRectStride * (l.itemCount * 2 + l.frameCount * 2));
     // Frames: body with the kind's outline, then the header band.
     for (let k = 0; k < l.frameCount; ++k) {
@@ -528,6 +577,7 @@ export class Scene {
         if (this.statusCounts) this.statusCounts[st] = (this.statusCounts[st] ?? 0) + 1;
         c = heatMode ? (t >= 0 ? heatOf(t) : kNoDataFill) : opColor(op);
         if (mode === 'compare') c = aggColor(aggA[i], aggB[i]);
+        if (mode === 'probe') c = probeOf(i) ?? kNoDataFill;
         let diffOutline: Rgb | null = null;
         if (mode === 'diff') {
           const df = diffFill(marks?.get(l.nodeModelId[l.itemRef[i]]));
@@ -542,11 +592,12 @@ export class Scene {
           if (st === NodeStatus.None) sc.unlinked++; else if (st === NodeStatus.Inserted) sc.inserted++;
           else if (st === NodeStatus.Fused) sc.fused++; else if (ranOf(n)) sc.ran++; else sc.notRun++;
         }
-        let stroke = (heatMode && t < 0) || (mode === 'compare' && !(aggB[i] > 0)) ? kNoDataStroke : darker(c);
+        let stroke = (heatMode && t < 0) || (mode === 'compare' && !(aggB[i] > 0)) || (mode === 'probe' && Number.isNaN(itemProbe[i])) ? kNoDataStroke : darker(c);
         let sw = 1, flags = 0;
         if (st === NodeStatus.NotExecuted && mode !== 'diff') { c = mix(c, [1, 1, 1], 0.65); stroke = mix(stroke, [1, 1, 1], 0.5); }
         if (st === NodeStatus.Inserted) { stroke = kInsertedStroke; sw = 2; flags = kRectDashed; }
         if (diffOutline) { stroke = diffOutline; sw = 3; }
+        if (itemMark[i]) { stroke = itemMark[i] === 'nan' ? kProbeNanMark : kProbeDivergentMark; sw = 4; }
         pushRect(rb, x, y, w, h, c, 1, stroke, sw, 6, flags, lod);
         // Fused: a badge at the top-right corner.
         if (st === NodeStatus.Fused && w > 16 && h > 12) pushRect(rb, x + w - 11, y + 3, 8, 8, kFusedMark, 1, darker(kFusedMark), 1, 4, 0, lod);
@@ -555,14 +606,15 @@ export class Scene {
         const st = kGroupStyles[l.groupKind[g]] ?? kGroupStyles[0];
         const dashed = l.groupKind[g] === GroupKind.Chunk ? kRectDashed : 0;
         const t = this.itemTime[i];
-        c = heatMode ? (t >= 0 ? heatOf(t) : kNoDataFill) : aggMode ? aggColor(aggA[i], aggB[i]) : st.band;
+        c = heatMode ? (t >= 0 ? heatOf(t) : kNoDataFill) : aggMode ? aggColor(aggA[i], aggB[i]) : mode === 'probe' ? probeOf(i) ?? kNoDataFill : st.band;
         // A second card behind the box says "folded group", not "node". It
         // starts where the box starts along the main axis (and peeks out 3 px
         // right and below): the culling order sorts by that start, and a card
         // starting later would be drawn over the box, hiding its colour.
         if (lrDir) pushRect(rb, x, y + 3, w + 3, h, st.fill, 1, st.stroke, 1, 8, dashed, lod);
         else pushRect(rb, x + 3, y, w, h + 3, st.fill, 1, st.stroke, 1, 8, dashed, lod);
-        pushRect(rb, x, y, w, h, c, 1, st.stroke, 1.4, 8, dashed, lod);
+        const gm = itemMark[i];
+        pushRect(rb, x, y, w, h, c, 1, gm ? (gm === 'nan' ? kProbeNanMark : kProbeDivergentMark) : st.stroke, gm ? 4 : 1.4, 8, dashed, lod);
         // Chips along the bottom: the top op types, width by count.
         let total = 0;
         for (let k = 0; k < 3; ++k) if (l.groupTopOps[3 * g + k] >= 0) total += l.groupTopOpCounts[3 * g + k];
