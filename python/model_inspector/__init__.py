@@ -22,6 +22,12 @@ from .errors import (Error, Internal, InvalidArgument, IoError, MalformedInput,
                      MemoryLimit, NotFound, Unsupported)
 from .results import Result, ResultList, to_table
 from .run import Run, default_fail_on, detect_format, diff, open, registered_analyses
+# capture() and compare() share their modules' names. Importing a submodule
+# binds the package attribute to the module, so these two (cheap: standard
+# library only) are bound here, eagerly: the function wins and a later
+# `from model_inspector.compare import ...` does not rebind it.
+from .capture import capture
+from .compare import compare
 
 __version__ = _core.version()
 
@@ -32,8 +38,6 @@ _LAZY = {
     "Inspector": ("inspector", "Inspector"),
     "ProbeStore": ("store", "ProbeStore"),
     "tensor_stats": ("store", "tensor_stats"),
-    "capture": ("capture", "capture"),
-    "compare": ("compare", "compare"),
     "import_msprobe": ("msprobe", "import_msprobe"),
     "Plugin": ("plugins", "Plugin"),
     "cluster": ("cluster", None),
@@ -55,5 +59,5 @@ def __getattr__(name):
 __all__ = [
     "Error", "Internal", "InvalidArgument", "IoError", "MalformedInput",
     "MemoryLimit", "NotFound", "Result", "ResultList", "Run", "Unsupported", "default_fail_on", "detect_format", "diff",
-    "open", "registered_analyses", "to_table", "__version__", *_LAZY,
+    "open", "registered_analyses", "to_table", "__version__", "capture", "compare", *_LAZY,
 ]

@@ -300,16 +300,3 @@ def export_module(module, args, kwargs, path, *, opset: int = 13) -> pathlib.Pat
                           do_constant_folding=True,
                           input_names=names if names else None)
     return path
-
-
-class _CallableModule(type(sys)):
-    """`model_inspector.capture` is both this module and the context
-    manager: importing the module (e.g. for CaptureError) before first
-    using the package's lazy name binds the name to the module, so the
-    module calls through to the class."""
-
-    def __call__(self, *args, **kwargs):
-        return capture(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -30,9 +30,7 @@ relative_euclidean_max, rmse_max; fp16_overflow_fails=False.
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
-import types
 from typing import Optional
 
 from . import _core
@@ -171,15 +169,3 @@ def compare(a, b, inputs=None, *, match: str = "auto", run_a: Optional[int] = No
 def _label(side) -> str:
     from .store import ProbeStore
     return str(side.run_dir) if isinstance(side, ProbeStore) else os.fspath(side)
-
-
-class _CallableModule(types.ModuleType):
-    """`model_inspector.compare` is both this module and the function: once
-    the module is imported (``from model_inspector.compare import ...``)
-    the package's attribute is the module, so calling it calls compare()."""
-
-    def __call__(self, *args, **kwargs):
-        return compare(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
