@@ -113,7 +113,13 @@ class ProbeStore:
         """Adds statistics computed elsewhere (an imported dump): the keys
         of tensor_stats' dict, any missing or None; other keys are kept as
         extra statistics."""
-        self._store.add_stats(run_id, probe, json.dumps(_plain(stats)), node=node,
+        try:
+            # tensor_stats' own dicts hold plain floats, ints and lists: no
+            # walk through them (it cost more than the statistics).
+            payload = json.dumps(stats, allow_nan=False)
+        except (TypeError, ValueError):
+            payload = json.dumps(_plain(stats))
+        self._store.add_stats(run_id, probe, payload, node=node,
                               kind=kind, index=index, step=step, order=order)
 
     def add_plugin_metrics(self, run_id: int, probe: str, plugin: str,

@@ -313,6 +313,13 @@ class ProbeStore::Impl {
     sqlite3_busy_timeout(db_, kBusyTimeoutMs);
     sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
     sqlite3_db_config(db_, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+    // In WAL mode, NORMAL syncs at checkpoints, not at every commit: a run
+    // is still all or nothing after a crash of the writer, and only an OS
+    // crash or power loss can drop the newest runs. A full sync per commit
+    // (two per probed run) cost more than the statistics of every tensor.
+    // Set per connection; ignored until the file is in WAL mode.
+    MI_RETURN_IF_ERROR(
+        Exec("PRAGMA synchronous = NORMAL", "setting the sync mode"));
     if (create) {
       MI_RETURN_IF_ERROR(
           Exec("PRAGMA journal_mode = WAL", "setting the journal mode"));
