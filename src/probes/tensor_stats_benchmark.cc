@@ -29,9 +29,8 @@ std::vector<T> Noise(size_t count = kCount) {
 
 template <typename T, ProbeDType kType>
 void BM_Stats(benchmark::State& state) {
-  std::vector<T> data =
-      Noise<T>(state.range(1) != 0 ? static_cast<size_t>(state.range(1))
-                                   : kCount);
+  std::vector<T> data = Noise<T>(
+      state.range(1) != 0 ? static_cast<size_t>(state.range(1)) : kCount);
   if (state.range(0) != 0) {
     for (size_t i = 0; i < data.size(); i += 2048) {
       data[i] = static_cast<T>(NAN);
