@@ -20,21 +20,12 @@
 
 #include "encoders/json_encoder.h"
 #include "model_inspector/cluster.h"
+#include "python/raise_status.h"
 
 namespace py = pybind11;
 
 namespace mi::python {
 namespace {
-
-[[noreturn]] void Raise(const Status& status) {
-  py::object error =
-      py::module_::import("model_inspector.errors")
-          .attr("from_status")(std::string(StatusCodeName(status.code())),
-                               status.message());
-  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())),
-                  error.ptr());
-  throw py::error_already_set();
-}
 
 py::dict Discover(const std::vector<std::string>& paths) {
   StatusOr<ClusterInputs> inputs = InvalidArgumentError("");

@@ -28,21 +28,12 @@
 #include "encoders/json_encoder.h"
 #include "model_inspector/compare.h"
 #include "model_inspector/session.h"
+#include "python/raise_status.h"
 
 namespace py = pybind11;
 
 namespace mi::python {
 namespace {
-
-[[noreturn]] void Raise(const Status& status) {
-  py::object error =
-      py::module_::import("model_inspector.errors")
-          .attr("from_status")(std::string(StatusCodeName(status.code())),
-                               status.message());
-  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())),
-                  error.ptr());
-  throw py::error_already_set();
-}
 
 template <typename T>
 T Take(StatusOr<T> value) {

@@ -18,23 +18,12 @@
 #include "model_inspector/probes.h"
 #include "model_inspector/session.h"
 #include "python/probe_bindings.h"
+#include "python/raise_status.h"
 
 namespace py = pybind11;
 
 namespace mi::python {
 namespace {
-
-// A failed Status as the package's exception of its code (errors.py); the
-// GIL must be held.
-[[noreturn]] void Raise(const Status& status) {
-  py::object error =
-      py::module_::import("model_inspector.errors")
-          .attr("from_status")(std::string(StatusCodeName(status.code())),
-                               status.message());
-  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())),
-                  error.ptr());
-  throw py::error_already_set();
-}
 
 void Check(const Status& status) {
   if (!status.ok()) Raise(status);
