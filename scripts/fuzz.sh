@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ ${#TARGETS[@]} -eq 0 ]; then
-  for src in src/importers/*/*_fuzzer.cc src/session/*_fuzzer.cc src/diff/*_fuzzer.cc; do
+  for src in src/importers/*/*_fuzzer.cc src/session/*_fuzzer.cc src/diff/*_fuzzer.cc src/compare/*_fuzzer.cc; do
     name=$(basename "$src" .cc)
     TARGETS+=("${name%_fuzzer}")
   done
@@ -61,7 +61,7 @@ WORK=$(cd "$WORK" && pwd)
 fuzz_one() {
   local t=$1
   local src
-  src=$(cd "$ROOT" && ls src/importers/*/"${t}_fuzzer.cc" src/session/"${t}_fuzzer.cc" src/diff/"${t}_fuzzer.cc" 2>/dev/null || true)
+  src=$(cd "$ROOT" && ls src/importers/*/"${t}_fuzzer.cc" src/session/"${t}_fuzzer.cc" src/diff/"${t}_fuzzer.cc" src/compare/"${t}_fuzzer.cc" 2>/dev/null || true)
   local bin="$ROOT/build-fuzz/${src%.cc}"
   local corpus="$WORK/corpus/$t" crashes="$WORK/crashes/$t"
   mkdir -p "$corpus" "$crashes" "$WORK/logs"
@@ -96,7 +96,7 @@ printf '%s\n' "${TARGETS[@]}" | xargs -P "$JOBS" -I{} bash -c 'fuzz_one "$@"' _ 
 
 found=0
 for t in "${TARGETS[@]}"; do
-  src=$(ls src/importers/*/"${t}_fuzzer.cc" src/session/"${t}_fuzzer.cc" src/diff/"${t}_fuzzer.cc" 2>/dev/null || true)
+  src=$(ls src/importers/*/"${t}_fuzzer.cc" src/session/"${t}_fuzzer.cc" src/diff/"${t}_fuzzer.cc" src/compare/"${t}_fuzzer.cc" 2>/dev/null || true)
   while IFS= read -r f; do
     found=1
     echo "FUZZ CRASHER ($t): $f"

@@ -323,6 +323,8 @@ struct NpyArray {
   TensorSpan view() const;
 };
 StatusOr<NpyArray> ReadNpy(const std::string& path);
+// The same from the file's bytes; `path` names them in errors.
+StatusOr<NpyArray> ParseNpy(std::string_view bytes, const std::string& path);
 
 // ---------------------------------------------------------------------------
 // Levels from a session

@@ -94,7 +94,10 @@ TensorSpan NpyArray::view() const {
 
 StatusOr<NpyArray> ReadNpy(const std::string& path) {
   MI_ASSIGN_OR_RETURN(auto file, MappedFile::Open(path));
-  std::string_view bytes = file->view();
+  return ParseNpy(file->view(), path);
+}
+
+StatusOr<NpyArray> ParseNpy(std::string_view bytes, const std::string& path) {
   constexpr std::string_view kMagic("\x93NUMPY", 6);
   if (bytes.size() < 10 || bytes.substr(0, 6) != kMagic) {
     return MalformedInputError(fmt::format(
