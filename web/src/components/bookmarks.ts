@@ -6,49 +6,16 @@
 // selection's.
 
 import { opColor, rgbCss } from '../base/palette';
-import type { AppState } from '../core/state';
 import type { StoreApi } from '../core/store';
 import { chip, el, midName } from '../widgets/dom';
+import { type NodeEntry, RunNodeList } from './run_node_list';
 
-export interface Bookmark { level: string; id: number; name: string; op: string }
+export type Bookmark = NodeEntry;
 
-const kKey = 'mi.bookmarks';
-
-function loadAll(): Record<string, Bookmark[]> {
-  try {
-    const v = JSON.parse(localStorage.getItem(kKey) ?? '{}') as unknown;
-    return v && typeof v === 'object' ? v as Record<string, Bookmark[]> : {};
-  } catch { return {}; }
-}
-
-export class Bookmarks {
-  private all = loadAll();
-  private readonly listeners: (() => void)[] = [];
-
-  constructor(private readonly store: StoreApi, private readonly root: HTMLElement) {
-    store.subscribe((s, prev) => { if (s.runs !== prev?.runs || s.panes[0].run !== prev?.panes[0].run) this.render(); });
-    // Another tab of the same server changed them.
-    window.addEventListener('storage', (e) => { if (e.key === kKey) { this.all = loadAll(); this.changed(); } });
+export class Bookmarks extends RunNodeList<Bookmark> {
+  constructor(store: StoreApi, root: HTMLElement) {
+    super(store, root, 'mi.bookmarks');
     this.render();
-  }
-
-  private runKey(s: AppState = this.store.state, run = s.panes[0].run): string | null {
-    return s.runs[run]?.name ?? null;
-  }
-
-  /** The bookmarks of run `run` (the main pane's by default), in the order added. */
-  list(run?: number): Bookmark[] {
-    const k = this.runKey(this.store.state, run);
-    return k === null ? [] : this.all[k] ?? [];
-  }
-
-  /** Replaces run `run`'s bookmarks (a restored session). */
-  replace(run: number, list: Bookmark[]): void {
-    const k = this.runKey(this.store.state, run);
-    if (k === null) return;
-    if (list.length) this.all[k] = list.slice(); else delete this.all[k];
-    try { localStorage.setItem(kKey, JSON.stringify(this.all)); } catch { /* storage off: kept until reload */ }
-    this.changed();
   }
 
   has(level: string, id: number): boolean {
@@ -56,18 +23,10 @@ export class Bookmarks {
   }
 
   toggle(b: Bookmark): void {
-    const k = this.runKey();
-    if (k === null) return;
     const list = this.list();
     const i = list.findIndex((x) => x.level === b.level && x.id === b.id);
-    this.all[k] = i >= 0 ? list.filter((_, j) => j !== i) : [...list, b];
-    if (!this.all[k].length) delete this.all[k];
-    try { localStorage.setItem(kKey, JSON.stringify(this.all)); } catch { /* storage off: kept until reload */ }
-    this.changed();
+    this.setCurrent(i >= 0 ? list.filter((_, j) => j !== i) : [...list, b]);
   }
-
-  /** Called after every change (the details panel's star follows). */
-  onChange(f: () => void): void { this.listeners.push(f); }
 
   /** The star button of a node's details. */
   star(b: Bookmark): HTMLButtonElement {
@@ -85,12 +44,7 @@ export class Bookmarks {
     return btn;
   }
 
-  private changed(): void {
-    this.render();
-    for (const f of this.listeners) f();
-  }
-
-  private render(): void {
+  protected render(): void {
     const root = this.root;
     root.textContent = '';
     const list = this.list();

@@ -4,65 +4,23 @@
 // localStorage per run name like the bookmarks, and saved with the session
 // (.mis).
 
-import type { AppState } from '../core/state';
 import type { StoreApi } from '../core/store';
 import { el, midName } from '../widgets/dom';
+import { type NodeEntry, RunNodeList } from './run_node_list';
 
-export interface Note { level: string; id: number; name: string; op: string; text: string }
+export interface Note extends NodeEntry { text: string }
 
-const kKey = 'mi.notes';
-
-function loadAll(): Record<string, Note[]> {
-  try {
-    const v = JSON.parse(localStorage.getItem(kKey) ?? '{}') as unknown;
-    return v && typeof v === 'object' ? v as Record<string, Note[]> : {};
-  } catch { return {}; }
-}
-
-export class Notes {
-  private all = loadAll();
-  private readonly listeners: (() => void)[] = [];
-
-  constructor(private readonly store: StoreApi, private readonly root: HTMLElement) {
-    store.subscribe((s, prev) => { if (s.runs !== prev?.runs || s.panes[0].run !== prev?.panes[0].run) this.render(); });
-    window.addEventListener('storage', (e) => { if (e.key === kKey) { this.all = loadAll(); this.changed(); } });
+export class Notes extends RunNodeList<Note> {
+  constructor(store: StoreApi, root: HTMLElement) {
+    super(store, root, 'mi.notes');
     this.render();
-  }
-
-  private runKey(s: AppState = this.store.state, run = s.panes[0].run): string | null {
-    return s.runs[run]?.name ?? null;
-  }
-
-  /** The notes of run `run` (the main pane's by default), in the order written. */
-  list(run?: number): Note[] {
-    const k = this.runKey(this.store.state, run);
-    return k === null ? [] : this.all[k] ?? [];
-  }
-
-  /** Replaces run `run`'s notes (a restored session). */
-  replace(run: number, notes: Note[]): void {
-    const k = this.runKey(this.store.state, run);
-    if (k === null) return;
-    if (notes.length) this.all[k] = notes.slice(); else delete this.all[k];
-    this.persist();
   }
 
   /** Sets (or, with empty text, removes) the note on a node of the main pane's run. */
   set(n: Note): void {
-    const k = this.runKey();
-    if (k === null) return;
     const rest = this.list().filter((x) => !(x.level === n.level && x.id === n.id));
-    this.all[k] = n.text.trim() ? [...rest, n] : rest;
-    if (!this.all[k].length) delete this.all[k];
-    this.persist();
+    this.setCurrent(n.text.trim() ? [...rest, n] : rest);
   }
-
-  private persist(): void {
-    try { localStorage.setItem(kKey, JSON.stringify(this.all)); } catch { /* storage off: kept until reload */ }
-    this.changed();
-  }
-
-  onChange(f: () => void): void { this.listeners.push(f); }
 
   /** The note box of a node's details: saved when it loses focus (or on Ctrl+Enter). */
   editor(n: Omit<Note, 'text'>): HTMLElement {
@@ -82,12 +40,7 @@ export class Notes {
     return box;
   }
 
-  private changed(): void {
-    this.render();
-    for (const f of this.listeners) f();
-  }
-
-  private render(): void {
+  protected render(): void {
     const root = this.root;
     root.textContent = '';
     const list = this.list();
