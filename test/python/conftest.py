@@ -1,6 +1,7 @@
 import os
 import pathlib
 import subprocess
+import sys
 
 import pytest
 
@@ -10,6 +11,20 @@ FIXTURES = ROOT / "test" / "fixtures"
 SCHEMAS = ROOT / "docs" / "reference" / "schemas"
 # Real public samples copied into the project (origins: samples/SOURCES.md).
 SAMPLES = FIXTURES / "samples"
+
+# The Python package as built (src/python): ctest passes its folder
+# (MI_PYTHON_PACKAGE); by hand, ./build's. First on sys.path, and on
+# PYTHONPATH for the interpreters the tests start (runner, workers). A
+# sanitizer build does not build the package: there the interpreter's own
+# (setup.sh's .pth, the normal build's) is imported (test/CMakeLists.txt).
+# Without any, the package's tests fail at import.
+BUILD_DIR = pathlib.Path(os.environ.get("MI_BUILD_DIR", ROOT / "build"))
+PACKAGE = os.environ.get("MI_PYTHON_PACKAGE") or str(BUILD_DIR / "python")
+if PACKAGE not in sys.path:
+    sys.path.insert(0, PACKAGE)
+if PACKAGE not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (PACKAGE, os.environ.get("PYTHONPATH")) if p)
 
 
 def committed(path):

@@ -16,11 +16,8 @@ import sys
 import onnx
 import pytest
 
-from conftest import FIXTURES, ROOT, run
+from conftest import FIXTURES, PACKAGE, run
 
-PACKAGE = os.environ.get("MI_PYTHON_PACKAGE", str(ROOT / "build" / "python"))
-if PACKAGE not in sys.path:
-    sys.path.insert(0, PACKAGE)
 if str(FIXTURES) not in sys.path:
     sys.path.insert(0, str(FIXTURES))
 

@@ -6,18 +6,11 @@ The fixture is test/fixtures/multirank (two Kineto ranks, see its README)."""
 
 import json
 import os
-import pathlib
-import sys
 
 import pytest
 
-from conftest import FIXTURES, ROOT, committed, run
+from conftest import committed, FIXTURES, PACKAGE, run
 
-BUILD_DIR = pathlib.Path(os.environ.get("MI_BUILD_DIR", ROOT / "build"))
-PACKAGE = os.environ.get("MI_PYTHON_PACKAGE", str(BUILD_DIR / "python"))
-if "MI_PYTHON_PACKAGE" not in os.environ:
-    sys.path.insert(0, PACKAGE)
-    os.environ["PYTHONPATH"] = PACKAGE  # for the worker processes
 
 import model_inspector as mi  # noqa: E402
 

@@ -10,8 +10,6 @@ corrupts; kernel figures are computed by hand or with numpy.
 """
 
 import json
-import os
-import pathlib
 import sys
 
 import numpy as np
@@ -19,13 +17,8 @@ import onnx
 import pytest
 from onnx import numpy_helper
 
-from conftest import FIXTURES, ROOT, committed, run
+from conftest import committed, FIXTURES, run
 
-BUILD_DIR = pathlib.Path(os.environ.get("MI_BUILD_DIR", ROOT / "build"))
-PACKAGE = os.environ.get("MI_PYTHON_PACKAGE", str(BUILD_DIR / "python"))
-if "MI_PYTHON_PACKAGE" not in os.environ:
-    sys.path.insert(0, PACKAGE)
-    os.environ["PYTHONPATH"] = PACKAGE  # for the interpreters the tests start
 
 import model_inspector as mi  # noqa: E402
 from model_inspector.compare import compare_tensors  # noqa: E402

@@ -9,19 +9,12 @@ from numpy over the written arrays.
 import json
 import math
 import os
-import pathlib
-import shutil
-import sys
 
 import numpy as np
 import pytest
 
-from conftest import FIXTURES, ROOT, committed
+from conftest import committed, FIXTURES
 
-BUILD_DIR = pathlib.Path(os.environ.get("MI_BUILD_DIR", ROOT / "build"))
-PACKAGE = os.environ.get("MI_PYTHON_PACKAGE", str(BUILD_DIR / "python"))
-if "MI_PYTHON_PACKAGE" not in os.environ:
-    sys.path.insert(0, PACKAGE)
 
 import model_inspector as mi  # noqa: E402
 

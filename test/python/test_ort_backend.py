@@ -19,11 +19,8 @@ import onnx
 import pytest
 from onnx import helper, numpy_helper, TensorProto
 
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, PACKAGE
 
-PACKAGE = os.environ.get("MI_PYTHON_PACKAGE", str(ROOT / "build" / "python"))
-if PACKAGE not in sys.path:
-    sys.path.insert(0, PACKAGE)
 
 from model_inspector.backends import onnxruntime as mi_ort  # noqa: E402
 from model_inspector.backends.base import ProbeRequest  # noqa: E402

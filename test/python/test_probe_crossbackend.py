@@ -23,7 +23,6 @@ dtypes and NaN/Inf counts must be equal.
 """
 
 import contextlib
-import os
 import sys
 
 import numpy as np
@@ -31,11 +30,8 @@ import onnx
 import pytest
 from onnx import numpy_helper
 
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES
 
-PACKAGE = os.environ.get("MI_PYTHON_PACKAGE", str(ROOT / "build" / "python"))
-if PACKAGE not in sys.path:
-    sys.path.insert(0, PACKAGE)
 if str(FIXTURES) not in sys.path:
     sys.path.insert(0, str(FIXTURES))
 

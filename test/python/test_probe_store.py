@@ -10,8 +10,6 @@ store's tables, and the node-details route for which node an id is.
 """
 
 import json
-import os
-import pathlib
 import shutil
 import sqlite3
 import subprocess
@@ -22,17 +20,8 @@ import numpy as np
 import onnx
 import pytest
 
-from conftest import BINARY, FIXTURES, ROOT, committed, run
+from conftest import committed, FIXTURES, run
 
-BUILD_DIR = pathlib.Path(os.environ.get("MI_BUILD_DIR", ROOT / "build"))
-PACKAGE = os.environ.get("MI_PYTHON_PACKAGE", str(BUILD_DIR / "python"))
-if "MI_PYTHON_PACKAGE" not in os.environ:
-    sys.path.insert(0, PACKAGE)
-    os.environ["PYTHONPATH"] = PACKAGE
-if not PACKAGE and os.environ.get("MI_PYTHON_NOT_BUILT"):
-    pytest.skip(os.environ["MI_PYTHON_NOT_BUILT"], allow_module_level=True)
-if not PACKAGE:
-    raise AssertionError("the Python package was not built (see scripts/setup.sh)")
 
 import model_inspector as mi  # noqa: E402
 from model_inspector import ProbeStore, tensor_stats  # noqa: E402

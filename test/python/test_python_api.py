@@ -20,26 +20,15 @@ import zipfile
 import onnx
 import pytest
 
-from conftest import FIXTURES, ROOT, committed, run
+from conftest import BUILD_DIR, FIXTURES, PACKAGE, ROOT, committed, run
 
-BUILD_DIR = pathlib.Path(os.environ.get("MI_BUILD_DIR", ROOT / "build"))
-# Run by hand (no ctest environment): the package of ./build.
-PACKAGE = os.environ.get("MI_PYTHON_PACKAGE", str(BUILD_DIR / "python"))
-if "MI_PYTHON_PACKAGE" not in os.environ:
-    sys.path.insert(0, PACKAGE)
-    os.environ["PYTHONPATH"] = PACKAGE  # for the interpreters the tests start
 RESNET = FIXTURES / "resnet18"
 ORT_ALL = RESNET / "ort_all"
 
-if not PACKAGE and os.environ.get("MI_PYTHON_NOT_BUILT"):
-    # A sanitizer build leaves the package out on purpose (CMakeLists.txt).
-    pytest.skip(os.environ["MI_PYTHON_NOT_BUILT"], allow_module_level=True)
-if not PACKAGE:
-    # ctest passes the package folder; an empty one in a normal build means
-    # pybind11 or the Python headers were missing at configure time. That
-    # fails: scripts/setup.sh installs them (pybind11-dev, python3-dev).
-    raise AssertionError("the Python package was not built (MI_PYTHON=OFF: pybind11-dev or "
-                         "python3-dev missing at configure time; see scripts/setup.sh)")
+# A normal build without the package fails here, saying why.
+assert (pathlib.Path(PACKAGE) / "model_inspector").is_dir(), (
+    f"the Python package was not built into {PACKAGE} (MI_PYTHON=OFF: pybind11-dev or "
+    "python3-dev missing at configure time; see scripts/setup.sh)")
 
 import model_inspector as mi  # noqa: E402
 

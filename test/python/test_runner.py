@@ -16,11 +16,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, PACKAGE
 
-PACKAGE = os.environ.get("MI_PYTHON_PACKAGE", str(ROOT / "build" / "python"))
-if PACKAGE not in sys.path:
-    sys.path.insert(0, PACKAGE)
 
 from model_inspector import ProbeStore  # noqa: E402
 

@@ -5,23 +5,10 @@ committed resnet18/ and transformer/ model.onnx), and small models with
 injected faults."""
 
 import importlib.util
-import os
-import pathlib
-import sys
 
-import pytest
 
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES
 
-BUILD_DIR = pathlib.Path(os.environ.get("MI_BUILD_DIR", ROOT / "build"))
-PACKAGE = os.environ.get("MI_PYTHON_PACKAGE", str(BUILD_DIR / "python"))
-if "MI_PYTHON_PACKAGE" not in os.environ:
-    sys.path.insert(0, PACKAGE)
-    os.environ["PYTHONPATH"] = PACKAGE
-if not PACKAGE and os.environ.get("MI_PYTHON_NOT_BUILT"):
-    # A sanitizer build leaves the package out on purpose (CMakeLists.txt).
-    pytest.skip(os.environ["MI_PYTHON_NOT_BUILT"], allow_module_level=True)
-assert PACKAGE, "the Python package was not built (scripts/setup.sh installs pybind11-dev)"
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
