@@ -186,10 +186,8 @@ def import_msprobe(dump_dir: str | os.PathLike, run_dir: str | os.PathLike,
                     data_name = item.get("data_name")
                     tensor_path = os.path.join(tensor_dir, data_name) if data_name else ""
                     if tensor_path and os.path.isfile(tensor_path):
-                        kept = store.add(run, probe, _load_tensor(tensor_path), node=name,
-                                         kind=kind, index=index, order=order,
-                                         keep="tensor")
-                        del kept
+                        store.add(run, probe, _load_tensor(tensor_path), node=name,
+                                  kind=kind, index=index, order=order, keep="tensor")
                     else:
                         store.add_stats(run, probe, stats, node=name, kind=kind,
                                         index=index, order=order)

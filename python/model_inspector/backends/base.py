@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 
 @dataclasses.dataclass(frozen=True)
