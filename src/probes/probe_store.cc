@@ -10,6 +10,7 @@
 // both are removed by a later EndRun once the row is older than every kept
 // run.
 
+#include <signal.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <utility>
 
 #include "model_inspector/probes.h"
@@ -277,9 +279,26 @@ KeptArray Keep(const TensorView& t, uint64_t count, bool fp16) {
 
 }  // namespace
 
+// The runs this process has begun and not yet ended, by store file: a
+// "running" row of this process is in progress only while its store
+// object still holds it (one that closed without ending it was abandoned).
+std::mutex& OpenRunsMutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::set<std::pair<std::string, int64_t>>& OpenRuns() {
+  static auto* runs = new std::set<std::pair<std::string, int64_t>>();
+  return *runs;
+}
+
 class ProbeStore::Impl {
  public:
   ~Impl() {
+    {
+      std::lock_guard<std::mutex> lock(OpenRunsMutex());
+      for (const auto& [run, pending] : pending_)
+        OpenRuns().erase({path_, run});
+    }
     if (db_ != nullptr) sqlite3_close_v2(db_);
   }
 
@@ -321,8 +340,7 @@ class ProbeStore::Impl {
     MI_RETURN_IF_ERROR(
         Exec("PRAGMA synchronous = NORMAL", "setting the sync mode"));
     if (create) {
-      MI_RETURN_IF_ERROR(
-          Exec("PRAGMA journal_mode = WAL", "setting the journal mode"));
+      MI_RETURN_IF_ERROR(SetWalJournal());
       MI_RETURN_IF_ERROR(Exec(
           "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
           "INSERT OR IGNORE INTO meta VALUES('schema', '" +
@@ -370,6 +388,21 @@ class ProbeStore::Impl {
     return Status::Ok();
   }
 
+  // Switching to WAL needs an exclusive lock, and SQLite returns
+  // SQLITE_BUSY for it without calling the busy handler: a second process
+  // creating the same store at the same moment failed with "database is
+  // locked". Retried until the busy timeout.
+  Status SetWalJournal() {
+    constexpr int kRetryMs = 5;
+    for (int waited = 0;; waited += kRetryMs) {
+      const int rc = sqlite3_exec(db_, "PRAGMA journal_mode = WAL", nullptr,
+                                  nullptr, nullptr);
+      if ((rc & 0xff) != SQLITE_BUSY || waited >= kBusyTimeoutMs) break;
+      sqlite3_sleep(kRetryMs);
+    }
+    return Exec("PRAGMA journal_mode = WAL", "setting the journal mode");
+  }
+
   Status Exec(const std::string& sql, std::string_view what) {
     char* error = nullptr;
     const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error);
@@ -415,6 +448,10 @@ class ProbeStore::Impl {
     MI_RETURN_IF_ERROR(insert.Run());
     const int64_t id = sqlite3_last_insert_rowid(db_);
     pending_[id];
+    {
+      std::lock_guard<std::mutex> lock(OpenRunsMutex());
+      OpenRuns().insert({path_, id});
+    }
     return id;
   }
 
@@ -506,6 +543,10 @@ class ProbeStore::Impl {
       return s;
     }
     pending_.erase(run);
+    {
+      std::lock_guard<std::mutex> lock(OpenRunsMutex());
+      OpenRuns().erase({path_, run});
+    }
     // Files after the commit: a crash in between leaves only files no row
     // names, which the next EndRun removes.
     std::error_code ec;
@@ -611,20 +652,23 @@ class ProbeStore::Impl {
     MI_RETURN_IF_ERROR(end.Run());
 
     // The last keep_runs finished runs stay; older finished runs go, and so
-    // do "running" rows older than every kept run (their writer died).
+    // do "running" rows older than every kept run whose writer died (its
+    // process is gone): a writer still at work on an older run, in another
+    // process, keeps it.
     Stmt old(db_, path_, "choosing runs to delete");
     MI_RETURN_IF_ERROR(old.Prepare(
-        std::string("SELECT id FROM runs WHERE (") + kFinished +
-        " AND id < (SELECT MIN(id) FROM (SELECT id FROM runs WHERE " +
+        std::string("SELECT id, status = 'running', pid FROM runs WHERE (") +
         kFinished +
-        " ORDER BY id DESC LIMIT ?))) OR (status = 'running' AND "
-        "id < (SELECT MIN(id) FROM (SELECT id FROM runs WHERE " +
-        kFinished + " ORDER BY id DESC LIMIT ?)))"));
+        " OR status = 'running') AND id < (SELECT MIN(id) FROM "
+        "(SELECT id FROM runs WHERE " +
+        kFinished +
+        " ORDER BY id DESC LIMIT "
+        "?))"));
     old.Bind(1, static_cast<int64_t>(keep_runs_));
-    old.Bind(2, static_cast<int64_t>(keep_runs_));
     while (true) {
       MI_ASSIGN_OR_RETURN(bool more, old.Step());
       if (!more) break;
+      if (old.Int(1) != 0 && WriterAlive(old.Int(0), old.Int(2))) continue;
       removed->push_back(old.Int(0));
     }
     for (const char* table : {"probes", "plugin_metrics", "trigger_hits"}) {
@@ -643,6 +687,18 @@ class ProbeStore::Impl {
       MI_RETURN_IF_ERROR(del.Run());
     }
     return Status::Ok();
+  }
+
+  // Whether the writer of a "running" row is still at work: another
+  // process that still runs (the store lives next to the run, on local
+  // disk), or a store object of this process that holds the run.
+  bool WriterAlive(int64_t run, int64_t pid) const {
+    if (pid <= 0) return false;
+    if (pid == static_cast<int64_t>(getpid())) {
+      std::lock_guard<std::mutex> lock(OpenRunsMutex());
+      return OpenRuns().count({path_, run}) > 0;
+    }
+    return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
   }
 
   // Array folders of runs the table no longer has (deleted, or whose
