@@ -32,12 +32,20 @@ import { artifactsDir, check, clickNode, colorDistance, done, eq, fail, frames, 
 import { startServer } from './server.mjs';
 
 const kPython = process.env.MI_PYTHON || '/usr/bin/python3';
-// The package built beside the binary (build/python), unless given.
-const kPackage = process.env.MI_PYTHONPATH || resolve(dirname(miBinary()), '../../python');
-if (!existsSync(join(kPackage, 'model_inspector', '__init__.py'))) {
-  fail(`${kPackage} holds no model_inspector package; build the target model_inspector_python (or set MI_PYTHONPATH)`);
+// The package built beside the binary (build/python), unless given. A build
+// without one (the sanitizer build: MI_PYTHON is off there) uses the package
+// the interpreter itself imports (setup.sh's .pth points it at build/python),
+// as python_tests does in that build.
+const kBuiltPackage = process.env.MI_PYTHONPATH || resolve(dirname(miBinary()), '../../python');
+if (existsSync(join(kBuiltPackage, 'model_inspector', '__init__.py'))) {
+  process.env.PYTHONPATH = [kBuiltPackage, process.env.PYTHONPATH].filter(Boolean).join(':');
+} else {
+  const own = spawnSync(kPython, ['-c', 'import model_inspector, sys; sys.stdout.write(model_inspector.__file__)'], { encoding: 'utf8', env: process.env });
+  if (own.status !== 0) {
+    fail(`${kBuiltPackage} holds no model_inspector package and ${kPython} cannot import one; build the target model_inspector_python, run scripts/setup.sh, or set MI_PYTHONPATH\n${own.stderr}`);
+  }
+  console.log(`  this build has no Python package; using ${kPython}'s own: ${own.stdout}`);
 }
-process.env.PYTHONPATH = [kPackage, process.env.PYTHONPATH].filter(Boolean).join(':');
 process.env.MI_PYTHON = kPython;
 
 const art = artifactsDir();
