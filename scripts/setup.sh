@@ -32,6 +32,8 @@ APT_PACKAGES=(
   # model_inspector.cluster.summarize over a Dask cluster (its test starts
   # a local process cluster)
   python3-distributed
+  # training monitor: t-SNE projections of activations (PCA needs only numpy)
+  python3-sklearn
   # web UI browser tests (the UI itself is built with Node 20 + npm, which
   # the machine provides; see the npm packages below); also what
   # `report --pdf` prints through

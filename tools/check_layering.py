@@ -21,17 +21,20 @@ ALLOWED = {
     "diag": {"base", "model_inspector"},
     "model": {"base", "model_inspector"},
     "trace": {"base", "model_inspector"},
-    "importers/common": {"base", "io", "diag", "model", "trace", "model_inspector"},
+    # The training data model (a snapshot's steps, layers and metrics).
+    "training": {"base", "model_inspector"},
+    "importers/common": {"base", "io", "diag", "model", "trace", "training",
+                         "model_inspector"},
     "importers/<format>": {"importers/common", "base", "io", "diag", "model", "trace",
-                           "model_inspector"},
+                           "training", "model_inspector"},
     "importers": {"importers/common", "importers/<format>", "model_inspector"},
     "linker": {"base", "diag", "model", "trace", "model_inspector"},
-    "analysis": {"base", "model", "trace", "linker", "model_inspector"},
+    "analysis": {"base", "model", "trace", "training", "linker", "model_inspector"},
     "layout": {"base", "model", "model_inspector"},
     # The regression gate's core: digests of a run (model, trace, links, as
     # an analysis sees them) and diffs of digests.
     "diff": {"base", "model", "trace", "linker", "analysis", "model_inspector"},
-    "session": {"base", "io", "diag", "model", "trace", "importers", "importers/common",
+    "session": {"base", "io", "diag", "model", "trace", "training", "importers", "importers/common",
                 "importers/<format>", "linker", "analysis", "layout", "encoders",
                 "diff", "probes", "model_inspector"},
     # The run history store: SQLite, digests through the public API.

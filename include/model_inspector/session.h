@@ -251,6 +251,45 @@ class Session {
   StatusOr<std::string> NodeProbesJson(std::string_view level, uint32_t node,
                                        size_t last_runs = 10) const;
 
+  // Training snapshots (src/session/training_queries.cc;
+  // docs/reference/training-snapshot.md, docs/reference/http-api.md
+  // "Training"). A snapshot written by model_inspector.train opens as a run
+  // whose framework graph is its layers (one node per layer, named by the
+  // module path); its diagnosis is the registered analysis
+  // "training_diagnosis" (results/training.h). The tensor-level views read
+  // the snapshot file at each call. Each is FailedPrecondition when the run
+  // is not a training snapshot, NotFound for a step that was not captured
+  // or a layer id out of range.
+  //
+  // The snapshot file, or "" when this run is not one.
+  const std::string& TrainingSnapshotPath() const;
+  // What the views can show: {"path", "anomaly_step", "captured_steps",
+  // "layers": [{"id", "name", "type", "node", "parent", "forward_order",
+  // "param_count", "attributes"}], "histograms": [{"step", "layer",
+  // "kind"}], "attention": [{"step", "layer", "heads"}], "projections":
+  // [{"step", "layer", "method"}], "samples": [steps with samples]}.
+  StatusOr<std::string> TrainingOverviewJson() const;
+  // One layer's per-step metrics (sparklines): {"layer", "name", "steps":
+  // [...], "<metric>": [... one per step, null when not measured] for every
+  // layer_steps column}.
+  StatusOr<std::string> TrainingLayerSeriesJson(int32_t layer) const;
+  // Histograms of a captured step: {"step", "histograms": [{"layer",
+  // "kind", "lo", "hi", "counts", "nan", "inf"}]}; layer -1: every layer.
+  StatusOr<std::string> TrainingHistogramsJson(int64_t step,
+                                               int32_t layer) const;
+  // Attention weights of a multi-head attention layer at a captured step:
+  // {"step", "layer", "heads", "queries", "keys", "weights": [head][q][k]}.
+  StatusOr<std::string> TrainingAttentionJson(int64_t step,
+                                              int32_t layer) const;
+  // A 2-D projection of per-sample activations: {"step", "layer",
+  // "method", "points": [{"sample", "x", "y", "anomalous"}]}.
+  StatusOr<std::string> TrainingProjectionJson(int64_t step, int32_t layer,
+                                               std::string_view method) const;
+  // The anomalous and the normal sample of a captured step side by side:
+  // {"step", "samples": [{"sample", "role", "score", "layers": [{"layer",
+  // "abs_max", "rms", "nonfinite"}]}]}.
+  StatusOr<std::string> TrainingSamplesJson(int64_t step) const;
+
   // One level as Google AI Edge Model Explorer input
   // (docs/reference/http-api.md): the graph JSON (a GraphCollection
   // with one graph; node namespaces are our scope paths) and the node-data

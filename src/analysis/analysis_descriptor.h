@@ -26,6 +26,7 @@
 #include "model_inspector/analysis_result.h"
 #include "model_inspector/status.h"
 #include "trace/trace.h"
+#include "training/record.h"
 
 namespace mi::analysis {
 
@@ -37,6 +38,9 @@ struct AnalysisContext {
   const Model* model = nullptr;
   const Trace* trace = nullptr;
   const Links* links = nullptr;
+  // A training snapshot's record (src/training/record.h) when the run is
+  // one; null otherwise.
+  const training::TrainingRecord* training = nullptr;
   // The level roots (Invalid when the run lacks the level).
   GraphId framework;
   GraphId compiled;

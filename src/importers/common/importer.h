@@ -25,6 +25,7 @@
 #include "model/model.h"
 #include "model_inspector/status.h"
 #include "trace/trace.h"
+#include "training/record.h"
 
 namespace mi::importers {
 
@@ -41,6 +42,9 @@ struct ImportContext {
   std::string path;  // as given by the user; used in every message
   Model* model = nullptr;
   Trace* trace = nullptr;
+  // Where a training snapshot's steps, layers and metrics go (the
+  // training_snapshot importer); null when the caller keeps none.
+  training::TrainingRecord* training = nullptr;
   DiagnosticSink* diagnostics = nullptr;
   LevelHint level_hint = LevelHint::kAuto;
   // The source (trace/trace.h SourceInfo) a trace file's tracks belong to:
