@@ -181,6 +181,7 @@ class Monitor:
         self._capturing = self.capture_enabled
         self._state = _StepState(self._capturing)
         self._handles: list = []
+        self._pre_handles: list = []
         self._attach()
         self._last_end = time.perf_counter_ns()
         _ACTIVE = self
@@ -243,7 +244,8 @@ class Monitor:
     # -- attaching -------------------------------------------------------
     def _attach(self):
         for layer in self.layers:
-            self._handles.append(layer.module.register_forward_pre_hook(self._pre_hook_for(layer)))
+            # Forward order is taken in step 0 only: these go after it.
+            self._pre_handles.append(layer.module.register_forward_pre_hook(self._pre_hook_for(layer)))
             self._handles.append(layer.module.register_forward_hook(self._hook_for(layer)))
             if isinstance(layer.module, torch.nn.MultiheadAttention):
                 self._wrap_attention(layer)
@@ -458,7 +460,10 @@ class Monitor:
             k = 0
             for layer in self.layers:
                 for pname, p in layer.params:
-                    st.capture[(layer.id, "weight", pname)] = _keep(st.before[k], self.sample_limit)
+                    b = st.before[k]  # already a private copy: kept as is when small enough
+                    st.capture[(layer.id, "weight", pname)] = (
+                        (b, 1, list(b.shape)) if b.numel() <= self.sample_limit
+                        else _keep(b, self.sample_limit))
                     k += 1
         st.lr = max((g.get("lr", 0.0) for g in self.optimizer.param_groups), default=None)
 
@@ -470,7 +475,11 @@ class Monitor:
                 after = [p.detach() for p in params]
                 after_norms = torch._foreach_norm(after)
                 if st.before is not None:
-                    update_norms = torch._foreach_norm(torch._foreach_sub(after, st.before))
+                    if st.capturing:  # the copies are captured weights: keep them
+                        update_norms = torch._foreach_norm(torch._foreach_sub(after, st.before))
+                    else:  # before - after in place: the norm is the same
+                        torch._foreach_sub_(st.before, after)
+                        update_norms = torch._foreach_norm(st.before)
                 else:
                     update_norms = [torch.zeros((), device=a.device) for a in after]
                 norms = torch.stack([torch.stack([a.to(torch.float64), b.to(torch.float64),
@@ -604,6 +613,9 @@ class Monitor:
         if self._observing:
             self._observing = False
             self._producers.clear()
+            for h in self._pre_handles:
+                h.remove()
+            self._pre_handles.clear()
         self.step_index += 1
         if self.anomaly_step is not None and self.after_left == 0 and not self.snapshot_written \
                 and not partial:
@@ -636,9 +648,10 @@ class Monitor:
             st.pending.resolve()
             self._finish_step(st, [], skipped=True, partial=True)
         self.closed = True
-        for h in self._handles:
+        for h in self._handles + self._pre_handles:
             h.remove()
         self._handles.clear()
+        self._pre_handles.clear()
         if self.optimizer.__dict__.get("step") is self._step_method:
             self.optimizer.step = self._original_step
         if _ACTIVE is self:
