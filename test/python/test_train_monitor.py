@@ -86,13 +86,22 @@ def test_per_step_statistics_equal_torch_recomputation(tmp_path):
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
     out_path = tmp_path / "s.db"
+    def scale_weight(step, x, m):
+        # Between steps 2 and 3 the script scales a weight: step 3's
+        # update ratio is over the scaled weight.
+        if step == 3:
+            with torch.no_grad():
+                m[0].weight.mul_(3.0)
+        return x
+
     mon = Monitor(model, opt, triggers=[], output=out_path)
-    train(model, opt, data)
+    train(model, opt, data, scale_weight)
     mon.close()
 
     # The reference: plain torch, no hooks, the same steps.
     expected = []
-    for x, y in data:
+    for step, (x, y) in enumerate(data):
+        scale_weight(step, x, ref)
         h1 = ref[0](x)
         r = ref[1](h1)
         out = ref[2](r)
