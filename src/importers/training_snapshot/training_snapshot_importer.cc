@@ -415,17 +415,25 @@ class Reader {
       }
       rec_.layers[i].parent = static_cast<int32_t>(p);
     }
-    // Parents form a tree: no layer is its own ancestor.
+    // Parents form a tree: no layer is its own ancestor. Each layer's
+    // chain is walked once (state 1: on the chain being walked, 2: known
+    // to end at a root), so a long chain costs linear time.
+    std::vector<uint8_t> state(rec_.layers.size(), 0);
+    std::vector<size_t> chain;
     for (size_t i = 0; i < rec_.layers.size(); ++i) {
-      int32_t p = rec_.layers[i].parent;
-      for (size_t hops = 0; p >= 0; ++hops) {
-        if (hops > rec_.layers.size() || static_cast<size_t>(p) == i) {
-          return Malformed(Row("layers", i + 1) +
-                           ": its parents form a cycle; expected the module "
-                           "tree");
-        }
-        p = rec_.layers[p].parent;
+      chain.clear();
+      int64_t l = static_cast<int64_t>(i);
+      while (l >= 0 && state[l] == 0) {
+        state[l] = 1;
+        chain.push_back(static_cast<size_t>(l));
+        l = rec_.layers[l].parent;
       }
+      if (l >= 0 && state[l] == 1) {
+        return Malformed(Row("layers", static_cast<uint64_t>(l) + 1) +
+                         ": its parents form a cycle; expected the module "
+                         "tree");
+      }
+      for (size_t c : chain) state[c] = 2;
     }
     return Status::Ok();
   }
@@ -651,9 +659,10 @@ void BuildGraph(ImportContext& ctx, TrainingRecord& rec) {
   ctx.graphs_added.push_back(graph);
 
   // Nodes in forward order, then the layers never called, by id.
+  const std::vector<bool> has_node = LayersWithNodes(rec);
   std::vector<size_t> order;
   for (size_t i = 0; i < n; ++i) {
-    if (LayerHasNode(rec, i)) order.push_back(i);
+    if (has_node[i]) order.push_back(i);
   }
   std::stable_sort(order.begin(), order.end(), [&rec](size_t a, size_t b) {
     int64_t fa = rec.layers[a].forward_order, fb = rec.layers[b].forward_order;
@@ -661,32 +670,46 @@ void BuildGraph(ImportContext& ctx, TrainingRecord& rec) {
     return fa < fb;
   });
   std::vector<int64_t> rank(n, -1);  // position in `order`
-  for (size_t i = 0; i < order.size(); ++i)
+  for (size_t i = 0; i < order.size(); ++i) {
     rank[order[i]] = static_cast<int64_t>(i);
+  }
 
   // A layer without a node stands for its descendants with nodes: as the
   // source of an edge, the last of them in forward order; as the
-  // destination, the first.
-  std::vector<int64_t> first(n, -1), last(n, -1);
-  for (size_t i : order) {
-    for (int64_t l = static_cast<int64_t>(i); l >= 0;
-         l = rec.layers[l].parent) {
-      if (first[l] < 0 || rank[i] < rank[first[l]])
-        first[l] = static_cast<int64_t>(i);
-      if (last[l] < 0 || rank[i] > rank[last[l]])
-        last[l] = static_cast<int64_t>(i);
+  // destination, the first. Merged from the deepest layers up (the
+  // parents form a tree: Reader checked it).
+  std::vector<int64_t> depth(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<size_t> chain;
+    int64_t l = static_cast<int64_t>(i);
+    while (l >= 0 && depth[l] < 0) {
+      chain.push_back(static_cast<size_t>(l));
+      l = rec.layers[l].parent;
     }
+    int64_t d = l >= 0 ? depth[l] : -1;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) depth[*it] = ++d;
+  }
+  std::vector<size_t> by_depth(n);
+  for (size_t i = 0; i < n; ++i) by_depth[i] = i;
+  std::stable_sort(
+      by_depth.begin(), by_depth.end(),
+      [&depth](size_t a, size_t b) { return depth[a] > depth[b]; });
+  std::vector<int64_t> first(n, -1), last(n, -1);
+  for (size_t i : order) first[i] = last[i] = static_cast<int64_t>(i);
+  for (size_t l : by_depth) {
+    const int64_t p = rec.layers[l].parent;
+    if (p < 0 || first[l] < 0) continue;
+    if (first[p] < 0 || rank[first[l]] < rank[first[p]]) first[p] = first[l];
+    if (last[p] < 0 || rank[last[l]] > rank[last[p]]) last[p] = last[l];
   }
   // Inputs of each node; an edge that does not go forward (a module called
   // twice) would make a cycle and is left out.
   std::vector<std::vector<size_t>> inputs(n);
+  std::set<std::pair<int64_t, int64_t>> seen;
   for (auto [src, dst] : rec.edges) {
     int64_t s = last[src], d = first[dst];
     if (s < 0 || d < 0 || rank[s] >= rank[d]) continue;
-    std::vector<size_t>& in = inputs[d];
-    if (std::find(in.begin(), in.end(), static_cast<size_t>(s)) == in.end()) {
-      in.push_back(static_cast<size_t>(s));
-    }
+    if (seen.emplace(s, d).second) inputs[d].push_back(static_cast<size_t>(s));
   }
   auto node_name = [&rec](size_t layer) {
     const TrainingLayer& l = rec.layers[layer];
@@ -729,14 +752,20 @@ void BuildGraph(ImportContext& ctx, TrainingRecord& rec) {
 
 }  // namespace
 
-bool LayerHasNode(const TrainingRecord& record, size_t layer) {
-  const TrainingLayer& l = record.layers[layer];
-  if (l.param_count > 0) return true;
-  if (l.forward_order < 0) return false;
-  for (const TrainingLayer& other : record.layers) {
-    if (other.parent == static_cast<int32_t>(layer)) return false;
+std::vector<bool> LayersWithNodes(const TrainingRecord& record) {
+  const size_t n = record.layers.size();
+  std::vector<bool> has_child(n, false);
+  for (const TrainingLayer& l : record.layers) {
+    if (l.parent >= 0 && static_cast<size_t>(l.parent) < n) {
+      has_child[l.parent] = true;
+    }
   }
-  return true;
+  std::vector<bool> out(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    const TrainingLayer& l = record.layers[i];
+    out[i] = l.param_count > 0 || (l.forward_order >= 0 && !has_child[i]);
+  }
+  return out;
 }
 
 StatusOr<std::unique_ptr<SqliteDb>> OpenSnapshot(const std::string& path) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "importers/common/importer.h"
 #include "importers/common/sqlite_db.h"
@@ -33,10 +34,9 @@ StatusOr<std::unique_ptr<SqliteDb>> OpenSnapshot(const std::string& path);
 Status ImportTrainingSnapshot(ImportContext& ctx,
                               training::TrainingRecord* record = nullptr);
 
-// Whether a layer becomes a node of the graph: a leaf module that has
-// parameters or was called in forward, or any module with parameters of
-// its own.
-bool LayerHasNode(const training::TrainingRecord& record, size_t layer);
+// Which layers become nodes of the graph: a leaf module that was called in
+// forward, or any module with parameters of its own.
+std::vector<bool> LayersWithNodes(const training::TrainingRecord& record);
 
 }  // namespace training_snapshot
 }  // namespace mi::importers
