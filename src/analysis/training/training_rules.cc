@@ -462,8 +462,8 @@ class Rules {
       if (!relu_dead && !negative && !own_dead) continue;
       double before = v_.HistoryMedian(m.dead_fraction, si, layer);
       bool jump = IsFinite(before) && before < o_.dead / 2;
-      double conf =
-          0.5 + (jump ? 0.2 : 0) + (relu_dead ? 0.15 : 0) + (negative ? 0.05 : 0);
+      double conf = 0.5 + (jump ? 0.2 : 0) + (relu_dead ? 0.15 : 0) +
+                    (negative ? 0.05 : 0);
       Candidate& c = Add("dead_relu", "Dead ReLUs", layer, si,
                          std::min(conf, 0.95), "backward");
       c.cause.evidence.push_back(

@@ -17,7 +17,7 @@ from torch import nn
 
 import common
 
-SHORT, LONG, BATCH = 16, 1 << 15, 2
+SHORT, LONG, BATCH = 16, 1 << 15, 8
 
 
 class HalfMeanPool(nn.Module):
@@ -51,7 +51,7 @@ class Pooled(nn.Module):
 a = common.args()
 common.seed()
 model = Pooled()
-opt = torch.optim.SGD(model.parameters(), lr=0.05)
+opt = torch.optim.SGD(model.parameters(), lr=0.02)
 gen = torch.Generator().manual_seed(2)
 w = torch.randn(common.FEATURES, 1, generator=torch.Generator().manual_seed(1))
 
