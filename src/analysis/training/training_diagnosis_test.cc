@@ -273,7 +273,9 @@ TEST(TrainingDiagnosisTest, DeadReluAfterNegativeBias) {
   EXPECT_NEAR(d.causes[0].confidence, 0.9, 1e-9);
   // fc1 (no dead ReLU after it) and head (its input died) are not causes.
   for (const TrainingCause& c : d.causes) {
-    if (c.cause == "dead_relu") EXPECT_EQ(c.layer, 2);
+    if (c.cause == "dead_relu") {
+      EXPECT_EQ(c.layer, 2);
+    }
   }
   // Backward: fc2 -> act1 -> fc1 (fc1 vanishing / dead at step 4).
   ASSERT_GE(d.chain.size(), 2u);
