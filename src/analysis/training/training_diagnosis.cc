@@ -346,7 +346,7 @@ const AnalysisDescriptor& TrainingDiagnosisAnalysis() {
         .id = "training_diagnosis",
         .title = "Training diagnosis",
         .summary =
-            "of a training snapshot (model_inspector.train): gradient health "
+            "gradient health of a training snapshot (model_inspector.train) "
             "per layer and step (vanishing, exploding, dead units, update "
             "ratio, non-finite values) as a 0-100 score and a heat map, the "
             "anomaly timeline, and the root cause of the first anomaly: the "
