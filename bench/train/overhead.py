@@ -8,7 +8,9 @@ with the ring buffer (tensor capture every step), side by side in one run.
 Each round builds the model afresh from the same seed and runs every mode
 (in a rotated order, so drift in the machine's load hits them alike):
 `--warmup` steps, then `--steps` timed steps; a step is forward, backward
-and optimizer.step(), timed with perf_counter_ns around the whole step.
+and optimizer.step(), timed around the whole step: wall time
+(perf_counter_ns) and the process's CPU time (process_time_ns; with one
+torch thread, the figure a loaded shared machine disturbs least).
 The monitor is attached before the warm-up and closed after the timed
 steps (closing writes its snapshot: not timed). The figures are the
 medians over all timed steps of all rounds. Target (issue 19): statistics
@@ -77,14 +79,14 @@ def run_mode(kind, mode, warmup, steps, folder):
     times = []
     for i in range(warmup + steps):
         b = batches[i % len(batches)]
-        t0 = time.perf_counter_ns()
+        t0, c0 = time.perf_counter_ns(), time.process_time_ns()
         loss = loss_of(b)
         opt.zero_grad()
         loss.backward()
         opt.step()
-        t1 = time.perf_counter_ns()
+        t1, c1 = time.perf_counter_ns(), time.process_time_ns()
         if i >= warmup:
-            times.append(t1 - t0)
+            times.append((t1 - t0, c1 - c0))
     if mon is not None:
         mon.close()
         if mon.fired:
@@ -110,15 +112,16 @@ def main():
             order = modes[r % 3:] + modes[:r % 3]
             for m in order:
                 times[m].extend(run_mode(args.model, m, args.warmup, args.steps, folder))
-    base = statistics.median(times["unmonitored"])
+    wall = {m: statistics.median(t for t, _ in times[m]) for m in modes}
+    cpu = {m: statistics.median(c for _, c in times[m]) for m in modes}
     kernel = "C++ tensor_stats" if train_stats._kernel is not None else "torch reductions"
     print(f"model: {args.model}; torch {torch.__version__}, {args.threads} thread(s); "
           f"{args.rounds} rounds x {args.steps} steps per mode; statistics kernel: {kernel}; "
           f"load average at start {load:.1f} on {os.cpu_count()} CPUs")
-    print(f"{'mode':<18}{'median step (ms)':>18}{'vs unmonitored':>16}")
+    print(f"{'mode':<18}{'wall (ms)':>12}{'ratio':>9}{'CPU (ms)':>12}{'ratio':>9}")
     for m in modes:
-        med = statistics.median(times[m])
-        print(f"{m:<18}{med / 1e6:>18.3f}{med / base:>15.3f}x")
+        print(f"{m:<18}{wall[m] / 1e6:>12.3f}{wall[m] / wall['unmonitored']:>8.3f}x"
+              f"{cpu[m] / 1e6:>12.3f}{cpu[m] / cpu['unmonitored']:>8.3f}x")
 
 
 if __name__ == "__main__":

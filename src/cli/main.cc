@@ -23,6 +23,7 @@
 #include "cli/report_command.h"
 #include "cli/start_command.h"
 #include "cli/summary_command.h"
+#include "cli/trace_command.h"
 #include "model_inspector/session.h"
 
 int main(int argc, char** argv) {
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
   mi::cli::RegisterDiffCommand(app, &exit_code);
   mi::cli::RegisterCompareCommand(app, &exit_code);
   mi::cli::RegisterReportCommand(app, &exit_code);
+  mi::cli::RegisterTraceCommand(app, &exit_code);
   mi::cli::RegisterSeedOptions(app, &exit_code);
   mi::cli::AddMemoryLimitOption(&app);
   if (int rc = mi::cli::CheckMemoryLimitEnvironment(); rc != 0) return rc;

@@ -86,13 +86,22 @@ def test_per_step_statistics_equal_torch_recomputation(tmp_path):
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
     out_path = tmp_path / "s.db"
+    def scale_weight(step, x, m):
+        # Between steps 2 and 3 the script scales a weight: step 3's
+        # update ratio is over the scaled weight.
+        if step == 3:
+            with torch.no_grad():
+                m[0].weight.mul_(3.0)
+        return x
+
     mon = Monitor(model, opt, triggers=[], output=out_path)
-    train(model, opt, data)
+    train(model, opt, data, scale_weight)
     mon.close()
 
     # The reference: plain torch, no hooks, the same steps.
     expected = []
-    for x, y in data:
+    for step, (x, y) in enumerate(data):
+        scale_weight(step, x, ref)
         h1 = ref[0](x)
         r = ref[1](h1)
         out = ref[2](r)
@@ -476,6 +485,32 @@ def test_explicit_loss_and_attention_and_projections(tmp_path):
     hist = conn.execute("SELECT counts FROM histograms WHERE step = 2 AND layer = ? AND "
                         "kind = 'activation'", (ids["head"],)).fetchone()
     assert len(json.loads(hist[0])) == 64 and sum(json.loads(hist[0])) == 8 * 10 * 50
+
+
+def test_bfloat16_layers_measured_through_torch_reductions(tmp_path):
+    # bfloat16 has no NumPy dtype: its statistics take the torch path
+    # (stats.Pending), resolved once at the end of the step.
+    model = mlp().to(torch.bfloat16)
+    ref = copy.deepcopy(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    data = [(x.to(torch.bfloat16), y.to(torch.bfloat16)) for x, y in batches(2)]
+    path = tmp_path / "b.db"
+    with Monitor(model, opt, triggers=[], output=path):
+        for x, y in data:  # (no bfloat16 mse_loss on CPU in torch 1.13)
+            loss = (model(x).float() - y.float()).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    conn = db(path)
+    ids = layer_ids(conn)
+    row = conn.execute("SELECT * FROM layer_steps WHERE step = 0 AND layer = ?",
+                       (ids["0"],)).fetchone()
+    h = ref[0](data[0][0]).detach().double()
+    assert row["act_dtype"] == "bfloat16"
+    assert row["act_abs_max"] == pytest.approx(float(h.abs().max()))
+    assert row["act_rms"] == pytest.approx(float(h.pow(2).mean().sqrt()), rel=1e-6)
+    assert row["act_std"] == pytest.approx(float(h.std(unbiased=False)), rel=1e-5)
+    assert row["act_zero_fraction"] == pytest.approx(float((h == 0).double().mean()))
 
 
 def test_trigger_specs():

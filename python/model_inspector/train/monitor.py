@@ -181,8 +181,10 @@ class Monitor:
         self._capturing = self.capture_enabled
         self._state = _StepState(self._capturing)
         self._handles: list = []
+        self._pre_handles: list = []
         self._attach()
         self._last_end = time.perf_counter_ns()
+        self._after_norms = None
         _ACTIVE = self
         atexit.register(self._at_exit)
 
@@ -243,7 +245,8 @@ class Monitor:
     # -- attaching -------------------------------------------------------
     def _attach(self):
         for layer in self.layers:
-            self._handles.append(layer.module.register_forward_pre_hook(self._pre_hook_for(layer)))
+            # Forward order is taken in step 0 only: these go after it.
+            self._pre_handles.append(layer.module.register_forward_pre_hook(self._pre_hook_for(layer)))
             self._handles.append(layer.module.register_forward_hook(self._hook_for(layer)))
             if isinstance(layer.module, torch.nn.MultiheadAttention):
                 self._wrap_attention(layer)
@@ -453,12 +456,22 @@ class Monitor:
         params = self._param_list
         with torch.no_grad():
             st.before = torch._foreach_mul([p.detach() for p in params], 1.0) if params else []
-            st.before_norms = torch._foreach_norm(st.before) if params else []
+            # The norms after the last step are the norms before this one
+            # unless something changed a parameter in between (its _version
+            # counts in-place writes: a script scaling a weight is seen).
+            cached = self._after_norms
+            if cached is not None and all(p._version == v for p, v in zip(params, cached[0])):
+                st.before_norms = cached[1]
+            else:
+                st.before_norms = torch._foreach_norm(st.before) if params else []
         if st.capturing:
             k = 0
             for layer in self.layers:
                 for pname, p in layer.params:
-                    st.capture[(layer.id, "weight", pname)] = _keep(st.before[k], self.sample_limit)
+                    b = st.before[k]  # already a private copy: kept as is when small enough
+                    st.capture[(layer.id, "weight", pname)] = (
+                        (b, 1, list(b.shape)) if b.numel() <= self.sample_limit
+                        else _keep(b, self.sample_limit))
                     k += 1
         st.lr = max((g.get("lr", 0.0) for g in self.optimizer.param_groups), default=None)
 
@@ -469,14 +482,19 @@ class Monitor:
             if params:
                 after = [p.detach() for p in params]
                 after_norms = torch._foreach_norm(after)
+                self._after_norms = ([p._version for p in params], after_norms)
                 if st.before is not None:
-                    update_norms = torch._foreach_norm(torch._foreach_sub(after, st.before))
+                    if st.capturing:  # the copies are captured weights: keep them
+                        update_norms = torch._foreach_norm(torch._foreach_sub(after, st.before))
+                    else:  # before - after in place: the norm is the same
+                        torch._foreach_sub_(st.before, after)
+                        update_norms = torch._foreach_norm(st.before)
+                    before_norms = st.before_norms
                 else:
-                    update_norms = [torch.zeros((), device=a.device) for a in after]
-                norms = torch.stack([torch.stack([a.to(torch.float64), b.to(torch.float64),
-                                                  u.to(torch.float64)])
-                                     for a, b, u in zip(after_norms, st.before_norms or after_norms,
-                                                        update_norms)]).cpu().tolist()
+                    update_norms = [torch.zeros_like(n) for n in after_norms]
+                    before_norms = after_norms
+                columns = [_stack64(after_norms), _stack64(before_norms), _stack64(update_norms)]
+                norms = torch.stack(columns, dim=1).tolist()
             else:
                 norms = []
             st.pending.resolve()
@@ -604,6 +622,9 @@ class Monitor:
         if self._observing:
             self._observing = False
             self._producers.clear()
+            for h in self._pre_handles:
+                h.remove()
+            self._pre_handles.clear()
         self.step_index += 1
         if self.anomaly_step is not None and self.after_left == 0 and not self.snapshot_written \
                 and not partial:
@@ -636,9 +657,10 @@ class Monitor:
             st.pending.resolve()
             self._finish_step(st, [], skipped=True, partial=True)
         self.closed = True
-        for h in self._handles:
+        for h in self._handles + self._pre_handles:
             h.remove()
         self._handles.clear()
+        self._pre_handles.clear()
         if self.optimizer.__dict__.get("step") is self._step_method:
             self.optimizer.step = self._original_step
         if _ACTIVE is self:
@@ -675,6 +697,15 @@ class Monitor:
         """The trigger hits so far: [(step, trigger, layer name, value, threshold, detail)]."""
         return [(s, n, self.layers[l].name if l is not None else None, v, t, d)
                 for s, n, l, v, t, d in self.trigger_rows]
+
+
+def _stack64(values: list) -> torch.Tensor:
+    """0-d tensors as one float64 CPU vector (one copy when they share a
+    dtype and device, the usual case)."""
+    try:
+        return torch.stack(values).to("cpu", torch.float64)
+    except RuntimeError:
+        return torch.stack([v.to("cpu", torch.float64) for v in values])
 
 
 class _AttributeRestore:

@@ -92,15 +92,15 @@ def moments(t: torch.Tensor, pending: Pending) -> Optional[list]:
     finite = torch.isfinite(x)
     nan = torch.isnan(x).sum()
     nonfinite = count - finite.sum()
-    clean = torch.where(finite, x, torch.zeros((), dtype=x.dtype, device=x.device))
+    clean = torch.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0)
     values = torch.stack([
-        torch.tensor(float(count), dtype=torch.float64, device=x.device),
+        torch.full((), float(count), dtype=torch.float64, device=x.device),
         nan.to(torch.float64),
         (nonfinite - nan).to(torch.float64),
         (x == 0).sum().to(torch.float64),
         clean.sum(dtype=torch.float64),
-        (clean.to(torch.float64) ** 2).sum(),
-        clean.abs().max().to(torch.float64),
+        torch.linalg.vector_norm(clean, dtype=torch.float64) ** 2,
+        torch.linalg.vector_norm(clean, float("inf")).to(torch.float64),
     ])
     record = [count, 0, 0, 0, 0.0, 0.0, None, 0.0]
     pending.add(values, record)
