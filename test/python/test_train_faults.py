@@ -18,7 +18,7 @@ Where the expectations come from:
 | fault | trigger step found / expected | layer named first | cause ranked first | confidence |
 |---|---|---|---|---|
 | huge lr (fc2's group lr x1000 from step 12) | 13 / 13 (cause step 12) | fc2 | learning_rate_too_high | 0.95 |
-| bad init (fc2 weight x100) | 0 / 0 | fc2 | bad_initialization | 0.90 |
+| bad init (fc2 weight x100) | 0 / 0 | fc2 | bad_initialization | 0.905 |
 | raw input to embed -> LayerNorm from step 12 | 12 / 12 | embed | input_out_of_range | 0.90 |
 | float16 mean-pool overflow from step 12 | 12 / 12 (plain run: 12) | pool | fp16_overflow | 0.95 |
 | fc2 bias -100 at step 12 | 12 / 12 | fc2 | dead_relu | 0.90 |
