@@ -126,11 +126,17 @@ std::string GraphSvg(const std::string& title,
       "font-family=\"sans-serif\" font-size=\"11\">\n<title>{}</title>\n<defs>",
       w, h, w, h, XmlEscape(title));
   for (const std::string& c : colours) {
+    // Highlighted edges are wider: their heads sized in pixels, not in
+    // stroke widths.
+    bool plain = c == colours[0];
     out += fmt::format(
         "<marker id=\"{}\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" "
-        "markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">"
-        "<path d=\"M0,0 L10,5 L0,10 z\" fill=\"{}\"/></marker>",
-        marker_id(c == colours[0] ? "" : c), XmlAttributeEscape(c));
+        "{}markerWidth=\"{}\" markerHeight=\"{}\" "
+        "orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" "
+        "fill=\"{}\"/></marker>",
+        marker_id(plain ? "" : c),
+        plain ? "" : "markerUnits=\"userSpaceOnUse\" ", plain ? 7 : 13,
+        plain ? 7 : 13, XmlAttributeEscape(c));
   }
   out += fmt::format("</defs>\n<g transform=\"translate({:.0f},{:.0f})\">\n",
                      margin, margin);

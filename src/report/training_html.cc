@@ -445,8 +445,10 @@ std::string HeatmapSvg(const TrainingDiagnosisResult& r,
   std::vector<size_t> begin(cols + 1);
   for (size_t c = 0; c <= cols; ++c) begin[c] = c * steps / cols;
   const double label_w = 250, top = 34, right = 10;
-  const double cell_w = std::clamp(std::floor(880.0 / cols), 3.0, 28.0);
-  const double cell_h = r.layers.size() > 60 ? 10 : 16;
+  const double cell_w = std::clamp(std::floor(880.0 / cols), 3.0, 56.0);
+  const double cell_h = r.layers.size() > 60   ? 10
+                        : r.layers.size() > 20 ? 16
+                                               : 20;
   const double width = label_w + cell_w * cols + right;
   const double height = top + cell_h * r.layers.size() + 30;
   std::set<int32_t> problems(r.problem_layers.begin(), r.problem_layers.end());
@@ -839,7 +841,7 @@ std::string Causes(const TrainingDiagnosisResult& r, const Lookup& lookup) {
 
 std::string SnapshotTable(const TrainingDiagnosisResult& r) {
   Section s;
-  s.table = {"Snapshot", {"what", "value"}, {}};
+  s.table = {"What was read", {"what", "value"}, {}};
   auto row = [&](std::string k, std::string v) {
     if (!v.empty()) s.table.rows.push_back({std::move(k), std::move(v)});
   };
