@@ -275,7 +275,7 @@ std::string TimelineSvg(const TrainingDiagnosisResult& r) {
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart timeline\" "
       "role=\"img\" width=\"{0:.0f}\" height=\"{1:.0f}\" viewBox=\"0 0 "
-      "{0:.0f} {1:.0f}\" font-family=\"sans-serif\" font-size=\"11\">\n"
+      "{0:.0f} {1:.0f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
       "<title>Loss and gradient norm per step</title>\n",
       width, height);
   // The captured window(s), shaded across both panels.

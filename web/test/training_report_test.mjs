@@ -8,7 +8,8 @@
 //     reader); the text output says the same; --fail-on-anomaly exits 1 on
 //     the faulty run and 0 on the healthy one;
 //   - --report writes a page that loads from file:// requesting nothing,
-//     with no script and no console error; --pdf writes FILE.pdf, a PDF;
+//     with no script and no console error; --pdf writes FILE.pdf, a PDF
+//     of A4 pages;
 //   - the screenshot shows the score badge in its band's colour, the heat
 //     map cell of the worst layer at the anomaly step in its band's colour
 //     (red: critical), one heat map cell per layer and step, one trigger
@@ -80,6 +81,9 @@ eq(r.status, 0, `diagnose --report --pdf exits 0: ${r.stderr}`);
 check(existsSync(html), 'the HTML report is written');
 const pdf = readFileSync(join(tmp, 'diagnosis.pdf'));
 eq(pdf.subarray(0, 4).toString('latin1'), '%PDF', 'diagnosis.pdf is a PDF');
+// A4 pages (the page's @page rule): 210 x 297 mm = 595.3 x 841.9 pt.
+const boxes4 = [...pdf.toString('latin1').matchAll(/MediaBox \[0 0 ([0-9.]+) ([0-9.]+)\]/g)].map((m) => [Number(m[1]), Number(m[2])]);
+check(boxes4.length >= 1 && boxes4.every(([w, h]) => Math.abs(w - 595.3) < 1 && Math.abs(h - 841.9) < 1), `A4 pages: ${JSON.stringify(boxes4)}`);
 const healthyHtml = join(tmp, 'healthy.html');
 eq(run(['diagnose', truth.healthy.path, '--report', healthyHtml]).status, 0, 'the healthy report');
 
