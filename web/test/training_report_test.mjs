@@ -175,7 +175,7 @@ const boxes = (selector) => page.evaluate((sel) => Array.from(document.querySele
     [badge.x + badge.w / 2, badge.y + badge.h / 2],
     [first.x + first.w / 2, first.y + first.h / 2],
     [shade.x + 3, shade.y + 3],
-    [producer[0].x + 1, producer[0].y + producer[0].h / 2]]);
+    [producer[0].x, producer[0].y + producer[0].h / 2]]);
   check(colorDistance(px[0], hex('#cf222e')) <= 6, `the worst cell at the anomaly step is red: ${px[0]}`);
   check(colorDistance(px[1], hex(band(result.score))) <= 6, `the score badge in the band of ${result.score}: ${px[1]}`);
   check(colorDistance(px[2], hex(band(firstScore))) <= 6, `the first cell in the band of ${firstScore}: ${px[2]}`);
