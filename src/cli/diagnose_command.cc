@@ -4,15 +4,21 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "base/atomic_file.h"
 #include "base/strings.h"
 #include "cli/common.h"
 #include "encoders/json_encoder.h"
 #include "encoders/table_printer.h"
 #include "model_inspector/diagnosis.h"
+#include "model_inspector/results/training.h"
+#include "report/pdf.h"
+#include "report/training_report.h"
 
 namespace mi::cli {
 namespace {
@@ -31,6 +37,10 @@ struct DiagnoseFlags {
   size_t sequence_max_length = 6;
   size_t sequence_top = 20;
   bool blocks = false;
+  // Training snapshots.
+  std::string report;  // FILE.html
+  bool pdf = false;    // also FILE.pdf beside it
+  bool fail_on_anomaly = false;
 };
 
 // "RULE=VALUE" -> options.thresholds; false (with a message) when malformed.
@@ -121,7 +131,113 @@ Table BlocksTable(const std::vector<BlockFamilyInfo>& families) {
   return t;
 }
 
+// The PDF beside the HTML report: "x.html" / "x.htm" -> "x.pdf", else
+// the name with ".pdf" added.
+std::string PdfPathFor(const std::string& html) {
+  for (std::string_view ext : {".html", ".htm", ".HTML", ".HTM"}) {
+    if (html.size() > ext.size() &&
+        html.compare(html.size() - ext.size(), ext.size(), ext) == 0) {
+      return html.substr(0, html.size() - ext.size()) + ".pdf";
+    }
+  }
+  return html + ".pdf";
+}
+
+// The layers graph for the report: the run's framework graph (one node per
+// layer, TrainingLayerHealth::node) with its data edges, as layer ids.
+report::TrainingGraph LayerGraph(const Session& session,
+                                 const TrainingDiagnosisResult& result) {
+  report::TrainingGraph graph;
+  std::unordered_map<int64_t, int32_t> layer_of_node;
+  for (const TrainingLayerHealth& l : result.layers) {
+    if (l.node >= 0) layer_of_node.emplace(l.node, l.layer);
+  }
+  for (const TrainingLayerHealth& l : result.layers) {
+    if (l.node < 0) continue;
+    auto details =
+        session.NodeDetails("framework", static_cast<uint32_t>(l.node));
+    if (!details.ok()) continue;
+    for (const NodeValueInfo& in : details->inputs) {
+      if (!in.producer) continue;
+      auto p = layer_of_node.find(*in.producer);
+      if (p != layer_of_node.end() && p->second != l.layer) {
+        graph.edges.push_back({p->second, l.layer});
+      }
+    }
+  }
+  return graph;
+}
+
+// `diagnose SNAPSHOT`: the training diagnosis as text or JSON, the HTML
+// report and its PDF. Exit 0, or 1 with --fail-on-anomaly when a trigger
+// fired.
+int RunTraining(const Session& session, const DiagnoseFlags& flags) {
+  if (flags.sequences || flags.blocks || !flags.disabled.empty()) {
+    std::fprintf(stderr,
+                 "error: %s is a training snapshot: --sequences, --blocks and "
+                 "--disable are for traces\n",
+                 EscapeForTerminal(session.TrainingSnapshotPath()).c_str());
+    return 2;
+  }
+  // --threshold NAME=VALUE sets the diagnosis's parameters (vanishing,
+  // exploding, dead, ...); the analysis names an unknown one.
+  AnalysisParams params;
+  for (const std::string& t : flags.thresholds) {
+    size_t eq = t.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::fprintf(stderr,
+                   "error: --threshold: expected NAME=VALUE (e.g. "
+                   "exploding=100), found '%s'\n",
+                   EscapeForTerminal(t).c_str());
+      return 2;
+    }
+    params[t.substr(0, eq)] = t.substr(eq + 1);
+  }
+  auto analysed = session.RunAnalysis("training_diagnosis", params);
+  if (!analysed.ok()) return ReportError(analysed.status());
+  const auto* result =
+      dynamic_cast<const TrainingDiagnosisResult*>(analysed->get());
+  if (result == nullptr) {
+    return ReportError(InternalError(
+        "the training_diagnosis analysis did not return a training "
+        "diagnosis"));
+  }
+  if (!flags.report.empty()) {
+    std::string html =
+        report::RenderTrainingHtml(*result, LayerGraph(session, *result));
+    if (Status s =
+            WriteFileAtomically(flags.report, html).WithContext(flags.report);
+        !s.ok()) {
+      return ReportError(s);
+    }
+    if (flags.pdf) {
+      if (Status s = report::PrintHtmlToPdf(html, PdfPathFor(flags.report));
+          !s.ok()) {
+        return ReportError(s);
+      }
+    }
+  }
+  std::fputs(flags.json ? encoders::EncodeJson(*result).c_str()
+                        : report::RenderTrainingText(*result).c_str(),
+             stdout);
+  return flags.fail_on_anomaly && result->anomaly_step >= 0 ? 1 : 0;
+}
+
 int Run(const DiagnoseFlags& flags) {
+  int exit_code = 0;
+  std::unique_ptr<Session> session = OpenOrReport(flags.input, &exit_code);
+  if (!session) return exit_code;
+  if (!session->TrainingSnapshotPath().empty()) {
+    return RunTraining(*session, flags);
+  }
+  if (!flags.report.empty() || flags.pdf || flags.fail_on_anomaly) {
+    std::fprintf(stderr,
+                 "error: --report, --pdf and --fail-on-anomaly are for "
+                 "training snapshots (written by model_inspector.train), and "
+                 "the inputs hold none; `model-inspector report` writes a "
+                 "run's HTML report\n");
+    return 2;
+  }
   DiagnoseOptions options;
   for (const std::string& t : flags.thresholds) {
     if (!ParseThreshold(t, &options)) return 2;
@@ -131,9 +247,6 @@ int Run(const DiagnoseFlags& flags) {
   sequence_options.by = flags.sequence_by;
   sequence_options.max_length = flags.sequence_max_length;
   sequence_options.top = flags.sequence_top;
-  int exit_code = 0;
-  std::unique_ptr<Session> session = OpenOrReport(flags.input, &exit_code);
-  if (!session) return exit_code;
   auto findings = session->Findings(options);
   if (!findings.ok()) return ReportError(findings.status());
   SequencesResult sequences;
@@ -186,7 +299,9 @@ void RegisterDiagnoseCommand(CLI::App& app, int* exit_code) {
       "diagnose",
       "diagnosis rules (layout conversions, data movement, unfused patterns, "
       "redundant transposes, dynamic shapes, eager launches, timing rules) "
-      "with evidence and suggested fixes");
+      "with evidence and suggested fixes; for a training snapshot, its "
+      "training diagnosis (health score, anomaly, problem layers, root "
+      "causes) and --report FILE.html");
   AddInputFlags(cmd, &flags->input, /*paths_required=*/false);
   cmd->add_flag("--json", flags->json, "JSON output");
   cmd->add_flag("--list-rules", flags->list_rules,
@@ -207,6 +322,14 @@ void RegisterDiagnoseCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--blocks", flags->blocks,
                 "also list repeated blocks (layers) with the time of each "
                 "instance");
+  cmd->add_option("--report", flags->report,
+                  "training snapshot: write the diagnosis as a "
+                  "self-contained HTML page (written atomically)");
+  cmd->add_flag("--pdf", flags->pdf,
+                "with --report FILE.html: also print it to FILE.pdf through "
+                "headless Chromium (MI_CHROMIUM, else /usr/bin/chromium)");
+  cmd->add_flag("--fail-on-anomaly", flags->fail_on_anomaly,
+                "training snapshot: exit code 1 when a trigger fired");
   cmd->callback([flags, exit_code]() {
     if (flags->list_rules) {
       std::fputs(DiagnosisRulesMarkdown().c_str(), stdout);
@@ -216,6 +339,11 @@ void RegisterDiagnoseCommand(CLI::App& app, int* exit_code) {
     if (flags->input.empty()) {
       throw CLI::ValidationError("diagnose",
                                  "give at least one PATH, or --list-rules");
+    }
+    if (flags->pdf && flags->report.empty()) {
+      throw CLI::ValidationError(
+          "diagnose",
+          "--pdf prints the --report page: give --report FILE.html");
     }
     *exit_code = Run(*flags);
   });

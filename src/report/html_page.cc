@@ -6,7 +6,8 @@
 
 namespace mi::report {
 
-std::string HtmlPageStart(const std::string& title) {
+std::string HtmlPageStart(const std::string& title,
+                          const std::string& extra_css) {
   return fmt::format(R"(<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -35,11 +36,11 @@ caption {{ text-align: left; font-weight: bold; padding: 4px 0; }}
 .drawing {{ overflow: auto; max-width: 100%; border: 1px solid #d0d7de; margin: 6px 0; }}
 tr.crossed td {{ background: #fff5f5; }}
 @media print {{ .drawing {{ overflow: visible; border: none; }} h2 {{ break-after: avoid; }} }}
-</style>
+{}</style>
 </head>
 <body>
 )",
-                     XmlEscape(title));
+                     XmlEscape(title), extra_css);
 }
 
 std::string HtmlPageEnd() { return "</body>\n</html>\n"; }

@@ -10,7 +10,9 @@
 
 namespace mi::report {
 
-std::string HtmlPageStart(const std::string& title);
+// `extra_css`: rules of one report added to the shared style sheet.
+std::string HtmlPageStart(const std::string& title,
+                          const std::string& extra_css = "");
 std::string HtmlPageEnd();
 std::string HtmlTable(const Section& section);
 // "<h2 id=...>" with escaped text.

@@ -105,28 +105,65 @@ std::string GraphSvg(const std::string& title,
   const float margin = 12;
   float w = lr.width + 2 * margin;
   float h = lr.height + 2 * margin;
+  // One arrow-head marker per edge colour (a marker's fill is its own).
+  std::vector<std::string> colours = {"#6e7781"};
+  for (const GraphEdge& e : edges) {
+    if (!e.stroke.empty() &&
+        std::find(colours.begin(), colours.end(), e.stroke) == colours.end()) {
+      colours.push_back(e.stroke);
+    }
+  }
+  auto marker_id = [&](const std::string& stroke) {
+    size_t k = stroke.empty()
+                   ? 0
+                   : std::find(colours.begin(), colours.end(), stroke) -
+                         colours.begin();
+    return k == 0 ? std::string("arrow") : fmt::format("arrow-hl{}", k);
+  };
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"graph\" role=\"img\" "
       "width=\"{:.0f}\" height=\"{:.0f}\" viewBox=\"0 0 {:.0f} {:.0f}\" "
-      "font-family=\"sans-serif\" font-size=\"11\">\n<title>{}</title>\n"
-      "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" "
-      "refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\">"
-      "<path d=\"M0,0 L10,5 L0,10 z\" fill=\"#6e7781\"/></marker></defs>\n"
-      "<g transform=\"translate({:.0f},{:.0f})\">\n",
-      w, h, w, h, XmlEscape(title), margin, margin);
-  for (size_t e = 0; e < edges.size(); ++e) {
-    uint32_t b = lr.edge_point_begin[e], end = lr.edge_point_begin[e + 1];
-    if (end <= b) continue;
-    std::string points;
-    for (uint32_t p = b; p < end; ++p) {
-      points += fmt::format("{}{:.1f},{:.1f}", p == b ? "" : " ",
-                            lr.points[2 * p], lr.points[2 * p + 1]);
-    }
+      "font-family=\"sans-serif\" font-size=\"11\">\n<title>{}</title>\n<defs>",
+      w, h, w, h, XmlEscape(title));
+  for (const std::string& c : colours) {
+    // Highlighted edges are wider: their heads sized in pixels, not in
+    // stroke widths.
+    bool plain = c == colours[0];
     out += fmt::format(
-        "<polyline class=\"edge\" points=\"{}\" fill=\"none\" "
-        "stroke=\"#8c959f\" stroke-width=\"1.2\"{} "
-        "marker-end=\"url(#arrow)\"/>\n",
-        points, lr.edge_reversed[e] ? " stroke-dasharray=\"4 3\"" : "");
+        "<marker id=\"{}\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" "
+        "{}markerWidth=\"{}\" markerHeight=\"{}\" "
+        "orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" "
+        "fill=\"{}\"/></marker>",
+        marker_id(plain ? "" : c),
+        plain ? "" : "markerUnits=\"userSpaceOnUse\" ", plain ? 7 : 13,
+        plain ? 7 : 13, XmlAttributeEscape(c));
+  }
+  out += fmt::format("</defs>\n<g transform=\"translate({:.0f},{:.0f})\">\n",
+                     margin, margin);
+  // Plain edges first, highlighted ones above them.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t e = 0; e < edges.size(); ++e) {
+      const GraphEdge& edge = edges[e];
+      if ((pass == 1) != !edge.stroke.empty()) continue;
+      uint32_t b = lr.edge_point_begin[e], end = lr.edge_point_begin[e + 1];
+      if (end <= b) continue;
+      std::string points;
+      for (uint32_t p = b; p < end; ++p) {
+        points += fmt::format("{}{:.1f},{:.1f}", p == b ? "" : " ",
+                              lr.points[2 * p], lr.points[2 * p + 1]);
+      }
+      bool dashed = lr.edge_reversed[e] || edge.dashed;
+      out += fmt::format(
+          "<polyline class=\"edge{}{}\" points=\"{}\" fill=\"none\" "
+          "stroke=\"{}\" stroke-width=\"{:.1f}\"{} {}=\"url(#{})\"/>\n",
+          edge.css_class.empty() ? "" : " ", XmlAttributeEscape(edge.css_class),
+          points,
+          edge.stroke.empty() ? std::string("#8c959f")
+                              : XmlAttributeEscape(edge.stroke),
+          edge.width, dashed ? " stroke-dasharray=\"4 3\"" : "",
+          edge.arrow_at_start ? "marker-start" : "marker-end",
+          marker_id(edge.stroke));
+    }
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     const GraphNode& n = nodes[i];
@@ -135,11 +172,12 @@ std::string GraphSvg(const std::string& title,
     out += fmt::format(
         "<g class=\"node{}{}\"><title>{}</title><rect x=\"{:.1f}\" "
         "y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" rx=\"5\" "
-        "fill=\"{}\" stroke=\"{}\" stroke-width=\"1.5\"{}/>\n",
+        "fill=\"{}\" stroke=\"{}\" stroke-width=\"{:.1f}\"{}/>\n",
         n.css_class.empty() ? "" : " ", XmlEscape(n.css_class),
         XmlEscape(n.tooltip.empty() ? n.label : n.tooltip), x, y,
         lnodes[i].width, lnodes[i].height, XmlEscape(n.fill),
-        XmlEscape(n.stroke), n.dashed ? " stroke-dasharray=\"5 3\"" : "");
+        XmlEscape(n.stroke), n.stroke_width,
+        n.dashed ? " stroke-dasharray=\"5 3\"" : "");
     out += fmt::format(
         "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>"
         "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" "
