@@ -147,10 +147,10 @@ export interface TimelineDraw {
 }
 
 /** Loss (top) and global gradient norm (bottom, log scale) over the steps, trigger marks and the captured window. */
-export function timelineSvg(d: TimelineDraw): SVGSVGElement {
-  const W = 900, H = 170, L = 56, R = 10, T = 8, B = 20, gap = 12;
+export function timelineSvg(d: TimelineDraw, width = 900): SVGSVGElement {
+  const W = Math.max(300, Math.round(width)), H = 170, L = 56, R = 10, T = 8, B = 20, gap = 12;
   const ph = (H - T - B - gap) / 2;
-  const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'training-timeline', preserveAspectRatio: 'none' });
+  const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'training-timeline' });
   root.dataset.steps = JSON.stringify(d.steps);
   const s0 = d.steps[0] ?? 0, s1 = d.steps[d.steps.length - 1] ?? 1;
   const X = (s: number): number => L + ((W - L - R) * (s - s0)) / Math.max(1, s1 - s0);
@@ -169,7 +169,7 @@ export function timelineSvg(d: TimelineDraw): SVGSVGElement {
     const lo = finite.length ? Math.min(...finite) : 0, hi = finite.length ? Math.max(...finite) : 1;
     const Y = (v: number): number => top + ph - (ph * (f(v) - lo)) / Math.max(1e-12, hi - lo);
     root.append(svg('line', { x1: L, x2: W - R, y1: top + ph, y2: top + ph, stroke: '#bbb' }));
-    const t = svg('text', { x: 4, y: top + 10, 'font-size': 11, fill: colour });
+    const t = svg('text', { x: L + 6, y: top + 11, 'font-size': 11, 'font-weight': 600, fill: colour });
     t.textContent = label;
     root.append(t);
     for (const [v, y] of [[hi, top + 8], [lo, top + ph]] as const) {

@@ -206,12 +206,12 @@ export class TrainingView {
 
     const top = el('div', 'training-row');
     const tl = section('Anomaly timeline', 'training-timeline-box');
+    top.append(tl);
+    root.append(top);
     tl.append(timelineSvg({
       steps: d.steps.map((s) => s.step), loss: d.steps.map((s) => s.loss), gradNorm: d.steps.map((s) => s.grad_norm),
       triggers: d.triggers.map((t) => ({ step: t.step, trigger: t.trigger, detail: t.detail })), captured: d.captured_steps, anomalyStep: d.anomaly_step,
-    }));
-    top.append(tl);
-    root.append(top);
+    }, tl.clientWidth || root.clientWidth - 24));
 
     // Heat map + sparklines side by side.
     const mid = el('div', 'training-row');
@@ -257,6 +257,11 @@ export class TrainingView {
     mid.append(heat, spark);
     root.append(mid);
 
+    // Causes and the chain.
+    const low = el('div', 'training-row');
+    low.append(this.causesSection(d), this.chainSection(d));
+    root.append(low);
+
     // The captured step's tensors.
     this.stepPick.textContent = '';
     for (const s of o.captured_steps) {
@@ -268,11 +273,6 @@ export class TrainingView {
     this.stepBox = el('div', 'training-step-box');
     this.stepBox.append(el('div', 'muted', o.captured_steps.length ? 'loading the captured step…' : 'no step was captured at tensor level (no trigger fired)'));
     root.append(this.stepBox);
-
-    // Causes and the chain.
-    const low = el('div', 'training-row');
-    low.append(this.causesSection(d), this.chainSection(d));
-    root.append(low);
     requestAnimationFrame(() => this.drawHeatMap());
     this.drawHeatMap();
   }
@@ -541,7 +541,9 @@ export class TrainingView {
         td.dataset.rms = String(l?.rms ?? '');
         const bars = el('div', 'training-bars');
         bars.append(bar(l?.abs_max ?? null, r.role === 'anomalous' ? 'anomalous' : 'normal'), bar(l?.rms ?? null, 'rms'));
-        td.append(bars, el('span', 'training-bar-text', `max ${fmtNum(l?.abs_max)} · rms ${fmtNum(l?.rms)}${l?.nonfinite ? ` · ${l.nonfinite} non-finite` : ''}`));
+        const inner = el('div', 'training-sample-inner');
+        td.append(inner);
+        inner.append(bars, el('span', 'training-bar-text', `max ${fmtNum(l?.abs_max)} · rms ${fmtNum(l?.rms)}${l?.nonfinite ? ` · ${l.nonfinite} non-finite` : ''}`));
         tr.append(td);
       }
       tr.addEventListener('click', () => this.selectLayer(layer));
