@@ -123,7 +123,7 @@ def pack(package_dir, out_dir):
     # Subpackages and data files (the Node runner script) included.
     files = sorted(p for p in package_dir.rglob("*")
                    if p.is_file() and "__pycache__" not in p.parts
-                   and (p.suffix in (".py", ".mjs", ".json") or p.name.startswith("_core")))
+                   and (p.suffix in (".py", ".mjs", ".json", ".sql") or p.name.startswith("_core")))
     info = f"{dist}.dist-info"
     entries = [(f"{PACKAGE}/{p.relative_to(package_dir).as_posix()}",
                 _module_bytes(p) if p.suffix == ".so" else p.read_bytes())
