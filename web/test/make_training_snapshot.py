@@ -186,9 +186,8 @@ def main():
     if snapshot.exists():
         snapshot.unlink()
     model, opt = make()
-    with Monitor(model, opt, triggers=TRIGGERS, capture_window=CAPTURE_WINDOW, output=str(snapshot)) as mon:
+    with Monitor(model, opt, triggers=TRIGGERS, capture_window=CAPTURE_WINDOW, output=str(snapshot)):
         monitored = train(model, opt, xs, ys)
-        del mon
     facts = read_snapshot(str(snapshot))
     facts.update({
         "snapshot": str(snapshot),

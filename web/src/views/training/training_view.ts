@@ -459,7 +459,12 @@ export class TrainingView {
     const here = o.projections.filter((p) => p.step === step);
     if (!here.length) { box.append(el('div', 'muted', 'no projection at this step')); return; }
     const layers = [...new Set(here.map((p) => p.layer))];
-    if (this.state.projectionLayer === null || !layers.includes(this.state.projectionLayer)) this.state.projectionLayer = layers[0];
+    if (this.state.projectionLayer === null || !layers.includes(this.state.projectionLayer)) {
+      // The producer of the chain, else the worst layer, else the first with a projection.
+      const d = this.state.diagnosis;
+      const prefer = [d?.chain.find((c) => c.role === 'producer')?.layer, ...(d?.problem_layers ?? [])];
+      this.state.projectionLayer = prefer.find((l): l is number => l !== undefined && layers.includes(l)) ?? layers[0];
+    }
     const tools = el('div', 'training-proj-tools');
     const pick = el('select');
     pick.id = 'training-proj-layer';
