@@ -170,10 +170,10 @@ for (const viewport of [{ width: 1920, height: 1080 }, { width: 1024, height: 70
   eq(await page.evaluate(() => document.querySelector('.training-table tr.selected')?.dataset.layer), String(otherLayer), 'and marks its sparkline row');
 
   // ---- the chain marked on the graph ----
-  const chainNodes = diagnosis.chain.map((c) => c.node).filter((n) => n >= 0);
+  const chainNodes = diagnosis.chain.map((c) => c.node).filter((n) => typeof n === 'number' && n >= 0);
   eq(JSON.stringify(st.trainingMarks?.nodes.map((n) => n.id)), JSON.stringify([...new Set(chainNodes)]), 'the chain\'s nodes are marked on the graph');
   const producer = diagnosis.chain.find((c) => c.role === 'producer');
-  if (check(producer, 'the chain has a producer') && producer.node >= 0) {
+  if (check(producer && typeof producer.node === 'number', `the chain has a producer with a graph node (${JSON.stringify(producer)})`)) {
     const mark = await page.evaluate(async (id) => {
       const g = window.__miDebug.view('graph'), p = g.pane(0);
       await p.reveal(id);

@@ -57,30 +57,31 @@ export interface TrainingSamplesJson { step: number; samples: TrainingSampleJson
 
 // ---- the diagnosis (include/model_inspector/results/training.h) ----
 
+// Ids that are -1 in the C++ result (no layer, no step, no node) are null in the JSON.
 export interface DiagLayerJson {
-  layer: number; name: string; type: string; node: number; forward_order: number;
-  score: number | null; worst_score: number | null; worst_step: number; flags: string[];
+  layer: number; name: string; type: string; node: number | null; forward_order: number | null;
+  score: number | null; worst_score: number | null; worst_step: number | null; flags: string[];
 }
 export interface DiagStepJson {
   step: number; loss: number | null; grad_norm: number | null; lr: number | null; score: number | null;
   captured: boolean; events: string[];
 }
-export interface DiagEvidenceJson { metric: string; layer: number; step: number; value: number | null; expected: number | null; text: string }
+export interface DiagEvidenceJson { metric: string; layer: number | null; step: number | null; value: number | null; expected: number | null; text: string }
 export interface DiagCauseJson {
-  cause: string; title: string; layer: number; layer_name: string; step: number; confidence: number;
+  cause: string; title: string; layer: number | null; layer_name: string; step: number | null; confidence: number;
   evidence: DiagEvidenceJson[];
   fix: { summary: string; snippet: string; validation: string };
 }
 export interface DiagChainLinkJson {
-  layer: number; layer_name: string; node: number; step: number; role: string; direction: string; evidence: string;
+  layer: number; layer_name: string; node: number | null; step: number | null; role: string; direction: string; evidence: string;
 }
 export interface DiagTriggerJson {
-  step: number; trigger: string; layer: number; layer_name: string; value: number | null; threshold: number | null; detail: string;
+  step: number; trigger: string; layer: number | null; layer_name: string; value: number | null; threshold: number | null; detail: string;
 }
 export interface TrainingDiagnosisJson {
   schema?: string;
   path?: string; model?: string; optimizer?: string; status?: string;
-  first_step: number; last_step: number; anomaly_step: number; capture_window: number;
+  first_step: number; last_step: number; anomaly_step: number | null; capture_window: number;
   captured_steps: number[];
   triggers: DiagTriggerJson[];
   vanishing?: number; exploding?: number; dead?: number;
@@ -106,6 +107,11 @@ export function seriesValues(s: TrainingSeriesJson, key: string): (number | null
   const v = s[key];
   if (!Array.isArray(v)) return s.steps.map(() => null);
   return v.map((x) => (typeof x === 'number' && Number.isFinite(x) ? x : null));
+}
+
+/** Whether an id of the diagnosis is there (null / -1: none). */
+export function isId(v: number | null | undefined): v is number {
+  return typeof v === 'number' && v >= 0;
 }
 
 /** The node id a layer maps to, or null (none made). */

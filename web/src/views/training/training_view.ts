@@ -14,7 +14,7 @@ import type { AppState } from '../../core/state';
 import { runUsable } from '../../core/state';
 import type { ViewContext } from '../../core/view';
 import {
-  kSparkMetrics, layerNode, seriesValues, TrainingApi, type DiagCauseJson, type TrainingDiagnosisJson, type TrainingOverviewJson,
+  isId, kSparkMetrics, layerNode, seriesValues, TrainingApi, type DiagCauseJson, type TrainingDiagnosisJson, type TrainingOverviewJson,
   type TrainingSamplesJson, type TrainingSeriesJson,
 } from '../../rpc/training_api';
 import { el } from '../../widgets/dom';
@@ -126,7 +126,7 @@ export class TrainingView {
       this.render();
       this.onSelection(this.ctx.store.state);
       const captured = overview.captured_steps;
-      const first = captured.includes(diagnosis.anomaly_step) ? diagnosis.anomaly_step : captured[0];
+      const first = isId(diagnosis.anomaly_step) && captured.includes(diagnosis.anomaly_step) ? diagnosis.anomaly_step : captured[0];
       await Promise.all([this.loadSeries(seq), first === undefined ? Promise.resolve() : this.showStep(first)]);
     } catch (e) {
       if (seq !== this.seq) return;
@@ -197,7 +197,7 @@ export class TrainingView {
     score.textContent = `${d.score === null || d.score === undefined ? '–' : Math.round(d.score)}/100`;
     score.style.background = d.score === null ? '#eee' : d.score >= 80 ? '#d8f3dc' : d.score >= 50 ? '#fff3bf' : '#ffd6d6';
     head.append(el('span', 'training-label', 'model health'), score);
-    const what = d.anomaly_step >= 0
+    const what = isId(d.anomaly_step)
       ? `anomaly at step ${d.anomaly_step}${d.triggers.length ? ` (${[...new Set(d.triggers.map((t) => t.trigger))].join(', ')})` : ''}`
       : 'no trigger fired';
     head.append(el('span', 'training-anomaly', what));
@@ -210,7 +210,7 @@ export class TrainingView {
     root.append(top);
     tl.append(timelineSvg({
       steps: d.steps.map((s) => s.step), loss: d.steps.map((s) => s.loss), gradNorm: d.steps.map((s) => s.grad_norm),
-      triggers: d.triggers.map((t) => ({ step: t.step, trigger: t.trigger, detail: t.detail })), captured: d.captured_steps, anomalyStep: d.anomaly_step,
+      triggers: d.triggers.map((t) => ({ step: t.step, trigger: t.trigger, detail: t.detail })), captured: d.captured_steps, anomalyStep: d.anomaly_step ?? -1,
     }, tl.clientWidth || root.clientWidth - 24));
 
     // Heat map + sparklines side by side.
@@ -290,7 +290,7 @@ export class TrainingView {
     }
     drawHeat(c, g, {
       labels: this.state.rows.map((r) => r.name || '(root)'), steps: d.heatmap.steps, values: d.heatmap.values,
-      anomalyStep: d.anomaly_step, selectedRow: this.state.selectedRow, chainRows,
+      anomalyStep: d.anomaly_step ?? -1, selectedRow: this.state.selectedRow, chainRows,
     });
   }
 
@@ -358,7 +358,7 @@ export class TrainingView {
     const tr = this.sparkBody?.querySelector(`tr[data-layer="${layer}"]`);
     if (!s || !tr) return;
     const d = this.state.diagnosis;
-    const cur = d ? s.steps.indexOf(d.anomaly_step) : -1;
+    const cur = d && isId(d.anomaly_step) ? s.steps.indexOf(d.anomaly_step) : -1;
     for (const m of kSparkMetrics) {
       const td = tr.querySelector<HTMLElement>(`td[data-metric="${m.key}"]`);
       if (!td) continue;
@@ -581,13 +581,14 @@ export class TrainingView {
     li.dataset.index = String(i);
     const title = el('div', 'training-cause-title');
     title.append(el('b', undefined, c.title || c.cause), el('span', 'training-conf', ` ${Math.round(c.confidence * 100)}%`));
-    if (c.layer >= 0) {
-      const a = el('a', 'training-layer-link', c.layer_name || this.layerName(c.layer));
+    const layer = c.layer;
+    if (isId(layer)) {
+      const a = el('a', 'training-layer-link', c.layer_name || this.layerName(layer));
       a.href = '#';
-      a.addEventListener('click', (e) => { e.preventDefault(); this.selectLayer(c.layer); });
+      a.addEventListener('click', (e) => { e.preventDefault(); this.selectLayer(layer); });
       title.append(el('span', 'muted', ' · layer '), a);
     }
-    if (c.step >= 0) title.append(el('span', 'muted', ` · step ${c.step}`));
+    if (isId(c.step)) title.append(el('span', 'muted', ` · step ${c.step}`));
     li.append(title);
     if (c.evidence.length) {
       const ul = el('ul', 'training-evidence');
@@ -634,7 +635,7 @@ export class TrainingView {
       a.href = '#';
       a.addEventListener('click', (e) => { e.preventDefault(); this.selectLayer(link.layer); });
       li.append(el('span', `mark-chip mark-${link.role === 'producer' ? 'producer' : 'propagator'}`), a,
-        el('span', 'muted', ` · ${link.role} · ${link.direction}${link.step >= 0 ? ` · step ${link.step}` : ''}`));
+        el('span', 'muted', ` · ${link.role} · ${link.direction}${isId(link.step) ? ` · step ${link.step}` : ''}`));
       if (link.evidence) li.append(el('div', 'training-chain-evidence', link.evidence));
       ol.append(li);
     }
