@@ -53,6 +53,8 @@ struct AnalysisInfo {
   std::string summary;
   bool needs_trace = false;  // runs only when the run has a trace
   bool needs_graph = false;  // runs only when the run has a model
+  // Runs only on a training snapshot (model_inspector.train).
+  bool needs_training = false;
   std::vector<AnalysisParameterInfo> parameters;
   // Its whole-run result (default parameters) is part of analyses.json and
   // GET /api/runs/{run}/analyses.
@@ -63,7 +65,7 @@ struct AnalysisInfo {
 
 // The registered analyses (`analyze --list --format json`,
 // GET /api/runs/{run}/analysis-list): {"analyses": [{"id", "title",
-// "summary", "needs": ["trace", "graph"], "in_export", "applies",
+// "summary", "needs": ["trace", "graph", "training"], "in_export", "applies",
 // "parameters": [{"name", "type", "default", "help", "choices"}]}]}.
 struct AnalysisListResult : AnalysisResult {
   std::vector<AnalysisInfo> analyses;

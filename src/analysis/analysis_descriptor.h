@@ -54,6 +54,9 @@ struct AnalysisContext {
 
   bool has_trace() const { return trace != nullptr && trace->task_count() > 0; }
   bool has_graph() const { return framework.valid() || compiled.valid(); }
+  bool has_training() const {
+    return training != nullptr && !training->empty();
+  }
 };
 
 enum class ParameterType : uint8_t { kInt, kDouble, kString, kBool };
@@ -106,8 +109,9 @@ struct FieldDoc {
 
 enum AnalysisNeeds : uint8_t {
   kNeedsNothing = 0,
-  kNeedsTrace = 1,  // tasks
-  kNeedsGraph = 2,  // a framework or compiled graph
+  kNeedsTrace = 1,     // tasks
+  kNeedsGraph = 2,     // a framework or compiled graph
+  kNeedsTraining = 4,  // a training snapshot's record (steps)
 };
 
 struct AnalysisDescriptor {

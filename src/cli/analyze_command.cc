@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -32,10 +33,15 @@ encoders::TableFormat TableFormatOf(const std::string& format) {
 }
 
 std::string Needs(const AnalysisInfo& a) {
-  if (a.needs_trace && a.needs_graph) return "trace, graph";
-  if (a.needs_trace) return "trace";
-  if (a.needs_graph) return "graph";
-  return "-";
+  std::string out;
+  for (auto [need, name] :
+       {std::pair{a.needs_trace, "trace"}, std::pair{a.needs_graph, "graph"},
+        std::pair{a.needs_training, "training"}}) {
+    if (!need) continue;
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out.empty() ? "-" : out;
 }
 
 int List(const AnalyzeFlags& flags) {

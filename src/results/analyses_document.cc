@@ -28,6 +28,7 @@ void AnalysisListResult::Write(ResultWriter& w) const {
     w.Key("needs").BeginArray();
     if (a.needs_trace) w.String("trace");
     if (a.needs_graph) w.String("graph");
+    if (a.needs_training) w.String("training");
     w.EndArray();
     w.FieldBool("in_export", a.in_export).FieldBool("applies", a.applies);
     w.Key("parameters").BeginArray();

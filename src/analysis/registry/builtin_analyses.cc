@@ -13,6 +13,7 @@
 #include "analysis/sequences/sequences.h"
 #include "analysis/steps/step_breakdown.h"
 #include "analysis/timing/timing_results.h"
+#include "analysis/training/training_diagnosis.h"
 #include "analysis/validation/validation.h"
 
 namespace mi::analysis {
@@ -25,7 +26,7 @@ const std::vector<const AnalysisDescriptor*>& BuiltinAnalyses() {
       &MemoryAnalysis(),         &ValidationAnalysis(),
       &LoadBalanceAnalysis(),    &StepBreakdownAnalysis(),
       &ApiStatisticsAnalysis(),  &CacheRatesAnalysis(),
-      &ProfiledMemoryAnalysis(),
+      &ProfiledMemoryAnalysis(), &TrainingDiagnosisAnalysis(),
   };
   return list;
 }

@@ -92,10 +92,21 @@ StatusOr<ParameterValue> ParseValue(const AnalysisDescriptor& a,
 }
 
 std::string NeedsText(uint8_t needs) {
-  if ((needs & kNeedsTrace) && (needs & kNeedsGraph)) return "trace, graph";
-  if (needs & kNeedsTrace) return "trace";
-  if (needs & kNeedsGraph) return "graph";
-  return "-";
+  std::vector<std::string_view> parts;
+  if (needs & kNeedsTrace) parts.push_back("trace");
+  if (needs & kNeedsGraph) parts.push_back("graph");
+  if (needs & kNeedsTraining) parts.push_back("training");
+  return parts.empty() ? std::string("-") : Join(parts, ", ");
+}
+
+// What the run lacks of what the analysis needs, for the refusal.
+std::string_view MissingText(const AnalysisDescriptor& a,
+                             const AnalysisContext& ctx) {
+  if ((a.needs & kNeedsTrace) && !ctx.has_trace()) return "a trace (tasks)";
+  if ((a.needs & kNeedsGraph) && !ctx.has_graph()) {
+    return "a model (a framework or compiled graph)";
+  }
+  return "a training snapshot (model_inspector.train)";
 }
 
 }  // namespace
@@ -110,6 +121,7 @@ const AnalysisDescriptor* FindAnalysis(std::string_view id) {
 bool Applies(const AnalysisDescriptor& a, const AnalysisContext& ctx) {
   if ((a.needs & kNeedsTrace) && !ctx.has_trace()) return false;
   if ((a.needs & kNeedsGraph) && !ctx.has_graph()) return false;
+  if ((a.needs & kNeedsTraining) && !ctx.has_training()) return false;
   return true;
 }
 
@@ -148,11 +160,8 @@ StatusOr<std::unique_ptr<AnalysisResult>> RunAnalysis(
         fmt::format("no analysis '{}'; analyses are {}", id, Join(ids, ", ")));
   }
   if (!Applies(*a, ctx)) {
-    return InvalidArgumentError(
-        fmt::format("analysis '{}' needs {}; this run has none", id,
-                    (a->needs & kNeedsTrace) && !ctx.has_trace()
-                        ? "a trace (tasks)"
-                        : "a model (a framework or compiled graph)"));
+    return InvalidArgumentError(fmt::format(
+        "analysis '{}' needs {}; this run has none", id, MissingText(*a, ctx)));
   }
   ParsedParams params;
   MI_ASSIGN_OR_RETURN(params, ParseParams(*a, given));
@@ -166,6 +175,7 @@ AnalysisInfo InfoOf(const AnalysisDescriptor& a, const AnalysisContext* ctx) {
   info.summary = std::string(a.summary);
   info.needs_trace = (a.needs & kNeedsTrace) != 0;
   info.needs_graph = (a.needs & kNeedsGraph) != 0;
+  info.needs_training = (a.needs & kNeedsTraining) != 0;
   for (const ParameterSpec& p : a.parameters) {
     AnalysisParameterInfo pi;
     pi.name = std::string(p.name);
@@ -208,7 +218,8 @@ std::string AnalysesReferenceMarkdown() {
       "([http-api.md](http-api.md)); those marked *in export* are also in "
       "`analyses.json` and `GET /api/runs/{run}/analyses` under their id, "
       "with default parameters. *Needs*: what the run must hold (a trace's "
-      "tasks, a model's graph); otherwise the analysis does not apply (400).\n"
+      "tasks, a model's graph, a training snapshot's steps); otherwise the "
+      "analysis does not apply (400).\n"
       "\n| id | title | needs | in export | parameters |\n"
       "|---|---|---|---|---|\n";
   for (const AnalysisDescriptor* a : BuiltinAnalyses()) {
