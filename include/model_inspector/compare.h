@@ -58,6 +58,9 @@ struct TensorSpan {
   const void* data = nullptr;
   uint64_t count = 0;
 };
+// Elements [begin, begin + n) of `t` widened to double (float16 and
+// bfloat16 exactly, NaN and Inf kept).
+void WidenElements(const TensorSpan& t, uint64_t begin, size_t n, double* out);
 
 // What two tensors of the same element count differ by. Errors are over
 // the positions where both values are finite; NaN and ±Inf are compared by

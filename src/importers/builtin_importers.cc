@@ -8,6 +8,7 @@
 #include "importers/ge/ge_importer.h"
 #include "importers/om/om_importer.h"
 #include "importers/onnx/onnx_importer.h"
+#include "importers/training_snapshot/training_snapshot_importer.h"
 
 namespace mi::importers {
 
@@ -28,6 +29,7 @@ std::vector<std::unique_ptr<Importer>> CreateBuiltinImporters() {
   list.push_back(CreateGeProtoTextImporter());
   list.push_back(CreateAtcJsonImporter());
   list.push_back(CreateOmImporter());
+  list.push_back(CreateTrainingSnapshotImporter());
   return list;
 }
 

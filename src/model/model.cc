@@ -366,7 +366,7 @@ ScopeId Model::InternScope(GraphId graph, ScopeId parent,
   return id;
 }
 
-void Model::AssignScopesFromNames(GraphId graph) {
+void Model::AssignScopesFromNames(GraphId graph, char separator) {
   ScopeId root = InternScope(graph, ScopeId::Invalid(), "", "");
   // Consecutive nodes mostly share their scope path or a prefix of it: the
   // scopes of the previous node's path prefixes are kept on a stack (ends
@@ -377,7 +377,7 @@ void Model::AssignScopesFromNames(GraphId graph) {
   std::vector<std::pair<size_t, ScopeId>> stack;
   for (NodeId n : graph_nodes_[graph.value()]) {
     std::string_view name = str(node_name_[n.value()]);
-    size_t last = name.rfind('/');
+    size_t last = name.rfind(separator);
     if (last == std::string_view::npos || last == 0) {
       node_scope_[n.value()] = root;
       continue;
@@ -391,7 +391,7 @@ void Model::AssignScopesFromNames(GraphId graph) {
     while (keep < stack.size()) {
       size_t begin = keep == 0 ? 0 : stack[keep - 1].first;
       size_t end = stack[keep].first;
-      if (end > path.size() || (end < path.size() && path[end] != '/') ||
+      if (end > path.size() || (end < path.size() && path[end] != separator) ||
           path.compare(begin, end - begin, prev, begin, end - begin) != 0) {
         break;
       }
@@ -400,9 +400,10 @@ void Model::AssignScopesFromNames(GraphId graph) {
     stack.resize(keep);
     // Walk "/a/b/c/Op" -> scopes "/a", "/a/b", "/a/b/c".
     ScopeId parent = keep == 0 ? root : stack.back().second;
-    size_t pos = keep == 0 ? (name[0] == '/' ? 1 : 0) : stack.back().first + 1;
+    size_t pos =
+        keep == 0 ? (name[0] == separator ? 1 : 0) : stack.back().first + 1;
     while (pos < last) {
-      size_t next = name.find('/', pos);
+      size_t next = name.find(separator, pos);
       if (next == std::string_view::npos || next > last) next = last;
       if (next > pos) {
         parent = InternScope(graph, parent, name.substr(pos, next - pos),

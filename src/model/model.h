@@ -244,8 +244,11 @@ class Model {
   // ---- scopes (name-scope / module hierarchy, for folding) ----
   // Derives each node's scope from its name: "/layer1/layer1.0/conv1/Conv"
   // lies in scopes layer1 > layer1.0 > conv1. Names without '/' stay at the
-  // graph's root scope.
-  void AssignScopesFromNames(GraphId graph);
+  // graph's root scope. `separator` '.' reads module paths instead
+  // (a training snapshot's "encoder.layers.0.linear1" lies in scopes
+  // encoder > layers > 0, whose paths are "encoder", "encoder.layers",
+  // "encoder.layers.0").
+  void AssignScopesFromNames(GraphId graph, char separator = '/');
   size_t scope_count() const { return scope_parent_.size(); }
   ScopeId scope_parent(ScopeId s) const { return scope_parent_[s.value()]; }
   StringId scope_name(ScopeId s) const { return scope_name_[s.value()]; }

@@ -243,7 +243,45 @@ PYBIND11_MODULE(_core, m) {
           },
           py::arg("level"), py::arg("name"), py::arg("limit"), Release())
       .def("digest_json", &DigestJson, py::arg("model") = "",
-           py::arg("label") = "", py::arg("git_commit") = "", Release());
+           py::arg("label") = "", py::arg("git_commit") = "", Release())
+      // A training snapshot's views (session.h "Training snapshots").
+      .def("training_snapshot_path", &Session::TrainingSnapshotPath)
+      .def(
+          "training_overview_json",
+          [](const Session& s) { return Take(s.TrainingOverviewJson()); },
+          Release())
+      .def(
+          "training_layer_series_json",
+          [](const Session& s, int32_t layer) {
+            return Take(s.TrainingLayerSeriesJson(layer));
+          },
+          py::arg("layer"), Release())
+      .def(
+          "training_histograms_json",
+          [](const Session& s, int64_t step, int32_t layer) {
+            return Take(s.TrainingHistogramsJson(step, layer));
+          },
+          py::arg("step"), py::arg("layer") = -1, Release())
+      .def(
+          "training_attention_json",
+          [](const Session& s, int64_t step, int32_t layer) {
+            return Take(s.TrainingAttentionJson(step, layer));
+          },
+          py::arg("step"), py::arg("layer"), Release())
+      .def(
+          "training_projection_json",
+          [](const Session& s, int64_t step, int32_t layer,
+             const std::string& method) {
+            return Take(s.TrainingProjectionJson(step, layer, method));
+          },
+          py::arg("step"), py::arg("layer"), py::arg("method") = "pca",
+          Release())
+      .def(
+          "training_samples_json",
+          [](const Session& s, int64_t step) {
+            return Take(s.TrainingSamplesJson(step));
+          },
+          py::arg("step"), Release());
 
   RegisterProbeBindings(m);
   RegisterCompareBindings(m);

@@ -521,6 +521,8 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
     ctx.trace = &impl->trace;
     ctx.diagnostics = &impl->diagnostics;
     ctx.level_hint = file.hint;
+    training::TrainingRecord training;
+    ctx.training = &training;
     ctx.budget = &impl->held->budget();
     ctx.held = impl->held.get();
     const bool trace_file =
@@ -547,6 +549,16 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const OpenOptions& options) {
       };
     }
     MI_RETURN_IF_ERROR(importer->Import(ctx));
+    if (!training.path.empty()) {
+      // One training run per session: its views and diagnosis read one
+      // record.
+      if (!impl->training.path.empty()) {
+        return InvalidArgumentError(
+            file.path + ": a second training snapshot; a run holds one (" +
+            impl->training.path + " is open)");
+      }
+      impl->training = std::move(training);
+    }
     // Formats read whole (ONNX, .om, GE dumps) are charged once read.
     MI_RETURN_IF_ERROR(importers::ChargeBuilt(ctx, file.path));
     InputFile input;

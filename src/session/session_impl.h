@@ -20,6 +20,7 @@
 #include "model/model.h"
 #include "model_inspector/session.h"
 #include "trace/trace.h"
+#include "training/record.h"
 
 namespace mi {
 
@@ -48,6 +49,10 @@ struct Session::Impl {
   // the run; empty when none. Read at each query (probe_queries.cc), so
   // runs added while a server holds the session are seen.
   std::string probe_run_dir;
+  // The record of a training snapshot opened as this run (its path empty
+  // when none): kept for the analyses (AnalysisContext::training) and the
+  // training views (training_queries.cc).
+  training::TrainingRecord training;
 };
 
 // The `probes` section of a node's details: the latest probe run's

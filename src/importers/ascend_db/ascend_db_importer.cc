@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "base/strings.h"
-#include "importers/ascend_db/sqlite_db.h"
 #include "importers/common/ascend_task_type.h"
 #include "importers/common/collectives.h"
+#include "importers/common/sqlite_db.h"
 #include "importers/common/torch_npu_rank.h"
 
 namespace mi::importers {
@@ -1339,7 +1339,7 @@ namespace {
 
 // Opens `path`, saying what is wrong with a file that is not SQLite before
 // SQLite does.
-StatusOr<std::unique_ptr<ascend_db::SqliteDb>> OpenDb(const std::string& path) {
+StatusOr<std::unique_ptr<SqliteDb>> OpenDb(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return NotFoundError(path + ": cannot open the file");
   char head[16];
@@ -1358,16 +1358,16 @@ StatusOr<std::unique_ptr<ascend_db::SqliteDb>> OpenDb(const std::string& path) {
         "3'); expected torch_npu's DB export (ascend_pytorch_profiler_"
         "<rank>.db or analysis.db)");
   }
-  return ascend_db::SqliteDb::Open(path);
+  return SqliteDb::Open(path, "the torch_npu DB export");
 }
 
 }  // namespace
 
 StatusOr<DbRankDevice> ReadAscendDbRankDevice(const std::string& path) {
-  MI_ASSIGN_OR_RETURN(std::unique_ptr<ascend_db::SqliteDb> db, OpenDb(path));
+  MI_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, OpenDb(path));
   DbRankDevice out;
   if (!db->HasTable("RANK_DEVICE_MAP")) return out;
-  MI_ASSIGN_OR_RETURN(ascend_db::SqliteQuery q,
+  MI_ASSIGN_OR_RETURN(SqliteQuery q,
                       db->Query("SELECT rankId, deviceId FROM RANK_DEVICE_MAP",
                                 "reading table RANK_DEVICE_MAP"));
   MI_ASSIGN_OR_RETURN(bool row, q.Next());
@@ -1387,8 +1387,7 @@ Status ImportAscendDb(ImportContext& ctx, AscendDbStats* stats) {
   AscendDbStats own;
   if (stats == nullptr) stats = &own;
   *stats = AscendDbStats();
-  MI_ASSIGN_OR_RETURN(std::unique_ptr<ascend_db::SqliteDb> db,
-                      OpenDb(ctx.path));
+  MI_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, OpenDb(ctx.path));
   ascend_db::DbReader reader(ctx, *db, stats);
   MI_RETURN_IF_ERROR(reader.Read());
   return ChargeBuilt(ctx, ctx.path);

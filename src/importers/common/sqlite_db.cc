@@ -1,4 +1,4 @@
-#include "importers/ascend_db/sqlite_db.h"
+#include "importers/common/sqlite_db.h"
 
 #include <sqlite3.h>
 
@@ -7,7 +7,7 @@
 
 #include "base/strings.h"
 
-namespace mi::importers::ascend_db {
+namespace mi::importers {
 namespace {
 
 // `path` as the file part of an SQLite URI: bytes other than unreserved
@@ -61,12 +61,13 @@ std::string QuoteIdentifier(std::string_view name) {
   return out + "\"";
 }
 
-StatusOr<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path) {
+StatusOr<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path,
+                                                   std::string_view expected) {
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(
       UriOf(path).c_str(), &raw,
       SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
-  std::unique_ptr<SqliteDb> db(new SqliteDb(path, raw));
+  std::unique_ptr<SqliteDb> db(new SqliteDb(path, raw, std::string(expected)));
   if (rc != SQLITE_OK) {
     if (raw == nullptr) return IoError(path + ": cannot open the database");
     Status status = db->Error("opening it as an SQLite database", rc);
@@ -102,7 +103,7 @@ Status SqliteDb::Error(std::string_view what, int code) const {
     message = sqlite3_errstr(code);
   }
   if ((code & 0xff) == SQLITE_NOTADB) {
-    message += " (expected an SQLite 3 database: the torch_npu DB export)";
+    message += " (expected an SQLite 3 database: " + expected_ + ")";
   }
   return Status(CodeOf(code),
                 path_ + ": " + std::string(what) + ": " + message);
@@ -181,6 +182,14 @@ std::string_view SqliteQuery::Text(int column) const {
       static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
 }
 
+std::string_view SqliteQuery::Blob(int column) const {
+  const void* data = sqlite3_column_blob(stmt_, column);
+  if (data == nullptr) return {};
+  return std::string_view(
+      static_cast<const char*>(data),
+      static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
+}
+
 std::optional<int64_t> SqliteQuery::IntIfAny(int column) const {
   switch (sqlite3_column_type(stmt_, column)) {
     case SQLITE_INTEGER:
@@ -192,4 +201,4 @@ std::optional<int64_t> SqliteQuery::IntIfAny(int column) const {
   }
 }
 
-}  // namespace mi::importers::ascend_db
+}  // namespace mi::importers

@@ -1,7 +1,8 @@
 #pragma once
 
-// A read-only SQLite database, as the torch_npu DB export is read
-// (Debian's libsqlite3): opened with the `immutable=1` URI flag, so that a
+// A read-only SQLite database, as the importers of SQLite formats read
+// them (torch_npu's DB export, training snapshots; Debian's libsqlite3):
+// opened with the `immutable=1` URI flag, so that a
 // WAL-mode file in a read-only folder opens and nothing (-wal, -shm,
 // journal) is created beside it, with SQLite's defensive mode on and the
 // schema untrusted. Every error names the file and what was being read.
@@ -18,7 +19,7 @@
 struct sqlite3;
 struct sqlite3_stmt;
 
-namespace mi::importers::ascend_db {
+namespace mi::importers {
 
 class SqliteDb;
 
@@ -36,6 +37,8 @@ class SqliteQuery {
   double Double(int column) const;
   // The column as text (a number is converted); empty for NULL.
   std::string_view Text(int column) const;
+  // The column's bytes (a BLOB as stored; text as UTF-8); empty for NULL.
+  std::string_view Blob(int column) const;
   // The column as an integer when it is one (or a decimal text of one).
   std::optional<int64_t> IntIfAny(int column) const;
   // Rows stepped so far.
@@ -53,8 +56,11 @@ class SqliteQuery {
 class SqliteDb {
  public:
   // Opens `path` read-only and immutable; the first read of the schema
-  // checks that it is an SQLite database at all.
-  static StatusOr<std::unique_ptr<SqliteDb>> Open(const std::string& path);
+  // checks that it is an SQLite database at all. `expected` names what the
+  // file should have been in the error for a file that is not SQLite
+  // ("torch_npu's DB export").
+  static StatusOr<std::unique_ptr<SqliteDb>> Open(const std::string& path,
+                                                  std::string_view expected);
   ~SqliteDb();
 
   const std::string& path() const { return path_; }
@@ -70,13 +76,15 @@ class SqliteDb {
   Status Error(std::string_view what, int code) const;
 
  private:
-  SqliteDb(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
+  SqliteDb(std::string path, sqlite3* db, std::string expected)
+      : path_(std::move(path)), db_(db), expected_(std::move(expected)) {}
   std::string path_;
   sqlite3* db_;
+  std::string expected_;
   std::vector<std::string> tables_;
 };
 
 // `name` quoted as an SQL identifier ("TASK" -> "\"TASK\"").
 std::string QuoteIdentifier(std::string_view name);
 
-}  // namespace mi::importers::ascend_db
+}  // namespace mi::importers
