@@ -605,6 +605,9 @@ HttpResponse Api::RouteRun(size_t run_id, RunState& run,
   if (seg.size() >= 4 && seg[3] == "probes") {
     return ProbesEndpoint(*run.run.session, seg, request);
   }
+  if (seg.size() >= 5 && seg[3] == "training") {
+    return TrainingEndpoint(*run.run.session, seg, request);
+  }
   if (seg.size() == 4 &&
       (seg[3] == "critical-path" || seg[3] == "idle-overlap")) {
     return TimingAnalysis(*run.run.session, request, seg[3]);
@@ -1055,6 +1058,9 @@ HttpResponse Api::Runs() const {
     for (const std::string& l : s.levels) w.String(l);
     w.EndArray();
     w.FieldBool("has_trace", has_trace);
+    // A training snapshot (the UI shows its Training tab).
+    w.FieldBool("training", s.run.session != nullptr &&
+                                !s.run.session->TrainingSnapshotPath().empty());
     if (s.run.session == nullptr) {
       w.Key("error").BeginObject();
       w.Field("code", s.run.error_code).Field("message", s.run.error);

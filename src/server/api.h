@@ -182,6 +182,13 @@ HttpResponse ProbesEndpoint(const Session& session,
                             const std::vector<std::string_view>& seg,
                             const HttpRequest& request);
 
+// GET /api/runs/{run}/training/...: a training snapshot's views
+// (training_api.cc; docs/reference/http-api.md "Training"). `seg`: the
+// path's segments, seg[3] == "training".
+HttpResponse TrainingEndpoint(const Session& session,
+                              const std::vector<std::string_view>& seg,
+                              const HttpRequest& request);
+
 class Api {
  public:
   Api(std::vector<ServedRun> runs, ApiOptions options);

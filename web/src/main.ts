@@ -38,15 +38,17 @@ import { kDefaultMaxItems } from './views/graph/pane';
 import { mappingView } from './views/mapping';
 import { summaryView } from './views/summary';
 import { timelineView } from './views/timeline';
+import { trainingView } from './views/training';
 import { byId } from './widgets/dom';
 
 /** The views, bottom tabs in tab order (the first is the default tab). */
-const kViews: readonly ViewPlugin[] = [graphView, timelineView, mappingView, summaryView, analysesView, clusterView, historyView];
+const kViews: readonly ViewPlugin[] = [graphView, timelineView, mappingView, summaryView, analysesView, clusterView, historyView, trainingView];
 /**
  * Bottom views offered only once the server says they apply: the cluster
- * view, when it holds a cluster; the history, when it reads a run history.
+ * view, when it holds a cluster; the history, when it reads a run history;
+ * the training view, when one of its runs is a training snapshot.
  */
-const kHiddenUntilServed = [clusterView.id, historyView.id];
+const kHiddenUntilServed = [clusterView.id, historyView.id, trainingView.id];
 
 const page = new URLSearchParams(location.search);
 const maxItems = page.get('max_items');
@@ -104,6 +106,10 @@ api.runs().then(async (runs) => {
   // A session `open session.mis` restored: bookmarks, notes, probe settings, view.
   void session.restore(hash.toString());
   if (history) store.dispatch({ type: 'showTab', tab: historyView.id });
+  // A training snapshot: its diagnosis is the first thing to see (unless the link names another tab).
+  if (runs.some((r) => r.training)) {
+    store.dispatch({ type: 'showTab', tab: trainingView.id, focus: !hash.has('tab') && !!store.state.runs[store.state.panes[0].run]?.training });
+  }
   if (cluster) {
     store.dispatch({ type: 'showTab', tab: clusterView.id, focus: !hash.has('tab') });
     if (!runs.length && !hash.has('panel')) store.dispatch({ type: 'setPanel', panel: 'bottom' });

@@ -22,7 +22,10 @@
 # (e2e_diff_test), and tensor probes: statistics with sparklines, colour
 # by statistic, the first NaN marked, the step slider, re-runs through the
 # server, saved sessions (e2e_probes_test; needs the Python package built:
-# the target model_inspector_python). For ctest:
+# the target model_inspector_python), and the Training view on a snapshot
+# the monitor wrote around a real torch run with an injected fault: heat map
+# pixels, row ↔ graph node, histograms / attention / projection / samples
+# against the snapshot, causes in order (e2e_training_test). For ctest:
 #   MI_BINARY=<build>/src/cli/model-inspector MI_TEST_ARTIFACTS=<build>/web-test-artifacts web/test/run_all.sh
 # Fails with a clear message when node, the npm packages, Chromium or the
 # binary are missing. Set MI_SKIP_E2E=1 to skip the tests against the server.
@@ -75,5 +78,6 @@ if [[ "${MI_SKIP_E2E:-0}" != 1 ]]; then
   node test/e2e_cluster_test.mjs
   node test/e2e_diff_test.mjs
   node test/e2e_probes_test.mjs
+  node test/e2e_training_test.mjs
 fi
 echo "PASS: web tests"

@@ -168,3 +168,10 @@ export function divergingGradientCss(): string {
  */
 export const kProbeNanMark: Rgb = hexToRgb('#d50000');
 export const kProbeDivergentMark: Rgb = hexToRgb('#aa00ff');
+/**
+ * The training diagnosis' root-cause chain (views/training): the producer
+ * (the earliest anomalous layer) in the probe's producer red, the layers
+ * that propagated the anomaly in amber.
+ */
+export const kTrainProducerMark: Rgb = kProbeNanMark;
+export const kTrainPropagatorMark: Rgb = hexToRgb('#ff8f00');

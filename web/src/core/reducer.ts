@@ -259,5 +259,10 @@ export function reduce(s: AppState, a: Action): AppState {
       const cur = probeSettingsOf(s, a.run);
       return { ...s, probeSettings: { ...s.probeSettings, [a.run]: { ...cur, ...a.settings } } };
     }
+    case 'setTrainingMarks': {
+      const same = (x: typeof a.marks, y: typeof a.marks): boolean => x === y || (!!x && !!y && x.run === y.run &&
+        x.nodes.length === y.nodes.length && x.nodes.every((n, k) => n.id === y.nodes[k].id && n.role === y.nodes[k].role));
+      return same(s.trainingMarks, a.marks) ? s : { ...s, trainingMarks: a.marks };
+    }
   }
 }

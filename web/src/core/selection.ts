@@ -15,7 +15,7 @@ export type Selection =
   | { kind: 'range'; startNs: number; endNs: number; tracks: number[] };
 
 /** Which view made the selection (a view need not centre on its own click). */
-export type SelectionSource = 'graph' | 'timeline' | 'mapping' | 'summary' | 'analyses' | 'cluster' | 'details' | 'url' | 'search' | 'app';
+export type SelectionSource = 'graph' | 'timeline' | 'mapping' | 'summary' | 'analyses' | 'cluster' | 'details' | 'url' | 'search' | 'app' | 'training';
 
 export function sameSelection(a: Selection | null, b: Selection | null): boolean {
   if (a === null || b === null) return a === b;

@@ -262,6 +262,18 @@ export interface AppState {
   probeData: Record<string, ProbeDataEntry>;
   /** Re-runs with probes (by run): asked, running, done, failed. */
   reruns: Record<number, RerunEntry>;
+  /**
+   * The training diagnosis' root-cause chain of a run, marked on its
+   * framework graph (the Training view publishes it): per model node id,
+   * producer or propagator.
+   */
+  trainingMarks: TrainingMarks | null;
+}
+
+/** The root-cause chain of a training snapshot's run, as graph marks (model node id → role). */
+export interface TrainingMarks {
+  run: number;
+  nodes: { id: number; role: 'producer' | 'propagator' }[];
 }
 
 /** The probe data of one run's level (GET /api/runs/{run}/probes?level=), for a probe-store version. */
@@ -327,7 +339,7 @@ export function initialState(url: UrlState, tabs: readonly string[], hiddenTabs:
     details: { content: { kind: 'empty', message: kDetailsHint }, loading: false },
     search: { query: '', mode: 'auto', fromSelection: false, seq: 0, pane: 0, results: null },
     criticalPath: null, criticalPathOn: url.criticalPath, banner: null, graph: { ops: null, heat: null, statusCounts: null, statusLine: '' }, tabs, hiddenTabs,
-    diffs: {}, probeStat: url.probeStat, probeVersion: 0, probeSettings: {}, probeData: {}, reruns: {},
+    diffs: {}, probeStat: url.probeStat, probeVersion: 0, probeSettings: {}, probeData: {}, reruns: {}, trainingMarks: null,
   };
 }
 
@@ -418,7 +430,9 @@ export type Action =
   | { type: 'probeData'; entry: ProbeDataEntry }
   /** Re-run run `run`'s model with these probes (the re-run controller starts it). */
   | { type: 'startRerun'; run: number; request: RerunRequest }
-  | { type: 'rerun'; entry: RerunEntry };
+  | { type: 'rerun'; entry: RerunEntry }
+  /** The training diagnosis' chain to mark on a run's graph (null: none). */
+  | { type: 'setTrainingMarks'; marks: TrainingMarks | null };
 
 /**
  * The run the graph's "time vs compare run" colour compares pane state `st`

@@ -17,6 +17,8 @@ export interface RunInfo {
   error?: { code: string; message: string };
   /** Model files next to a trace-only run's trace that could give it a graph. */
   pair_candidates?: string[];
+  /** A training snapshot (docs/reference/http-api.md "Training"): the Training tab applies. */
+  training?: boolean;
 }
 
 // ---- the diff of two runs (GET /api/diff: docs/reference/schemas/diff.schema.json) ----

@@ -233,3 +233,14 @@ test('the critical path: shown is kept in the state the URL reads; a link asks f
   s = run(s, { type: 'urlChanged', url: parseHash('#run=0&level=framework&grouping=scopes') });
   assert.deepEqual([s.criticalPath, s.criticalPathOn], [null, false]);
 });
+
+test('training marks: set, the same marks again keep the state, cleared with null', () => {
+  const s = open();
+  const marks = { run: 0, nodes: [{ id: 5, role: 'producer' }, { id: 7, role: 'propagator' }] };
+  const a = reduce(s, { type: 'setTrainingMarks', marks });
+  assert.deepEqual(a.trainingMarks, marks);
+  assert.equal(reduce(a, { type: 'setTrainingMarks', marks: { run: 0, nodes: [{ id: 5, role: 'producer' }, { id: 7, role: 'propagator' }] } }), a, 'equal marks: no change');
+  assert.notEqual(reduce(a, { type: 'setTrainingMarks', marks: { run: 0, nodes: [{ id: 5, role: 'propagator' }, { id: 7, role: 'propagator' }] } }), a, 'another role: a change');
+  assert.equal(reduce(a, { type: 'setTrainingMarks', marks: null }).trainingMarks, null);
+  assert.equal(reduce(s, { type: 'setTrainingMarks', marks: null }), s, 'none to none: no change');
+});

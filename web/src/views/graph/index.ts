@@ -28,6 +28,7 @@ import { graphDebugHandle } from './debug';
 import { paneDiff } from './diff_marks';
 import { download, ExportMenu } from './export';
 import { Pane, type PaneHost } from './pane';
+import type { ProbeMark } from './scene';
 
 export const graphView: ViewPlugin = {
   id: 'graph',
@@ -274,15 +275,18 @@ class GraphView implements ViewInstance, PaneHost {
   private probeColour(k: number, p: Pane, s: AppState, st: PaneState): void {
     if (!paneHasGraph(s, st)) return;
     const e = s.probeData[probeKey(st.run, st.level)];
-    const key = `${st.run}|${st.level}|${e?.version}|${e?.status}|${s.color === 'probe' ? s.probeStat : ''}`;
+    const tm = s.trainingMarks && s.trainingMarks.run === st.run && st.level === 'framework' ? s.trainingMarks : null;
+    const key = `${st.run}|${st.level}|${e?.version}|${e?.status}|${s.color === 'probe' ? s.probeStat : ''}|${tm ? JSON.stringify(tm.nodes) : ''}`;
     if (this.probeKeys[k] === key) return;
     this.probeKeys[k] = key;
     const data = e?.data ?? null;
-    const marks = new Map<number, 'nan' | 'divergent'>();
+    const marks = new Map<number, ProbeMark>();
     const div = data?.compare?.first_divergent;
     if (div !== null && div !== undefined) marks.set(div, 'divergent');
     const nan = firstNanNode(data);
     if (nan) marks.set(nan.id, 'nan');
+    // The training diagnosis' root-cause chain (the Training view publishes it): producer over the others.
+    for (const n of tm?.nodes ?? []) if (n.role === 'producer' || !marks.has(n.id)) marks.set(n.id, n.role);
     let values: Map<number, number> | null = null;
     let reason: string | null = null;
     if (s.color === 'probe') {

@@ -8,7 +8,7 @@ import {
   graphNodeCount, GroupKind, ItemKind, kEdgeReversed, kGroupVisible, kNone, kProfileBands, NodeStatus, opName, type Layout,
 } from '../../rpc/layout_binary';
 import {
-  darker, divergingColor, kDiffAdded, kDiffChanged, kDiffFaster, kDiffRemoved, kDiffRenamed, kDiffSame, kDiffSlower, heatColor, kFaultFill, kFaultStroke, kFusedMark, kStatusFused, kStatusInserted, kStatusNotRun, kStatusRan, kStatusUnlinked, kGroupStyles, kInsertedStroke, kIoFill, kIoStroke, kNoDataFill, kNoDataStroke, kProbeDivergentMark, kProbeNanMark, mix, opColor, type Rgb,
+  darker, divergingColor, kDiffAdded, kDiffChanged, kDiffFaster, kDiffRemoved, kDiffRenamed, kDiffSame, kDiffSlower, heatColor, kFaultFill, kFaultStroke, kFusedMark, kStatusFused, kStatusInserted, kStatusNotRun, kStatusRan, kStatusUnlinked, kGroupStyles, kInsertedStroke, kIoFill, kIoStroke, kNoDataFill, kNoDataStroke, kProbeDivergentMark, kProbeNanMark, kTrainProducerMark, kTrainPropagatorMark, mix, opColor, type Rgb,
 } from '../../base/palette';
 import type { ColorMode, DiffCounts } from '../../core/state';
 import { DiffKind, DiffTiming, type DiffMark } from './diff_marks';
@@ -65,7 +65,13 @@ export interface SceneOptions {
   probeMarks?: Map<number, ProbeMark> | null;
 }
 
-export type ProbeMark = 'nan' | 'divergent';
+export type ProbeMark = 'nan' | 'divergent' | 'producer' | 'propagator';
+
+/** A mark's outline colour; the priority of marks on one item (a folded group shows its strongest). */
+function markColor(m: ProbeMark): Rgb {
+  return m === 'nan' ? kProbeNanMark : m === 'producer' ? kTrainProducerMark : m === 'propagator' ? kTrainPropagatorMark : kProbeDivergentMark;
+}
+const kMarkRank: Record<ProbeMark, number> = { producer: 4, nan: 3, propagator: 2, divergent: 1 };
 
 /** Colour by diff: a node's fill (structural change, else its time change) and, for a changed node that is also slower / faster, its outline. */
 export function diffFill(m: DiffMark | undefined): { fill: Rgb; outline: Rgb | null } {
@@ -524,7 +530,8 @@ export class Scene {
         if (it === kNone || it >= l.itemCount) continue;
         const id = l.nodeModelId[i];
         const m = options.probeMarks?.get(id);
-        if (m && itemMark[it] !== 'nan') itemMark[it] = m;
+        const cur = itemMark[it];
+        if (m && (!cur || kMarkRank[m] > kMarkRank[cur])) itemMark[it] = m;
         const v = probeVals?.get(id);
         if (v !== undefined && Number.isFinite(v) && !(itemProbe[it] >= v)) itemProbe[it] = v;
       }
@@ -597,7 +604,8 @@ export class Scene {
         if (st === NodeStatus.NotExecuted && mode !== 'diff') { c = mix(c, [1, 1, 1], 0.65); stroke = mix(stroke, [1, 1, 1], 0.5); }
         if (st === NodeStatus.Inserted) { stroke = kInsertedStroke; sw = 2; flags = kRectDashed; }
         if (diffOutline) { stroke = diffOutline; sw = 3; }
-        if (itemMark[i]) { stroke = itemMark[i] === 'nan' ? kProbeNanMark : kProbeDivergentMark; sw = 4; }
+        const im = itemMark[i];
+        if (im) { stroke = markColor(im); sw = 4; }
         pushRect(rb, x, y, w, h, c, 1, stroke, sw, 6, flags, lod);
         // Fused: a badge at the top-right corner.
         if (st === NodeStatus.Fused && w > 16 && h > 12) pushRect(rb, x + w - 11, y + 3, 8, 8, kFusedMark, 1, darker(kFusedMark), 1, 4, 0, lod);
@@ -614,7 +622,7 @@ export class Scene {
         if (lrDir) pushRect(rb, x, y + 3, w + 3, h, st.fill, 1, st.stroke, 1, 8, dashed, lod);
         else pushRect(rb, x + 3, y, w, h + 3, st.fill, 1, st.stroke, 1, 8, dashed, lod);
         const gm = itemMark[i];
-        pushRect(rb, x, y, w, h, c, 1, gm ? (gm === 'nan' ? kProbeNanMark : kProbeDivergentMark) : st.stroke, gm ? 4 : 1.4, 8, dashed, lod);
+        pushRect(rb, x, y, w, h, c, 1, gm ? markColor(gm) : st.stroke, gm ? 4 : 1.4, 8, dashed, lod);
         // Chips along the bottom: the top op types, width by count.
         let total = 0;
         for (let k = 0; k < 3; ++k) if (l.groupTopOps[3 * g + k] >= 0) total += l.groupTopOpCounts[3 * g + k];
