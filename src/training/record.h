@@ -20,9 +20,9 @@ namespace mi::training {
 inline constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
 
 struct TrainingLayer {
-  std::string name;        // module path ("encoder.layers.0.linear1"; "" = root)
-  std::string type;        // "Linear", "LayerNorm", ...
-  int32_t parent = -1;     // enclosing layer (-1: none)
+  std::string name;     // module path ("encoder.layers.0.linear1"; "" = root)
+  std::string type;     // "Linear", "LayerNorm", ...
+  int32_t parent = -1;  // enclosing layer (-1: none)
   int32_t forward_order = -1;  // rank of its first forward call (-1: never)
   int64_t param_count = 0;     // its own parameters' elements
   // The snapshot's `attributes` JSON as name -> text value (numbers as

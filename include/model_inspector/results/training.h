@@ -18,12 +18,12 @@
 namespace mi {
 
 struct TrainingLayerHealth {
-  int32_t layer = 0;     // snapshot layer id
-  std::string name;      // module path
-  std::string type;      // "Linear", ...
-  int64_t node = -1;     // framework node id in the run, -1 when none
+  int32_t layer = 0;  // snapshot layer id
+  std::string name;   // module path
+  std::string type;   // "Linear", ...
+  int64_t node = -1;  // framework node id in the run, -1 when none
   int32_t forward_order = -1;
-  double score = 100;    // 0-100 at the anomaly step (or the last step)
+  double score = 100;        // 0-100 at the anomaly step (or the last step)
   double worst_score = 100;  // lowest over all steps
   int64_t worst_step = -1;
   // "vanishing" | "exploding" | "dead" | "nonfinite" | "update_ratio" |
@@ -46,13 +46,15 @@ struct TrainingEvidence {
   int32_t layer = -1;
   int64_t step = -1;
   double value = std::numeric_limits<double>::quiet_NaN();
-  double expected = std::numeric_limits<double>::quiet_NaN();  // what a healthy value is
-  std::string text;  // one sentence a person reads
+  double expected =
+      std::numeric_limits<double>::quiet_NaN();  // what a healthy value is
+  std::string text;                              // one sentence a person reads
 };
 
 struct TrainingFix {
-  std::string summary;     // what to change
-  std::string snippet;     // code (Python) when the change is mechanical; may be empty
+  std::string summary;  // what to change
+  std::string
+      snippet;  // code (Python) when the change is mechanical; may be empty
   std::string validation;  // what to watch to see that it worked
 };
 
@@ -103,14 +105,16 @@ struct TrainingDiagnosisResult : AnalysisResult {
   double vanishing = 1e-5, exploding = 50, dead = 0.3;
 
   double score = 100;  // the model's score at the anomaly step (or last)
-  std::vector<TrainingLayerHealth> layers;  // layers with parameters or activations, forward order
-  std::vector<TrainingStepHealth> steps;    // every step, ascending
+  std::vector<TrainingLayerHealth>
+      layers;  // layers with parameters or activations, forward order
+  std::vector<TrainingStepHealth> steps;  // every step, ascending
   // Heat map layer x step: heatmap[i][j] = score of layers[i] at steps[j]
   // (NaN when the layer was not measured at that step).
   std::vector<std::vector<double>> heatmap;
   std::vector<int32_t> problem_layers;  // layer ids, worst first
-  std::vector<TrainingChainLink> chain;  // producer first, then propagators in order
-  std::vector<TrainingCause> causes;     // most likely first
+  std::vector<TrainingChainLink>
+      chain;  // producer first, then propagators in order
+  std::vector<TrainingCause> causes;  // most likely first
 
   std::string_view analysis_id() const override { return "training_diagnosis"; }
   void Write(ResultWriter& w) const override;
