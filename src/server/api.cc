@@ -417,6 +417,33 @@ void Api::AddSecurityHeaders(HttpResponse* r, bool cacheable) {
   r->headers.emplace_back("Cache-Control", cacheable ? "no-cache" : "no-store");
 }
 
+HttpResponse Api::JsonBody(std::string body) {
+  HttpResponse r;
+  r.content_type = std::string(kJson);
+  r.body = std::move(body);
+  AddSecurityHeaders(&r, /*cacheable=*/false);
+  return r;
+}
+
+HttpResponse Api::StatusError(const Status& status) {
+  int code = 500;
+  switch (status.code()) {
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kUnsupported:
+      code = 400;
+      break;
+    case StatusCode::kNotFound:
+      code = 404;
+      break;
+    case StatusCode::kMalformedInput:
+      code = 422;
+      break;
+    default:
+      break;
+  }
+  return Error(code, status.message());
+}
+
 HttpResponse Api::Error(int status, std::string_view message) {
   std::string body;
   JsonWriter w(&body);

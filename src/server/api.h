@@ -213,6 +213,12 @@ class Api {
   // A JSON error {"error": {"status", "message"}} with the security headers,
   // also used by the HTTP layer for its own errors (413, 414, 400).
   static HttpResponse Error(int status, std::string_view message);
+  // A JSON body (not cacheable) with the security headers.
+  static HttpResponse JsonBody(std::string body);
+  // The error of a failed query: 400 for a bad argument or an unsupported
+  // request, 404 for what does not exist, 422 for malformed stored data,
+  // 500 otherwise.
+  static HttpResponse StatusError(const Status& status);
   // Adds Content-Security-Policy, X-Content-Type-Options, Referrer-Policy
   // and the cache policy.
   static void AddSecurityHeaders(HttpResponse* response, bool cacheable);

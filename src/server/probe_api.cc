@@ -15,8 +15,6 @@
 namespace mi::server {
 namespace {
 
-constexpr std::string_view kJsonType = "application/json; charset=utf-8";
-
 std::string_view ProbeParam(const HttpRequest& r, std::string_view key,
                             bool* found) {
   for (const auto& [k, v] : r.params) {
@@ -29,33 +27,6 @@ std::string_view ProbeParam(const HttpRequest& r, std::string_view key,
   return {};
 }
 
-HttpResponse ProbeJson(std::string body) {
-  HttpResponse r;
-  r.content_type = std::string(kJsonType);
-  r.body = std::move(body);
-  Api::AddSecurityHeaders(&r, /*cacheable=*/false);
-  return r;
-}
-
-HttpResponse ProbeError(const Status& status) {
-  int code = 500;
-  switch (status.code()) {
-    case StatusCode::kInvalidArgument:
-    case StatusCode::kUnsupported:
-      code = 400;
-      break;
-    case StatusCode::kNotFound:
-      code = 404;
-      break;
-    case StatusCode::kMalformedInput:
-      code = 422;
-      break;
-    default:
-      break;
-  }
-  return Api::Error(code, status.message());
-}
-
 }  // namespace
 
 HttpResponse ProbesEndpoint(const Session& session,
@@ -66,8 +37,8 @@ HttpResponse ProbesEndpoint(const Session& session,
   if (!has_level) level = "framework";
   if (seg.size() == 4) {
     auto json = session.ProbesJson(level);
-    if (!json.ok()) return ProbeError(json.status());
-    return ProbeJson(std::move(json).value());
+    if (!json.ok()) return Api::StatusError(json.status());
+    return Api::JsonBody(std::move(json).value());
   }
   if (seg.size() == 5 && seg[4] == "node") {
     bool has_id = false;
@@ -88,8 +59,8 @@ HttpResponse ProbesEndpoint(const Session& session,
                             std::string(last_text) + "'");
     }
     auto json = session.NodeProbesJson(level, *node, *last);
-    if (!json.ok()) return ProbeError(json.status());
-    return ProbeJson(std::move(json).value());
+    if (!json.ok()) return Api::StatusError(json.status());
+    return Api::JsonBody(std::move(json).value());
   }
   return Api::Error(404, "no API endpoint " + request.path +
                              "; probes: /api/runs/{run}/probes?level=L and "

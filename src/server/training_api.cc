@@ -19,7 +19,6 @@
 namespace mi::server {
 namespace {
 
-constexpr std::string_view kJsonType = "application/json; charset=utf-8";
 constexpr std::string_view kRoutes =
     "training: /api/runs/{run}/training/overview, "
     "/training/layers/{layer}/series, /training/histograms?step=S[&layer=L], "
@@ -35,36 +34,9 @@ std::optional<std::string_view> Param(const HttpRequest& r,
   return std::nullopt;
 }
 
-HttpResponse TrainingJson(std::string body) {
-  HttpResponse r;
-  r.content_type = std::string(kJsonType);
-  r.body = std::move(body);
-  Api::AddSecurityHeaders(&r, /*cacheable=*/false);
-  return r;
-}
-
-HttpResponse TrainingError(const Status& status) {
-  int code = 500;
-  switch (status.code()) {
-    case StatusCode::kInvalidArgument:
-    case StatusCode::kUnsupported:
-      code = 400;
-      break;
-    case StatusCode::kNotFound:
-      code = 404;
-      break;
-    case StatusCode::kMalformedInput:
-      code = 422;
-      break;
-    default:
-      break;
-  }
-  return Api::Error(code, status.message());
-}
-
 HttpResponse Answer(const StatusOr<std::string>& json) {
-  if (!json.ok()) return TrainingError(json.status());
-  return TrainingJson(json.value());
+  if (!json.ok()) return Api::StatusError(json.status());
+  return Api::JsonBody(json.value());
 }
 
 // A required step (a non-negative optimizer step), or the 400 saying why.

@@ -695,10 +695,16 @@ void BuildGraph(ImportContext& ctx, TrainingRecord& rec) {
       by_depth.begin(), by_depth.end(),
       [&depth](size_t a, size_t b) { return depth[a] > depth[b]; });
   std::vector<int64_t> first(n, -1), last(n, -1);
-  for (size_t i : order) first[i] = last[i] = static_cast<int64_t>(i);
+  std::vector<bool> is_node(n, false);
+  for (size_t i : order) {
+    first[i] = last[i] = static_cast<int64_t>(i);
+    is_node[i] = true;
+  }
   for (size_t l : by_depth) {
     const int64_t p = rec.layers[l].parent;
-    if (p < 0 || first[l] < 0) continue;
+    // A layer with a node of its own (a MultiheadAttention holding its
+    // out_proj) stands for itself, not for its children.
+    if (p < 0 || first[l] < 0 || is_node[p]) continue;
     if (first[p] < 0 || rank[first[l]] < rank[first[p]]) first[p] = first[l];
     if (last[p] < 0 || rank[last[l]] > rank[last[p]]) last[p] = last[l];
   }
