@@ -87,6 +87,26 @@ void IntOrNull(JsonWriter& w, const SqliteQuery& q, int column) {
 
 // The integers of a JSON array text (a histogram's counts); an error
 // naming the table and row for anything else.
+// Rows of (step, layer, text) from `table` when the snapshot has it, as
+// objects {"step", "layer", <text_key>} (the overview's lists).
+Status WriteStepLayerRows(const SqliteDb& db, std::string_view table,
+                          const char* sql, std::string_view text_key,
+                          JsonWriter& w) {
+  if (!HasTable(db, table)) return Status::Ok();
+  MI_ASSIGN_OR_RETURN(SqliteQuery q,
+                      db.Query(sql, "reading table " + std::string(table)));
+  while (true) {
+    MI_ASSIGN_OR_RETURN(bool row, q.Next());
+    if (!row) break;
+    w.BeginObject().Key("step");
+    IntOrNull(w, q, 0);
+    w.Key("layer");
+    IntOrNull(w, q, 1);
+    w.Field(text_key, q.Text(2)).EndObject();
+  }
+  return Status::Ok();
+}
+
 StatusOr<std::vector<int64_t>> CountsOf(std::string_view text,
                                         const std::string& place) {
   nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
@@ -173,22 +193,10 @@ StatusOr<std::string> Session::TrainingOverviewJson() const {
   w.EndArray();
 
   w.Key("histograms").BeginArray();
-  if (HasTable(*db, "histograms")) {
-    MI_ASSIGN_OR_RETURN(
-        SqliteQuery q,
-        db->Query("SELECT step, layer, kind FROM histograms ORDER BY step, "
-                  "layer, kind",
-                  "reading table histograms"));
-    while (true) {
-      MI_ASSIGN_OR_RETURN(bool row, q.Next());
-      if (!row) break;
-      w.BeginObject().Key("step");
-      IntOrNull(w, q, 0);
-      w.Key("layer");
-      IntOrNull(w, q, 1);
-      w.Field("kind", q.Text(2)).EndObject();
-    }
-  }
+  MI_RETURN_IF_ERROR(WriteStepLayerRows(
+      *db, "histograms",
+      "SELECT step, layer, kind FROM histograms ORDER BY step, layer, kind",
+      "kind", w));
   w.EndArray();
 
   w.Key("attention").BeginArray();
@@ -219,22 +227,11 @@ StatusOr<std::string> Session::TrainingOverviewJson() const {
   w.EndArray();
 
   w.Key("projections").BeginArray();
-  if (HasTable(*db, "projections")) {
-    MI_ASSIGN_OR_RETURN(
-        SqliteQuery q,
-        db->Query("SELECT DISTINCT step, layer, method FROM projections "
-                  "ORDER BY step, layer, method",
-                  "reading table projections"));
-    while (true) {
-      MI_ASSIGN_OR_RETURN(bool row, q.Next());
-      if (!row) break;
-      w.BeginObject().Key("step");
-      IntOrNull(w, q, 0);
-      w.Key("layer");
-      IntOrNull(w, q, 1);
-      w.Field("method", q.Text(2)).EndObject();
-    }
-  }
+  MI_RETURN_IF_ERROR(WriteStepLayerRows(
+      *db, "projections",
+      "SELECT DISTINCT step, layer, method FROM projections ORDER BY step, "
+      "layer, method",
+      "method", w));
   w.EndArray();
 
   w.Key("samples").BeginArray();
