@@ -30,8 +30,9 @@
 
 namespace mi::analysis {
 
-struct CalibrationReport;  // timing/calibration.h
-struct BlockFamily;        // blocks/block_time.h
+struct CalibrationReport;    // timing/calibration.h
+struct BlockFamily;          // blocks/block_time.h
+class DependencyGraphCache;  // timing/dependency_graph.h
 
 // What a run offers an analysis.
 struct AnalysisContext {
@@ -47,6 +48,9 @@ struct AnalysisContext {
   // The clock calibration applied when the run was opened (computed =
   // false when it was off).
   const CalibrationReport* calibration = nullptr;
+  // The run's dependency graphs, built once and shared by the timing
+  // analyses (null: each builds its own).
+  DependencyGraphCache* dependency_graphs = nullptr;
   // Families of repeated blocks of a level root, as the UI folds them
   // (layout groups: built by the session, the only layer that may use
   // layout); null when not offered.

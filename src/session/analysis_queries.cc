@@ -20,6 +20,7 @@ analysis::AnalysisContext ContextOf(const Session::Impl& run) {
   ctx.framework = run.framework;
   ctx.compiled = run.compiled;
   ctx.calibration = &run.calibration;
+  ctx.dependency_graphs = &run.dependency_graphs;
   ctx.training = run.training.path.empty() ? nullptr : &run.training;
   const Session::Impl* impl = &run;
   ctx.block_families = [impl](GraphId root) {

@@ -14,6 +14,7 @@
 #include "analysis/analysis_descriptor.h"
 #include "analysis/blocks/block_time.h"
 #include "analysis/timing/calibration.h"
+#include "analysis/timing/dependency_graph.h"
 #include "base/string_pool.h"
 #include "diag/diagnostics.h"
 #include "linker/links.h"
@@ -41,6 +42,10 @@ struct Session::Impl {
   GraphId compiled;
   // Clock calibration applied at Open (computed = false when disabled).
   analysis::CalibrationReport calibration;
+  // The timing analyses' dependency graphs, built on first use and shared
+  // (critical path, idle/overlap and the timing rules of one summary all
+  // follow the whole-trace graph).
+  mutable analysis::DependencyGraphCache dependency_graphs;
   // Built on the first timeline query (timeline_queries.cc), then shared
   // read-only by the server's threads.
   mutable std::once_flag timeline_once;

@@ -22,8 +22,8 @@ constexpr size_t kPathOpTypes = 5;
 void AddCriticalPath(const Session::Impl& run,
                      const analysis::TimingScope& scope,
                      SummaryReport* report) {
-  analysis::CriticalPathReport path =
-      analysis::ComputeCriticalPath(run.model, run.trace, run.links, scope);
+  analysis::CriticalPathReport path = analysis::ComputeCriticalPath(
+      run.model, run.trace, run.links, scope, &run.dependency_graphs);
   if (path.tasks.empty()) return;
   report->has_critical_path = true;
   CriticalPathSummary& s = report->critical_path;
@@ -44,8 +44,8 @@ void AddIdleOverlap(const Session::Impl& run,
                     const analysis::TimingScope& scope, SummaryReport* report) {
   analysis::IdleOptions options;
   options.scope = scope;
-  analysis::IdleOverlapReport idle =
-      analysis::ComputeIdleOverlap(run.model, run.trace, run.links, options);
+  analysis::IdleOverlapReport idle = analysis::ComputeIdleOverlap(
+      run.model, run.trace, run.links, options, &run.dependency_graphs);
   for (const analysis::StreamIdle& s : idle.streams) {
     for (StreamRow& row : report->streams) {
       if (row.stream_id != s.track.value()) continue;

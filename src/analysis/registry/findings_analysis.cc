@@ -31,8 +31,8 @@ StatusOr<FindingsResult> RunFindings(const AnalysisContext& ctx,
   MI_RETURN_IF_ERROR(ValidateDiagnosisOptions(o, AllRuleSpecs()));
   std::vector<Finding> findings =
       Diagnose(*ctx.model, *ctx.trace, *ctx.links, o);
-  std::vector<Finding> timing =
-      EvaluateTimingRules(*ctx.model, *ctx.trace, *ctx.links, o);
+  std::vector<Finding> timing = EvaluateTimingRules(
+      *ctx.model, *ctx.trace, *ctx.links, o, ctx.dependency_graphs);
   for (auto& f : timing) {
     if (o.Enabled(f.rule_id)) findings.push_back(std::move(f));
   }

@@ -148,9 +148,11 @@ CriticalPathReport CriticalPathOfGraph(const Model& model, const Trace& trace,
 
 CriticalPathReport ComputeCriticalPath(const Model& model, const Trace& trace,
                                        const Links& links,
-                                       const TimingScope& scope) {
-  DependencyGraph graph = BuildDependencyGraph(model, trace, links, scope);
-  return CriticalPathOfGraph(model, trace, graph, scope);
+                                       const TimingScope& scope,
+                                       DependencyGraphCache* graphs) {
+  std::shared_ptr<const DependencyGraph> graph =
+      DependencyGraphOf(model, trace, links, scope, graphs);
+  return CriticalPathOfGraph(model, trace, *graph, scope);
 }
 
 namespace {

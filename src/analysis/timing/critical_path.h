@@ -66,9 +66,11 @@ struct CriticalPathReport {
   uint64_t dropped_data_edges = 0;
 };
 
+// `graphs`: the run's cache of dependency graphs (null: built here).
 CriticalPathReport ComputeCriticalPath(const Model& model, const Trace& trace,
                                        const Links& links,
-                                       const TimingScope& scope);
+                                       const TimingScope& scope,
+                                       DependencyGraphCache* graphs = nullptr);
 // The same from an already built graph (the benchmark times both steps).
 CriticalPathReport CriticalPathOfGraph(const Model& model, const Trace& trace,
                                        const DependencyGraph& graph,

@@ -26,7 +26,11 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/timing/timing_common.h"
@@ -70,6 +74,31 @@ struct DependencyGraph {
 DependencyGraph BuildDependencyGraph(const Model& model, const Trace& trace,
                                      const Links& links,
                                      const TimingScope& scope);
+
+// The dependency graphs of one run, built once per scope and shared by every
+// analysis that follows them (critical path, idle/overlap, the timing
+// rules): `summary` asks for the whole-trace graph four times. Safe to use
+// from several threads (the server's); a graph is built under the lock, so
+// a second caller waits for the first one's graph instead of building its
+// own. The run's trace must not change while the cache holds graphs of it.
+class DependencyGraphCache {
+ public:
+  std::shared_ptr<const DependencyGraph> Get(const Model& model,
+                                             const Trace& trace,
+                                             const Links& links,
+                                             const TimingScope& scope);
+  size_t MemoryUsage() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::pair<int, int>, std::shared_ptr<const DependencyGraph>>
+      graphs_;  // by (run, clock)
+};
+
+// The graph of `scope` from `cache`, or built here when `cache` is null.
+std::shared_ptr<const DependencyGraph> DependencyGraphOf(
+    const Model& model, const Trace& trace, const Links& links,
+    const TimingScope& scope, DependencyGraphCache* cache);
 
 // When the dependency from -> to was satisfied: the end of `from`, except
 // for a launch, which releases its task at the latest when the task starts

@@ -52,13 +52,15 @@ std::string_view IdleReasonName(IdleReason reason) {
 
 IdleOverlapReport ComputeIdleOverlap(const Model& model, const Trace& trace,
                                      const Links& links,
-                                     const IdleOptions& options) {
+                                     const IdleOptions& options,
+                                     DependencyGraphCache* graphs) {
   IdleOverlapReport report;
   report.scope = options.scope;
   report.gap_threshold_ns = options.gap_threshold_ns;
   TaskClock clock(trace, options.scope.clock);
-  DependencyGraph graph =
-      BuildDependencyGraph(model, trace, links, options.scope);
+  std::shared_ptr<const DependencyGraph> graph_holder =
+      DependencyGraphOf(model, trace, links, options.scope, graphs);
+  const DependencyGraph& graph = *graph_holder;
 
   // Execution tasks per track, in start order.
   std::vector<std::vector<TaskId>> by_track(trace.track_count());

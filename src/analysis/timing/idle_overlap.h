@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/timing/dependency_graph.h"
 #include "analysis/timing/timing_common.h"
 #include "linker/links.h"
 #include "model/model.h"
@@ -95,8 +96,10 @@ struct IdleOverlapReport {
   std::vector<SyncWait> sync_waits;  // most device idle first
 };
 
+// `graphs`: the run's cache of dependency graphs (null: built here).
 IdleOverlapReport ComputeIdleOverlap(const Model& model, const Trace& trace,
                                      const Links& links,
-                                     const IdleOptions& options);
+                                     const IdleOptions& options,
+                                     DependencyGraphCache* graphs = nullptr);
 
 }  // namespace mi::analysis

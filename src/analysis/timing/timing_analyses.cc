@@ -67,7 +67,8 @@ StatusOr<CriticalPathResult> RunCriticalPath(const AnalysisContext& ctx,
   MI_ASSIGN_OR_RETURN(scope, ScopeOf(*ctx.trace, run, clock));
   return ToCriticalPathResult(
       *ctx.model, *ctx.trace,
-      ComputeCriticalPath(*ctx.model, *ctx.trace, *ctx.links, scope));
+      ComputeCriticalPath(*ctx.model, *ctx.trace, *ctx.links, scope,
+                          ctx.dependency_graphs));
 }
 
 StatusOr<IdleOverlapResult> RunIdleOverlap(const AnalysisContext& ctx,
@@ -76,7 +77,8 @@ StatusOr<IdleOverlapResult> RunIdleOverlap(const AnalysisContext& ctx,
   MI_ASSIGN_OR_RETURN(
       o.scope, ScopeOf(*ctx.trace, options.scope.run, options.scope.clock));
   return ToIdleOverlapResult(
-      *ctx.trace, ComputeIdleOverlap(*ctx.model, *ctx.trace, *ctx.links, o));
+      *ctx.trace, ComputeIdleOverlap(*ctx.model, *ctx.trace, *ctx.links, o,
+                                     ctx.dependency_graphs));
 }
 
 const AnalysisDescriptor& CalibrationAnalysis() {

@@ -143,11 +143,14 @@ bool IsUpstream(const Model& model, NodeId ancestor, NodeId node) {
 
 void FalseDependencies(const Model& model, const Trace& trace,
                        const Links& links, double threshold_us,
+                       DependencyGraphCache* graphs,
                        std::vector<Finding>* out) {
   const RuleSpec& rule = kRules[2];
   TimingScope scope;  // whole trace, calibrated
   TaskClock clock(trace, scope.clock);
-  DependencyGraph g = BuildDependencyGraph(model, trace, links, scope);
+  std::shared_ptr<const DependencyGraph> graph =
+      DependencyGraphOf(model, trace, links, scope, graphs);
+  const DependencyGraph& g = *graph;
   const int64_t threshold_ns = static_cast<int64_t>(threshold_us * 1000);
 
   struct Candidate {
@@ -259,7 +262,8 @@ std::span<const RuleSpec> TimingRuleSpecs() { return kRules; }
 
 std::vector<Finding> EvaluateTimingRules(const Model& model, const Trace& trace,
                                          const Links& links,
-                                         const DiagnosisOptions& options) {
+                                         const DiagnosisOptions& options,
+                                         DependencyGraphCache* graphs) {
   std::vector<Finding> findings;
   bool copies = options.Enabled(kCopyNotOverlapped);
   bool syncs = options.Enabled(kHostSyncGap);
@@ -267,7 +271,7 @@ std::vector<Finding> EvaluateTimingRules(const Model& model, const Trace& trace,
     IdleOptions idle_options;
     idle_options.max_sync_waits = SIZE_MAX;
     IdleOverlapReport idle =
-        ComputeIdleOverlap(model, trace, links, idle_options);
+        ComputeIdleOverlap(model, trace, links, idle_options, graphs);
     if (copies) {
       CopyNotOverlapped(trace, idle, options.Threshold(kRules[0]), &findings);
     }
@@ -275,7 +279,7 @@ std::vector<Finding> EvaluateTimingRules(const Model& model, const Trace& trace,
       HostSyncGaps(trace, idle, options.Threshold(kRules[1]), &findings);
   }
   if (options.Enabled(kFalseDependency)) {
-    FalseDependencies(model, trace, links, options.Threshold(kRules[2]),
+    FalseDependencies(model, trace, links, options.Threshold(kRules[2]), graphs,
                       &findings);
   }
   return findings;

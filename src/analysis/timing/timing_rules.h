@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analysis/finding.h"
+#include "analysis/timing/dependency_graph.h"
 #include "linker/links.h"
 #include "model/model.h"
 #include "trace/trace.h"
@@ -26,8 +27,9 @@ namespace mi::analysis {
 std::span<const RuleSpec> TimingRuleSpecs();
 
 // Reads calibrated times (the session applies calibration at open).
-std::vector<Finding> EvaluateTimingRules(const Model& model, const Trace& trace,
-                                         const Links& links,
-                                         const DiagnosisOptions& options);
+// `graphs`: the run's cache of dependency graphs (null: built here).
+std::vector<Finding> EvaluateTimingRules(
+    const Model& model, const Trace& trace, const Links& links,
+    const DiagnosisOptions& options, DependencyGraphCache* graphs = nullptr);
 
 }  // namespace mi::analysis
