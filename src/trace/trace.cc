@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/huge_pages.h"
 #include "base/strings.h"
 
 namespace mi {
@@ -74,26 +75,26 @@ TrackId Trace::AddTrack(const TrackInfo& info) {
 }
 
 void Trace::Reserve(size_t n) {
-  name_.reserve(n);
-  category_.reserve(n);
-  kind_.reserve(n);
-  track_.reserve(n);
-  start_ns_.reserve(n);
-  duration_ns_.reserve(n);
-  op_type_.reserve(n);
-  node_name_.reserve(n);
-  op_node_.reserve(n);
-  correlation_.reserve(n);
-  external_id_.reserve(n);
-  event_before_.reserve(n);
-  event_after_.reserve(n);
-  bytes_.reserve(n);
-  shapes_.reserve(n);
-  output_shapes_.reserve(n);
-  class_.reserve(n);
-  run_.reserve(n);
-  parent_.reserve(n);
-  launch_.reserve(n);
+  ReserveWithHugePages(name_, n);
+  ReserveWithHugePages(category_, n);
+  ReserveWithHugePages(kind_, n);
+  ReserveWithHugePages(track_, n);
+  ReserveWithHugePages(start_ns_, n);
+  ReserveWithHugePages(duration_ns_, n);
+  ReserveWithHugePages(op_type_, n);
+  ReserveWithHugePages(node_name_, n);
+  ReserveWithHugePages(op_node_, n);
+  ReserveWithHugePages(correlation_, n);
+  ReserveWithHugePages(external_id_, n);
+  ReserveWithHugePages(event_before_, n);
+  ReserveWithHugePages(event_after_, n);
+  ReserveWithHugePages(bytes_, n);
+  ReserveWithHugePages(shapes_, n);
+  ReserveWithHugePages(output_shapes_, n);
+  ReserveWithHugePages(class_, n);
+  ReserveWithHugePages(run_, n);
+  ReserveWithHugePages(parent_, n);
+  ReserveWithHugePages(launch_, n);
 }
 
 TaskId Trace::AddTask(const TaskRow& row) {
@@ -201,10 +202,34 @@ bool IsCommunicationTask(const Trace& trace, TaskId t) {
       EqualsIgnoringCase(category, "hccl")) {
     return true;
   }
-  std::string_view name = trace.str(trace.task_name(t));
+  return trace.IsCommunicationName(trace.task_name(t));
+}
+
+namespace {
+bool NamesCommunication(std::string_view name) {
   return ContainsIgnoringCase(name, "nccl") ||
          ContainsIgnoringCase(name, "hccl") ||
          StartsWithIgnoringCase(name, "hcom_");
+}
+}  // namespace
+
+bool Trace::IsCommunicationName(StringId name) const {
+  NameMemo& memo = *communication_names_;
+  std::call_once(memo.sized, [&] {
+    memo.size = strings_ != nullptr ? strings_->size() : 0;
+    memo.flags = std::make_unique<std::atomic<uint8_t>[]>(memo.size);
+    for (size_t i = 0; i < memo.size; ++i) {
+      memo.flags[i].store(0, std::memory_order_relaxed);
+    }
+  });
+  const size_t i = name.value();
+  if (i >= memo.size) return NamesCommunication(str(name));
+  uint8_t known = memo.flags[i].load(std::memory_order_relaxed);
+  if (known == 0) {
+    known = NamesCommunication(str(name)) ? 2 : 1;
+    memo.flags[i].store(known, std::memory_order_relaxed);
+  }
+  return known == 2;
 }
 
 bool IsSyncTask(const Trace& trace, TaskId t) {

@@ -7,7 +7,10 @@
 // lose precision). Calibration is a per-track offset: calibrated time =
 // raw time + track clock offset, so both are always available.
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -179,11 +182,18 @@ class Trace {
   StringPool& strings() const { return *strings_; }
   std::string_view str(StringId id) const { return strings_->Get(id); }
 
+  // Whether an interned task name names a collective kernel or op (NCCL,
+  // HCCL, hcom_*; IsCommunicationTask below), answered once per distinct
+  // name: every analysis asks it of every task, and kernel names run to
+  // hundreds of characters. Safe from several threads.
+  bool IsCommunicationName(StringId name) const;
+
   // Sources (SourceInfo): FindOrAddSource returns the source with this key,
   // adding it when new. Every track belongs to one: AddTrack gives a track
   // without a source the unnamed default source (key empty), so traces
   // built by hand (tests) need not name one.
   SourceId FindOrAddSource(StringId key);
+
   size_t source_count() const { return sources_.size(); }
   const SourceInfo& source(SourceId s) const { return sources_[s.value()]; }
   SourceInfo& mutable_source(SourceId s) { return sources_[s.value()]; }
@@ -292,6 +302,16 @@ class Trace {
   size_t MemoryUsage() const;
 
  private:
+  // IsCommunicationName's answers by StringId value (0 unknown, 1 no,
+  // 2 yes), sized to the pool when first asked; later strings are answered
+  // without the memo. Behind a pointer so that Trace stays movable.
+  struct NameMemo {
+    std::once_flag sized;
+    std::unique_ptr<std::atomic<uint8_t>[]> flags;
+    size_t size = 0;
+  };
+  std::unique_ptr<NameMemo> communication_names_ = std::make_unique<NameMemo>();
+
   StringPool* strings_ = nullptr;
   std::vector<SourceInfo> sources_;
   std::vector<uint32_t> source_tracks_;  // per source
