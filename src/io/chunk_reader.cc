@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 namespace mi::io {
 
@@ -20,6 +23,39 @@ struct ChunkReader::ZState {
     if (initialised) inflateEnd(&stream);
   }
 };
+
+// Read-ahead: a thread fills the slots in turn while the caller parses the
+// chunk it was handed; the slot handed out last stays the caller's until
+// its next call. Counters the caller sees are those of the chunks handed
+// out, not of the ones read ahead.
+struct ChunkReader::ReadAhead {
+  struct Slot {
+    std::vector<char> bytes;
+    size_t size = 0;
+    uint64_t file_bytes_read = 0;
+    uint64_t bytes_produced = 0;
+  };
+  std::vector<Slot> slots;
+  std::mutex mutex;
+  std::condition_variable changed;
+  size_t filled = 0;    // slots filled so far (the producer's next: % size)
+  size_t consumed = 0;  // slots handed out so far
+  bool done = false;    // end of file, or `error`
+  bool stop = false;
+  Status error;
+  std::thread thread;
+};
+
+StatusOr<std::unique_ptr<ChunkReader>> ChunkReader::OpenReadAhead(
+    const std::string& path, size_t chunk_size, MemoryBudget* budget,
+    size_t depth) {
+  MI_ASSIGN_OR_RETURN(std::unique_ptr<ChunkReader> r,
+                      Open(path, chunk_size, budget));
+  // Without room in the budget for more buffers, it reads in Next(): the
+  // same bytes, only not ahead.
+  if (depth > 0) (void)r->StartReadAhead(depth);
+  return r;
+}
 
 StatusOr<std::unique_ptr<ChunkReader>> ChunkReader::Open(
     const std::string& path, size_t chunk_size, MemoryBudget* budget) {
@@ -68,6 +104,14 @@ StatusOr<std::unique_ptr<ChunkReader>> ChunkReader::Open(
 ChunkReader::ChunkReader(MemoryBudget* budget) : buffers_charge_(budget) {}
 
 ChunkReader::~ChunkReader() {
+  if (read_ahead_ != nullptr) {
+    {
+      std::lock_guard<std::mutex> lock(read_ahead_->mutex);
+      read_ahead_->stop = true;
+    }
+    read_ahead_->changed.notify_all();
+    read_ahead_->thread.join();
+  }
   if (file_ != nullptr) std::fclose(file_);
 }
 
@@ -81,23 +125,27 @@ StatusOr<size_t> ChunkReader::ReadRaw(char* dst, size_t n) {
 }
 
 StatusOr<std::string_view> ChunkReader::Next() {
+  if (read_ahead_ != nullptr) return NextReadAhead();
+  MI_ASSIGN_OR_RETURN(size_t size, Fill(out_buffer_.data()));
+  return std::string_view(out_buffer_.data(), size);
+}
+
+StatusOr<size_t> ChunkReader::Fill(char* out) {
   if (!is_gzip_) {
     size_t used = 0;
     if (!pending_head_.empty()) {
-      std::memcpy(out_buffer_.data(), pending_head_.data(),
-                  pending_head_.size());
+      std::memcpy(out, pending_head_.data(), pending_head_.size());
       used = pending_head_.size();
       pending_head_.clear();
     }
-    MI_ASSIGN_OR_RETURN(size_t got,
-                        ReadRaw(out_buffer_.data() + used, chunk_size_ - used));
+    MI_ASSIGN_OR_RETURN(size_t got, ReadRaw(out + used, chunk_size_ - used));
     used += got;
     bytes_produced_ += used;
-    return std::string_view(out_buffer_.data(), used);
+    return used;
   }
-  if (gzip_done_) return std::string_view();
+  if (gzip_done_) return size_t{0};
   z_stream& zs = z_->stream;
-  zs.next_out = reinterpret_cast<Bytef*>(out_buffer_.data());
+  zs.next_out = reinterpret_cast<Bytef*>(out);
   zs.avail_out = static_cast<uInt>(chunk_size_);
   while (zs.avail_out > 0) {
     if (zs.avail_in == 0) {
@@ -142,7 +190,73 @@ StatusOr<std::string_view> ChunkReader::Next() {
   }
   size_t produced = chunk_size_ - zs.avail_out;
   bytes_produced_ += produced;
-  return std::string_view(out_buffer_.data(), produced);
+  return produced;
+}
+
+Status ChunkReader::StartReadAhead(size_t depth) {
+  auto ra = std::make_unique<ReadAhead>();
+  // depth slots being read ahead, plus the one the caller holds.
+  ra->slots.resize(depth + 1);
+  for (ReadAhead::Slot& slot : ra->slots) slot.bytes.resize(chunk_size_);
+  if (!buffers_charge_.Add(depth * chunk_size_)) {
+    return buffers_charge_.LimitError(
+        path_, "the read-ahead buffers (" +
+                   FormatMemorySize(depth * chunk_size_) + ")");
+  }
+  out_buffer_ = std::vector<char>();  // the slots replace it
+  read_ahead_ = std::move(ra);
+  ReadAhead* r = read_ahead_.get();
+  r->thread = std::thread([this, r] {
+    for (;;) {
+      size_t index;
+      {
+        std::unique_lock<std::mutex> lock(r->mutex);
+        // Never overwrite the slot the caller holds (consumed - 1) or one
+        // not yet handed out.
+        r->changed.wait(lock, [r] {
+          return r->stop || r->filled - r->consumed + 1 < r->slots.size();
+        });
+        if (r->stop) return;
+        index = r->filled % r->slots.size();
+      }
+      ReadAhead::Slot& slot = r->slots[index];
+      StatusOr<size_t> got = Fill(slot.bytes.data());
+      std::lock_guard<std::mutex> lock(r->mutex);
+      if (!got.ok()) {
+        r->error = got.status();
+        r->done = true;
+      } else {
+        slot.size = *got;
+        slot.file_bytes_read = file_bytes_read_;
+        slot.bytes_produced = bytes_produced_;
+        ++r->filled;
+        if (*got == 0) r->done = true;
+      }
+      r->changed.notify_all();
+      if (r->done) return;
+    }
+  });
+  return Status::Ok();
+}
+
+StatusOr<std::string_view> ChunkReader::NextReadAhead() {
+  ReadAhead* r = read_ahead_.get();
+  std::unique_lock<std::mutex> lock(r->mutex);
+  if (r->consumed > 0 &&
+      r->slots[(r->consumed - 1) % r->slots.size()].size == 0) {
+    return std::string_view();  // past the end already
+  }
+  r->changed.wait(lock, [r] { return r->filled > r->consumed || r->done; });
+  if (r->filled == r->consumed) {  // done with nothing more: an error
+    return r->error.ok() ? Status(InternalError(path_ + ": read-ahead ended"))
+                         : r->error;
+  }
+  ReadAhead::Slot& slot = r->slots[r->consumed % r->slots.size()];
+  ++r->consumed;
+  consumed_file_bytes_read_ = slot.file_bytes_read;
+  consumed_bytes_produced_ = slot.bytes_produced;
+  r->changed.notify_all();  // the slot handed out before is free again
+  return std::string_view(slot.bytes.data(), slot.size);
 }
 
 StatusOr<std::string> ReadDecompressedHead(const std::string& path,

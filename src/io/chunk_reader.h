@@ -27,6 +27,13 @@ class ChunkReader {
   static StatusOr<std::unique_ptr<ChunkReader>> Open(
       const std::string& path, size_t chunk_size = kDefaultChunkSize,
       MemoryBudget* budget = nullptr);
+  // The same, with the next `depth` chunks read (and inflated) on a thread
+  // of its own while the caller works on the current one: a gzip trace's
+  // decompression overlaps its parsing. Buffers: (depth + 1) chunks; when
+  // the budget has no room for the extra ones it reads in Next() instead.
+  static StatusOr<std::unique_ptr<ChunkReader>> OpenReadAhead(
+      const std::string& path, size_t chunk_size = kDefaultChunkSize,
+      MemoryBudget* budget = nullptr, size_t depth = 2);
   ~ChunkReader();
   ChunkReader(const ChunkReader&) = delete;
   ChunkReader& operator=(const ChunkReader&) = delete;
@@ -38,14 +45,24 @@ class ChunkReader {
   bool is_gzip() const { return is_gzip_; }
   // Bytes of the file (compressed, for gzip) consumed so far / in total:
   // for progress reporting.
-  uint64_t file_bytes_read() const { return file_bytes_read_; }
+  // With read-ahead: of the chunks handed out.
+  uint64_t file_bytes_read() const {
+    return read_ahead_ ? consumed_file_bytes_read_ : file_bytes_read_;
+  }
   uint64_t file_size() const { return file_size_; }
   // Decompressed bytes produced so far (what an error offset refers to).
-  uint64_t bytes_produced() const { return bytes_produced_; }
+  uint64_t bytes_produced() const {
+    return read_ahead_ ? consumed_bytes_produced_ : bytes_produced_;
+  }
 
  private:
+  struct ReadAhead;
   explicit ChunkReader(MemoryBudget* budget);
   StatusOr<size_t> ReadRaw(char* dst, size_t n);
+  // The next chunk into `out` (chunk_size_ bytes of room); 0 at the end.
+  StatusOr<size_t> Fill(char* out);
+  Status StartReadAhead(size_t depth);
+  StatusOr<std::string_view> NextReadAhead();
 
   std::string path_;
   FILE* file_ = nullptr;
@@ -61,6 +78,9 @@ class ChunkReader {
   uint64_t bytes_produced_ = 0;
   std::string pending_head_;  // bytes read while sniffing the gzip magic
   MemoryCharge buffers_charge_;
+  std::unique_ptr<ReadAhead> read_ahead_;  // null: reads in Next()
+  uint64_t consumed_file_bytes_read_ = 0;
+  uint64_t consumed_bytes_produced_ = 0;
 };
 
 // Reads up to `max_bytes` of decompressed data from the start of a file.
