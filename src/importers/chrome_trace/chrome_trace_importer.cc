@@ -27,8 +27,11 @@ class ChromeTraceImporter : public Importer {
 
  protected:
   std::unique_ptr<Reader> CreateReader(ImportContext& ctx) const override {
+    // Threaded: tokenizing on the caller's thread, parsing and building on
+    // the reader's own (json_trace_reader.h).
     return trace_event::CreateJsonTraceReader(
-        ctx, nullptr, trace_event::ExpectedTraceBytes(ctx.path));
+        ctx, nullptr, trace_event::ExpectedTraceBytes(ctx.path), {},
+        /*threaded=*/true);
   }
 };
 
@@ -36,8 +39,10 @@ class ChromeTraceImporter : public Importer {
 
 std::unique_ptr<Reader> CreateChromeTraceReader(ImportContext& ctx,
                                                 ChromeTraceStats* stats,
-                                                uint64_t expected_bytes) {
-  return trace_event::CreateJsonTraceReader(ctx, stats, expected_bytes);
+                                                uint64_t expected_bytes,
+                                                bool threaded) {
+  return trace_event::CreateJsonTraceReader(ctx, stats, expected_bytes, {},
+                                            threaded);
 }
 
 std::unique_ptr<Importer> CreateChromeTraceImporter() {
@@ -45,8 +50,10 @@ std::unique_ptr<Importer> CreateChromeTraceImporter() {
 }
 
 Status ImportChromeTraceFromBuffer(std::string_view data, ImportContext& ctx,
-                                   ChromeTraceStats* stats, size_t chunk_size) {
-  return trace_event::ImportJsonTraceFromBuffer(data, ctx, stats, chunk_size);
+                                   ChromeTraceStats* stats, size_t chunk_size,
+                                   bool threaded) {
+  return trace_event::ImportJsonTraceFromBuffer(data, ctx, stats, chunk_size,
+                                                {}, threaded);
 }
 
 Status ImportChromeTraceFromBuffer(std::string_view data, ImportContext& ctx) {

@@ -220,5 +220,110 @@ TEST(ChromeTraceSamplesTest, ProjectFixtures) {
   EXPECT_EQ(seen, 7u) << "committed fixtures missing under " << fixtures;
 }
 
+// The threaded reader (the builder on a thread of its own, as Import() runs
+// it) against the single-threaded one, on every real sample, the project's
+// fixtures and the bad-input corpus, at several chunk sizes: the same
+// status and message, every task column, track, run and diagnostic (code,
+// line, column, message, snippet).
+struct Imported {
+  StringPool strings;
+  Trace trace{&strings};
+  DiagnosticSink diagnostics;
+  ChromeTraceStats stats;
+  Status status;
+};
+
+std::unique_ptr<Imported> ImportBuffer(const std::string& text,
+                                       const fs::path& path, size_t chunk,
+                                       bool threaded) {
+  auto out = std::make_unique<Imported>();
+  ImportContext ctx;
+  ctx.path = path.string();
+  ctx.trace = &out->trace;
+  ctx.diagnostics = &out->diagnostics;
+  out->status =
+      ImportChromeTraceFromBuffer(text, ctx, &out->stats, chunk, threaded);
+  return out;
+}
+
+void ExpectSameImport(const Imported& a, const Imported& b) {
+  ASSERT_EQ(a.status.code(), b.status.code());
+  ASSERT_EQ(a.status.ToString(), b.status.ToString());
+  ASSERT_EQ(a.trace.task_count(), b.trace.task_count());
+  ASSERT_EQ(a.trace.track_count(), b.trace.track_count());
+  ASSERT_EQ(a.trace.runs().size(), b.trace.runs().size());
+  ASSERT_EQ(a.stats.repaired_events, b.stats.repaired_events);
+  ASSERT_EQ(a.stats.dialect, b.stats.dialect);
+  for (size_t i = 0; i < a.trace.task_count(); ++i) {
+    TaskId t(static_cast<uint32_t>(i));
+    ASSERT_EQ(a.trace.str(a.trace.task_name(t)),
+              b.trace.str(b.trace.task_name(t)));
+    ASSERT_EQ(a.trace.str(a.trace.task_category(t)),
+              b.trace.str(b.trace.task_category(t)));
+    ASSERT_EQ(a.trace.str(a.trace.task_shapes(t)),
+              b.trace.str(b.trace.task_shapes(t)));
+    ASSERT_EQ(a.trace.str(a.trace.task_op_type(t)),
+              b.trace.str(b.trace.task_op_type(t)));
+    ASSERT_EQ(a.trace.task_kind(t), b.trace.task_kind(t));
+    ASSERT_EQ(a.trace.task_track(t), b.trace.task_track(t));
+    ASSERT_EQ(a.trace.task_start_ns(t), b.trace.task_start_ns(t));
+    ASSERT_EQ(a.trace.task_duration_ns(t), b.trace.task_duration_ns(t));
+    ASSERT_EQ(a.trace.task_correlation(t), b.trace.task_correlation(t));
+    ASSERT_EQ(a.trace.task_external_id(t), b.trace.task_external_id(t));
+    ASSERT_EQ(a.trace.task_bytes(t), b.trace.task_bytes(t));
+    ASSERT_EQ(a.trace.task_run(t), b.trace.task_run(t));
+    ASSERT_EQ(a.trace.task_parent(t), b.trace.task_parent(t));
+    ASSERT_EQ(a.trace.task_launch(t), b.trace.task_launch(t));
+  }
+  ASSERT_EQ(a.diagnostics.log().size(), b.diagnostics.log().size());
+  for (size_t i = 0; i < a.diagnostics.log().size(); ++i) {
+    const Diagnostic& x = a.diagnostics.log()[i];
+    const Diagnostic& y = b.diagnostics.log()[i];
+    EXPECT_EQ(x.code, y.code) << i;
+    EXPECT_EQ(x.location.line, y.location.line) << x.message;
+    EXPECT_EQ(x.location.column, y.location.column) << x.message;
+    EXPECT_EQ(x.message, y.message);
+    EXPECT_EQ(x.snippet, y.snippet);
+  }
+  for (size_t c = 0; c < static_cast<size_t>(DiagnosticCode::kCount); ++c) {
+    EXPECT_EQ(a.diagnostics.count(static_cast<DiagnosticCode>(c)),
+              b.diagnostics.count(static_cast<DiagnosticCode>(c)));
+  }
+}
+
+TEST(ChromeTraceSamplesTest, ThreadedReaderGivesWhatOneThreadGives) {
+  std::vector<fs::path> files = Files(kSamples, ".json.gz");
+  for (const fs::path& p : Files(kSamples, ".json")) files.push_back(p);
+  const fs::path fixtures = fs::path(MI_SOURCE_DIR "/test/fixtures");
+  for (const char* model : {"resnet18", "transformer"}) {
+    for (const fs::path& p :
+         Files(fixtures / model, "onnxruntime_profile.json")) {
+      files.push_back(p);
+    }
+  }
+  for (const fs::path& p :
+       Files(fs::path(MI_SOURCE_DIR "/test/bad_inputs/chrome_trace"), "")) {
+    files.push_back(p);
+  }
+  ASSERT_GT(files.size(), 20u);
+  size_t with_diagnostics = 0, failing = 0;
+  for (const fs::path& path : files) {
+    SCOPED_TRACE(path.string());
+    auto text = io::ReadDecompressedFile(path.string());
+    ASSERT_TRUE(text.ok()) << text.status().ToString();
+    for (size_t chunk : {size_t{0}, size_t{997}, size_t{64 << 10}}) {
+      SCOPED_TRACE("chunk " + std::to_string(chunk));
+      auto one = ImportBuffer(*text, path, chunk, false);
+      auto two = ImportBuffer(*text, path, chunk, true);
+      ExpectSameImport(*one, *two);
+      with_diagnostics += !one->diagnostics.log().empty();
+      failing += !one->status.ok();
+    }
+  }
+  // The corpus exercises both: located diagnostics and failed imports.
+  EXPECT_GT(with_diagnostics, 0u);
+  EXPECT_GT(failing, 0u);
+}
+
 }  // namespace
 }  // namespace mi::importers

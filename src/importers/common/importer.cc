@@ -171,8 +171,8 @@ Status Importer::Import(ImportContext& ctx) const {
   }
   MI_ASSIGN_OR_RETURN(
       auto chunks,
-      io::ChunkReader::Open(ctx.path, io::ChunkReader::kDefaultChunkSize,
-                            ctx.budget));
+      io::ChunkReader::OpenReadAhead(
+          ctx.path, io::ChunkReader::kDefaultChunkSize, ctx.budget));
   auto charge = [&](uint64_t offset) {
     return ChargeBuiltAt(ctx, offset, reader->MemoryUsage());
   };
@@ -185,8 +185,10 @@ Status Importer::Import(ImportContext& ctx) const {
     uint64_t offset = chunks->bytes_produced() - chunk.size();
     for (size_t i = 0; i < chunk.size(); i += kChargeInterval) {
       MI_RETURN_IF_ERROR(reader->Parse(chunk.substr(i, kChargeInterval)));
-      MI_RETURN_IF_ERROR(
-          charge(offset + std::min(chunk.size(), i + kChargeInterval)));
+      if (!reader->ChargesWhatItBuilds()) {
+        MI_RETURN_IF_ERROR(
+            charge(offset + std::min(chunk.size(), i + kChargeInterval)));
+      }
     }
     if (ctx.progress) {
       ctx.progress(chunks->file_bytes_read(), chunks->file_size());

@@ -76,6 +76,12 @@ class Reader {
   // Bytes the reader holds itself (events waiting for their end, pending
   // rows), charged with the model and trace.
   virtual size_t MemoryUsage() const { return 0; }
+  // True for a reader that builds on a thread of its own: it charges what
+  // it built itself, from that thread, and returns a charge's error from a
+  // later Parse() or NotifyEndOfFile(); Import() then charges only before
+  // the first chunk and after the end (the model and trace must not be
+  // read while that thread writes them).
+  virtual bool ChargesWhatItBuilds() const { return false; }
 };
 
 struct ImporterDescriptor {

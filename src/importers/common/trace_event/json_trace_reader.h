@@ -25,17 +25,22 @@ using ExtensionFactory =
         TraceEventBuilder&)>;
 
 // `stats` may be null; `expected_bytes` (0 if unknown) sizes the task
-// reservation.
+// reservation. `threaded`: the parser and the builder run on a thread of
+// the reader's own while the caller's thread tokenizes the next events (the
+// same trace and diagnostics; the reader then charges the memory budget itself,
+// Reader::ChargesWhatItBuilds). Nothing may read ctx.trace or
+// ctx.diagnostics between Parse() calls of a threaded reader.
 std::unique_ptr<Reader> CreateJsonTraceReader(
     ImportContext& ctx, ChromeTraceStats* stats, uint64_t expected_bytes,
-    const ExtensionFactory& extension = {});
+    const ExtensionFactory& extension = {}, bool threaded = false);
 
 // Imports a whole trace held in memory, fed to that reader in
 // `chunk_size` pieces (0: three, so events straddle chunk boundaries).
 // ctx.trace and ctx.diagnostics must be set.
 Status ImportJsonTraceFromBuffer(std::string_view data, ImportContext& ctx,
                                  ChromeTraceStats* stats, size_t chunk_size,
-                                 const ExtensionFactory& extension = {});
+                                 const ExtensionFactory& extension = {},
+                                 bool threaded = false);
 
 // The decompressed size to expect from a trace file (its size; gzip ~15x),
 // 0 when unknown.

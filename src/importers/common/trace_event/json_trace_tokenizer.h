@@ -77,6 +77,24 @@ class JsonTraceTokenizer {
   TextPosition PositionInCurrentEvent(size_t offset) const;
   // Byte offset (decompressed) of the current event's first byte.
   uint64_t current_event_byte_offset() const { return event_byte_offset_; }
+  // During OnTraceEvent: whether the event is a view into the chunk being
+  // fed (else a copy of an event begun in an earlier chunk), and that
+  // chunk's bytes and the position and offset of its first byte; the
+  // position of a copied event's first byte. For a reader that locates
+  // events later, on another thread, from its own copy of the bytes.
+  bool current_event_in_chunk() const {
+    return current_event_text_ != partial_.data();
+  }
+  std::string_view current_chunk() const {
+    return std::string_view(chunk_begin_, chunk_end_ - chunk_begin_);
+  }
+  TextPosition current_chunk_start_position() const {
+    return chunk_start_position_;
+  }
+  uint64_t current_chunk_byte_offset() const { return chunk_byte_offset_; }
+  TextPosition partial_event_start_position() const {
+    return partial_start_position_;
+  }
 
   // "<path>:<line>:<col>: " for a position.
   std::string Where(TextPosition position) const;
