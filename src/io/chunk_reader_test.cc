@@ -22,6 +22,17 @@ void WriteGzip(const std::string& path, const std::string& data) {
   gzclose(f);
 }
 
+// The rest of a reader's chunks, concatenated.
+std::string ReadRest(ChunkReader& r) {
+  std::string all;
+  while (true) {
+    auto chunk = r.Next();
+    EXPECT_TRUE(chunk.ok()) << chunk.status().ToString();
+    if (!chunk.ok() || chunk->empty()) return all;
+    all.append(*chunk);
+  }
+}
+
 TEST(ChunkReaderTest, ReadsPlainFileInChunks) {
   std::string path = TempPath("mi_chunk_plain.txt");
   std::string data(10000, 'a');
@@ -29,14 +40,7 @@ TEST(ChunkReaderTest, ReadsPlainFileInChunks) {
   std::ofstream(path) << data;
   auto r = ChunkReader::Open(path, 4096);
   ASSERT_TRUE(r.ok());
-  std::string all;
-  while (true) {
-    auto chunk = (*r)->Next();
-    ASSERT_TRUE(chunk.ok());
-    if (chunk->empty()) break;
-    all.append(*chunk);
-  }
-  EXPECT_EQ(all, data);
+  EXPECT_EQ(ReadRest(**r), data);
   EXPECT_FALSE((*r)->is_gzip());
 }
 
@@ -168,14 +172,7 @@ TEST(ChunkReaderTest, ReadAheadWithoutRoomInTheBudgetReadsInNext) {
   auto r = ChunkReader::OpenReadAhead(path, 65536, &budget, 2);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(budget.used(), 65536u);
-  std::string all;
-  while (true) {
-    auto chunk = (*r)->Next();
-    ASSERT_TRUE(chunk.ok());
-    if (chunk->empty()) break;
-    all.append(*chunk);
-  }
-  EXPECT_EQ(all, data);
+  EXPECT_EQ(ReadRest(**r), data);
 }
 
 TEST(ChunkReaderTest, MissingFileIsNotFound) {

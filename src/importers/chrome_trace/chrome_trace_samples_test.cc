@@ -220,8 +220,8 @@ TEST(ChromeTraceSamplesTest, ProjectFixtures) {
   EXPECT_EQ(seen, 7u) << "committed fixtures missing under " << fixtures;
 }
 
-// The threaded reader (the builder on a thread of its own, as Import() runs
-// it) against the single-threaded one, on every real sample, the project's
+// The threaded reader (parser and builder on a thread of their own, as Import()
+// runs it) against the single-threaded one, on every real sample, the project's
 // fixtures and the bad-input corpus, at several chunk sizes: the same
 // status and message, every task column, track, run and diagnostic (code,
 // line, column, message, snippet).

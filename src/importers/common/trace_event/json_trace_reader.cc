@@ -228,7 +228,7 @@ class JsonTraceReader : public Reader,
   Status OnTopLevelValue(std::string_view key,
                          std::string_view value_json) override {
     if (threaded_) {
-      // In order with the events, on the builder's thread.
+      // In order with the events, on the worker.
       open_batch_->actions.push_back(
           {open_batch_->events.size(),
            [this, k = std::string(key), v = std::string(value_json)] {
@@ -248,7 +248,7 @@ class JsonTraceReader : public Reader,
       return;
     }
     if (threaded_) {
-      // On the builder's thread: the event is located in the batch's copy
+      // On the worker: the event is located in the batch's copy
       // of the input it came from.
       std::string_view text = current_segment_->text;
       TextPosition position = AdvancePosition(
