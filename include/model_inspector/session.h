@@ -148,6 +148,19 @@ struct TimelineWindowRequest {
   bool json = false;  // JSON instead of the MITW binary
 };
 
+// The counter tracks (memory over time) in a window: each series' points
+// in [start_ns, end_ns) with the last one before it and the first after,
+// downsampled above 4 points per pixel column. Times are the raw clock's.
+struct TimelineCountersRequest {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  uint32_t pixels = 1000;
+};
+
+// Points of a counter series the timeline's metadata sends whole; above,
+// it is downsampled (first, lowest, highest and last point per bucket).
+inline constexpr size_t kMaxCounterPoints = 8192;
+
 struct MappingRequest {
   size_t offset = 0;
   size_t limit = 200;
@@ -329,6 +342,11 @@ class Session {
   // naming an unknown track.
   StatusOr<std::string> TimelineWindow(
       const TimelineWindowRequest& request) const;
+  // The counter tracks in a window at a level of detail (JSON: "counters"
+  // as in TimelineJson's, with "points" and "downsampled"). InvalidArgument
+  // for an empty window or a pixel count out of 1..kMaxTimelinePixels.
+  StatusOr<std::string> TimelineCounters(
+      const TimelineCountersRequest& request) const;
   // One task with its node, launch and flows; NotFound for no such task.
   StatusOr<std::string> TaskDetailsJson(uint32_t task,
                                         const TimelineRequest& request) const;

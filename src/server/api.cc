@@ -626,6 +626,9 @@ HttpResponse Api::RouteRun(size_t run_id, RunState& run,
   if (seg.size() == 5 && seg[3] == "timeline" && seg[4] == "window") {
     return TimelineWindow(run, request);
   }
+  if (seg.size() == 5 && seg[3] == "timeline" && seg[4] == "counters") {
+    return TimelineCounters(run, request);
+  }
   if (seg.size() == 4 && seg[3] == "tasks") return NodeTasks(run, request);
   if (seg.size() == 5 && seg[3] == "tasks") return Task(run, seg[4], request);
   if (seg.size() == 4 && seg[3] == "mapping") return Mapping(run, request);
@@ -1458,31 +1461,48 @@ HttpResponse Api::Timeline(RunState& run, const HttpRequest& request) {
   return Json(std::move(json).value());
 }
 
-HttpResponse Api::TimelineWindow(RunState& run, const HttpRequest& request) {
-  TimelineWindowRequest options;
+namespace {
+
+// A window's start_ns and end_ns (both required, start before end) and its
+// width in pixel columns, px (1..kMaxTimelinePixels; default as given).
+std::optional<HttpResponse> ParseWindow(const HttpRequest& request,
+                                        int64_t* start_ns, int64_t* end_ns,
+                                        uint32_t* pixels) {
   bool has_start = false;
   bool has_end = false;
-  Status parsed = ParseNs(request, "start_ns", &options.start_ns, &has_start);
-  if (parsed.ok()) {
-    parsed = ParseNs(request, "end_ns", &options.end_ns, &has_end);
-  }
-  if (parsed.ok()) parsed = ParseClock(request, &options.clock);
+  Status parsed = ParseNs(request, "start_ns", start_ns, &has_start);
+  if (parsed.ok()) parsed = ParseNs(request, "end_ns", end_ns, &has_end);
   if (!parsed.ok()) return FromStatus(parsed);
   if (!has_start || !has_end) {
-    return Error(400, "start_ns and end_ns: give the window in nanoseconds");
+    return Api::Error(400,
+                      "start_ns and end_ns: give the window in nanoseconds");
   }
-  if (options.start_ns >= options.end_ns) {
-    return Error(400, fmt::format("start_ns ({}) must be before end_ns ({})",
-                                  options.start_ns, options.end_ns));
+  if (*start_ns >= *end_ns) {
+    return Api::Error(
+        400, fmt::format("start_ns ({}) must be before end_ns ({})", *start_ns,
+                         *end_ns));
   }
   bool found = false;
   std::string_view px = Param(request, "px", &found);
-  uint64_t pixels = options.pixels;
-  if (found && (!ParseUint(px, kMaxTimelinePixels, &pixels) || pixels == 0)) {
-    return Error(400, fmt::format("px: expected 1..{}, found '{}'",
-                                  kMaxTimelinePixels, px));
+  uint64_t value = *pixels;
+  if (found && (!ParseUint(px, kMaxTimelinePixels, &value) || value == 0)) {
+    return Api::Error(400, fmt::format("px: expected 1..{}, found '{}'",
+                                       kMaxTimelinePixels, px));
   }
-  options.pixels = static_cast<uint32_t>(pixels);
+  *pixels = static_cast<uint32_t>(value);
+  return std::nullopt;
+}
+
+}  // namespace
+
+HttpResponse Api::TimelineWindow(RunState& run, const HttpRequest& request) {
+  TimelineWindowRequest options;
+  if (auto error = ParseWindow(request, &options.start_ns, &options.end_ns,
+                               &options.pixels)) {
+    return std::move(*error);
+  }
+  Status parsed = ParseClock(request, &options.clock);
+  if (!parsed.ok()) return FromStatus(parsed);
   for (const std::string& t : ParamList(request, "tracks")) {
     uint64_t id = 0;
     if (!ParseUint(t, UINT32_MAX, &id)) {
@@ -1495,6 +1515,7 @@ HttpResponse Api::TimelineWindow(RunState& run, const HttpRequest& request) {
   options.labels = ParamList(request, "op");
   options.kinds = ParamList(request, "kind");
   options.name_contains = std::string(Param(request, "name"));
+  bool found = false;
   std::string_view format = Param(request, "format", &found);
   if (found && format != "binary" && format != "json") {
     return Error(400, fmt::format("format: expected binary or json, found "
@@ -1510,6 +1531,17 @@ HttpResponse Api::TimelineWindow(RunState& run, const HttpRequest& request) {
   r.body = std::move(body).value();
   AddSecurityHeaders(&r, /*cacheable=*/false);
   return r;
+}
+
+HttpResponse Api::TimelineCounters(RunState& run, const HttpRequest& request) {
+  TimelineCountersRequest options;
+  if (auto error = ParseWindow(request, &options.start_ns, &options.end_ns,
+                               &options.pixels)) {
+    return std::move(*error);
+  }
+  auto body = run.run.session->TimelineCounters(options);
+  if (!body.ok()) return FromStatus(body.status());
+  return Json(std::move(body).value());
 }
 
 HttpResponse Api::Task(RunState& run, std::string_view task,

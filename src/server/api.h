@@ -289,6 +289,7 @@ class Api {
                       std::string_view what);
   HttpResponse Timeline(RunState& run, const HttpRequest& request);
   HttpResponse TimelineWindow(RunState& run, const HttpRequest& request);
+  HttpResponse TimelineCounters(RunState& run, const HttpRequest& request);
   HttpResponse Task(RunState& run, std::string_view task,
                     const HttpRequest& request);
   HttpResponse NodeTasks(RunState& run, const HttpRequest& request);

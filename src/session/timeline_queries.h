@@ -102,6 +102,23 @@ struct TimelineIndex {
   int64_t calibrated_start_ns = 0;
   int64_t calibrated_end_ns = 0;
   bool has_calibration = false;
+  // Where the timeline opens (analysis/steps' steady window; raw clock),
+  // computed once: the step breakdown costs seconds on 10M tasks.
+  int64_t steady_start_ns = 0;
+  int64_t steady_end_ns = 0;
+  int64_t setup_ns = 0;
+  uint64_t steady_steps = 0;
+  // The counter series (timeline_queries.cc WriteCounters): per (per
+  // module, source, device, component), the allocator samples in time
+  // order; windows binary-search them.
+  struct CounterGroup {
+    bool per_module = false;
+    uint32_t source = 0;
+    int32_t device = -1;
+    uint32_t component = 0;
+    std::vector<size_t> samples;
+  };
+  std::vector<CounterGroup> counter_groups;
   // The mapping table's rows, unsorted, built on first use.
   mutable std::once_flag mapping_once;
   mutable std::vector<MappingRow> mapping_rows;
@@ -119,6 +136,8 @@ StatusOr<std::string> TimelineJsonOf(const Session::Impl& run,
                                      const TimelineRequest& request);
 StatusOr<std::string> TimelineWindowOf(const Session::Impl& run,
                                        const TimelineWindowRequest& request);
+StatusOr<std::string> CountersJsonOf(const Session::Impl& run,
+                                     const TimelineCountersRequest& request);
 StatusOr<std::string> TaskDetailsJsonOf(const Session::Impl& run, uint32_t task,
                                         const TimelineRequest& request);
 StatusOr<std::string> NodeTasksJsonOf(const Session::Impl& run, uint32_t node,

@@ -671,4 +671,96 @@ TEST(TimelineCountersTest, AscendMemoryRecordRowsAreTheCounterPoints) {
 }
 
 }  // namespace
+// The counters of a window (what the UI asks for when it zooms), against
+// the whole series of the metadata (points equal to the CSV's rows, test
+// above) scanned by brute force: the window's points with the one before
+// and the one after; above 4 points per pixel, downsampled so that every
+// kept point is a real point in time order, the window's first and last
+// point and its lowest and highest value are kept, and at most 4 per
+// bucket remain.
+TEST(TimelineCountersTest, WindowIsTheSeriesPointsDownsampledKeepingExtremes) {
+  OpenOptions options;
+  options.paths = {std::string(MI_SOURCE_DIR) +
+                   "/test/fixtures/samples/ascend/"
+                   "msinsight_pt_text_level1_rank0"};
+  auto session = Session::Open(options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto meta_text = (*session)->TimelineJson({TraceClock::kRaw});
+  ASSERT_TRUE(meta_text.ok());
+  nlohmann::json meta = nlohmann::json::parse(*meta_text);
+  ASSERT_GT(meta["counters"].size(), 0u);
+  const int64_t start = meta["start_ns"].get<int64_t>();
+  const int64_t end = meta["end_ns"].get<int64_t>();
+  const int64_t from = start + (end - start) / 4;
+  const int64_t to = start + (end - start) / 2;
+  for (uint32_t px : {2u, 10u, 20000u}) {
+    TimelineCountersRequest request;
+    request.start_ns = from;
+    request.end_ns = to;
+    request.pixels = px;
+    auto text = (*session)->TimelineCounters(request);
+    ASSERT_TRUE(text.ok()) << text.status().ToString();
+    nlohmann::json got = nlohmann::json::parse(*text);
+    ASSERT_EQ(got["counters"].size(), meta["counters"].size());
+    size_t downsampled = 0;
+    for (size_t k = 0; k < meta["counters"].size(); ++k) {
+      const auto& whole = meta["counters"][k];
+      const auto& c = got["counters"][k];
+      ASSERT_EQ(c["name"], whole["name"]);
+      EXPECT_FALSE(whole["downsampled"].get<bool>());
+      auto t = whole["t"].get<std::vector<int64_t>>();
+      auto v = whole["v"].get<std::vector<int64_t>>();
+      // Brute force: the window's points, the one before, the one after.
+      size_t first = 0;
+      while (first < t.size() && t[first] < from) ++first;
+      if (first > 0) --first;
+      size_t last = first;
+      while (last < t.size() && t[last] < to) ++last;
+      if (last < t.size()) ++last;
+      std::vector<std::pair<int64_t, int64_t>> in;
+      for (size_t i = first; i < last; ++i) in.emplace_back(t[i], v[i]);
+      EXPECT_EQ(c["points"].get<size_t>(), in.size()) << c["name"];
+      auto gt = c["t"].get<std::vector<int64_t>>();
+      auto gv = c["v"].get<std::vector<int64_t>>();
+      ASSERT_EQ(gt.size(), gv.size());
+      if (in.size() <= 4 * size_t{px}) {
+        EXPECT_FALSE(c["downsampled"].get<bool>());
+        std::vector<std::pair<int64_t, int64_t>> out;
+        for (size_t i = 0; i < gt.size(); ++i) out.emplace_back(gt[i], gv[i]);
+        EXPECT_EQ(out, in) << c["name"];
+        continue;
+      }
+      ++downsampled;
+      EXPECT_TRUE(c["downsampled"].get<bool>());
+      EXPECT_LE(gt.size(), 4 * size_t{px}) << c["name"];
+      // Every kept point is a point of the window, in time order.
+      size_t at = 0;
+      for (size_t i = 0; i < gt.size(); ++i) {
+        while (at < in.size() && in[at] != std::make_pair(gt[i], gv[i])) ++at;
+        ASSERT_LT(at, in.size()) << c["name"] << " point " << i;
+        ++at;
+      }
+      EXPECT_EQ(std::make_pair(gt.front(), gv.front()), in.front());
+      EXPECT_EQ(std::make_pair(gt.back(), gv.back()), in.back());
+      int64_t lo = in[0].second, hi = in[0].second;
+      for (const auto& p : in) {
+        lo = std::min(lo, p.second);
+        hi = std::max(hi, p.second);
+      }
+      EXPECT_EQ(*std::min_element(gv.begin(), gv.end()), lo) << c["name"];
+      EXPECT_EQ(*std::max_element(gv.begin(), gv.end()), hi) << c["name"];
+    }
+    if (px == 2) {
+      EXPECT_GT(downsampled, 0u);
+    }
+    if (px == 20000) {
+      EXPECT_EQ(downsampled, 0u);
+    }
+  }
+  TimelineCountersRequest empty;
+  empty.start_ns = from;
+  empty.end_ns = from;
+  EXPECT_FALSE((*session)->TimelineCounters(empty).ok());
+}
+
 }  // namespace mi

@@ -25,7 +25,9 @@
 # the target model_inspector_python), and the Training view on a snapshot
 # the monitor wrote around a real torch run with an injected fault: heat map
 # pixels, row ↔ graph node, histograms / attention / projection / samples
-# against the snapshot, causes in order (e2e_training_test). For ctest:
+# against the snapshot, causes in order (e2e_training_test), and long
+# memory counter series: downsampled in the metadata, fetched in detail
+# when zoomed, exact values drawn (e2e_counters_test). For ctest:
 #   MI_BINARY=<build>/src/cli/model-inspector MI_TEST_ARTIFACTS=<build>/web-test-artifacts web/test/run_all.sh
 # Fails with a clear message when node, the npm packages, Chromium or the
 # binary are missing. Set MI_SKIP_E2E=1 to skip the tests against the server.
@@ -72,6 +74,7 @@ if [[ "${MI_SKIP_E2E:-0}" != 1 ]]; then
   node test/e2e_overview_test.mjs
   node test/e2e_panels_test.mjs
   node test/e2e_timeline_habits_test.mjs
+  node test/e2e_counters_test.mjs
   node test/e2e_faults_test.mjs
   node test/e2e_ascend_tables_test.mjs
   node test/e2e_first_minute_test.mjs

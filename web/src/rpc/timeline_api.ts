@@ -22,6 +22,10 @@ export interface TimelineDefaultWindow { start_ns: number; end_ns: number; rule:
 export interface TimelineCounter {
   name: string; group: string; figure: 'allocated' | 'reserved' | string; unit: string;
   source: number; device: number; component: string; t: number[]; v: number[];
+  /** Points of the series (in the window, for a counters query) before downsampling. */
+  points?: number;
+  /** Above 8192 points (4 per pixel for a window) the series is sent downsampled: first, lowest, highest, last point per bucket. */
+  downsampled?: boolean;
   /** npu_module_mem.csv: what one CANN module reserved (group "module memory · …"), not an allocator's totals. */
   per_module?: boolean;
 }
@@ -108,6 +112,12 @@ export class TimelineApi {
   async window(q: WindowRequest, signal?: AbortSignal): Promise<TimelineWindow> {
     const buf = await (await this.get(windowQuery(q), signal)).arrayBuffer();
     return decodeTimelineWindow(buf);
+  }
+
+  /** The counter series in [startNs, endNs) (raw clock) at `px` columns: the metadata's series, in its order, in more detail. */
+  counters(run: number, startNs: number, endNs: number, px: number, signal?: AbortSignal): Promise<{ counters: TimelineCounter[] }> {
+    const p = new URLSearchParams({ start_ns: String(Math.floor(startNs)), end_ns: String(Math.ceil(endNs)), px: String(Math.max(1, Math.round(px))) });
+    return this.json(`/api/runs/${run}/timeline/counters?${p}`, signal);
   }
 
   /** A task with its flows; start_ns / end_ns and the flows' times are in `clock`. */

@@ -24,6 +24,21 @@ export const kCollapsedBandH = 10;
 export const kFilteredLaneH = 14;
 
 /** One track on screen: y in content coordinates (before vertical scroll). */
+/**
+ * A counter lane's points: the whole series from the metadata (downsampled
+ * there when long) and, once fetched, the detail of the window around the
+ * view (raw clock, as `t`).
+ */
+export interface CounterSeries {
+  t: number[]; v: number[]; max: number; unit: string;
+  detail?: { start: number; end: number; t: number[]; v: number[] };
+}
+
+/** The points to draw for a view [a, b) (the series' clock): the window's detail when it covers the view, else the whole series. */
+export function counterPoints(c: CounterSeries, a: number, b: number): { t: number[]; v: number[] } {
+  return c.detail && a >= c.detail.start && b <= c.detail.end ? c.detail : c;
+}
+
 export interface Lane {
   source: number;
   track: TimelineTrack;
@@ -33,7 +48,7 @@ export interface Lane {
   rows: number;
   group: GroupBand;
   /** A counter track (memory over time) instead of tasks: drawn as a step line. */
-  counter?: { t: number[]; v: number[]; max: number; unit: string };
+  counter?: CounterSeries;
   /** Pinned to the top (drawn with a filled pin mark). */
   pinned?: boolean;
 }
@@ -307,18 +322,20 @@ export class TimelineRenderer {
     for (const l of f.lanes) {
       const c = l.counter;
       if (!c || l.group.collapsed || !c.t.length) continue;
+      // (a detail window always holds a point: the one before it at least)
       const ly = Y(l.y);
       if (ly > plotBottom || ly + l.h < plotTop) continue;
       const top = ly + kLanePad + 2, bottom = ly + l.h - kLanePad - 1;
       const yOf = (v: number): number => bottom - (c.max > 0 ? (v / c.max) * (bottom - top) : 0);
       const off = f.sources[l.source]?.offsetNs ?? 0;
+      const p = counterPoints(c, f.viewStart - off, f.viewEnd - off);
       ctx.beginPath();
-      ctx.moveTo(Math.max(plotX, X(c.t[0] + off)), bottom);
+      ctx.moveTo(Math.max(plotX, X(p.t[0] + off)), bottom);
       let lastY = bottom;
-      for (let i = 0; i < c.t.length; ++i) {
-        const x = Math.min(plotX + plotW, Math.max(plotX, X(c.t[i] + off)));
+      for (let i = 0; i < p.t.length; ++i) {
+        const x = Math.min(plotX + plotW, Math.max(plotX, X(p.t[i] + off)));
         ctx.lineTo(x, lastY);
-        lastY = yOf(c.v[i]);
+        lastY = yOf(p.v[i]);
         ctx.lineTo(x, lastY);
       }
       ctx.lineTo(plotX + plotW, lastY);

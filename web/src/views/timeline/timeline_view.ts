@@ -27,7 +27,7 @@ import {
 import { firstVisible, kFlagAggregate, kFlagLinked, kTaskKindNames, rowKey, type TimelineWindow } from '../../rpc/timeline_binary';
 import {
   formatBytes, formatDuration, kAxisH, kCounterH, kCounterLine, kFilteredLaneH, kPinHitW, kCopyFill, kCopyStripe, kGroupH, kGutterW, kLanePad, kRowH, kSlowerMark, kSyncFill, kSyncStripe,
-  rowBox, TimelineRenderer, type FlowArrow, type GroupBand, type Lane, type OverlayTask, type TimelineFrame,
+  counterPoints, rowBox, TimelineRenderer, type FlowArrow, type GroupBand, type Lane, type OverlayTask, type TimelineFrame,
 } from './timeline_render';
 
 export interface TimelineHost {
@@ -88,6 +88,8 @@ interface RunSource {
   inflightKey: string;
   loading: boolean;
   error: string | null;
+  /** Counter series in detail around the view (when the metadata's are downsampled), by series index. */
+  counterDetail: { start: number; end: number; series: { t: number[]; v: number[] }[] } | null;
 }
 
 let styleInjected = false;
@@ -547,7 +549,8 @@ export class TimelineView {
   counterValueAt(track: number, t: number): number | null {
     const l = this.lanes.find((ln) => ln.counter && ln.track.id === track);
     if (!l?.counter) return null;
-    const c = l.counter;
+    const off = this.offsetOf(l.source);
+    const c = counterPoints(l.counter, this.viewStart - off, this.viewEnd - off);
     let v: number | null = null;
     for (let i = 0; i < c.t.length && c.t[i] <= t; ++i) v = c.v[i];
     return v;
@@ -571,7 +574,7 @@ export class TimelineView {
   // ---- layout of lanes ----
 
   private newSource(run: number, meta: TimelineMeta): RunSource {
-    return { run, meta, win: null, winStart: 0, winEnd: 0, winNsPerPx: 0, winKey: '', offsetNs: 0, seq: 0, abort: null, inflightKey: '', loading: false, error: null };
+    return { run, meta, win: null, winStart: 0, winEnd: 0, winNsPerPx: 0, winKey: '', offsetNs: 0, seq: 0, abort: null, inflightKey: '', loading: false, error: null, counterDetail: null };
   }
 
   private async loadCompare(seq = this.compareSeq): Promise<void> {
@@ -645,7 +648,9 @@ export class TimelineView {
         for (const v of c.v) max = Math.max(max, v);
         const track: TimelineTrack = { id: -1 - k, kind: 'other', name: c.name.replace(/^.*?memory /, ''), group: name, task_count: 0, rows: 1, busy_ns: 0, clock_offset_ns: 0 };
         const h = g.collapsed ? 0 : kCounterH;
-        const lane: Lane = { source: si, track, y, h, rows: 1, group: g, counter: { t: c.t, v: c.v, max, unit: c.unit } };
+        const d = s.counterDetail;
+        const detail = d && d.series[k] ? { start: d.start, end: d.end, t: d.series[k].t, v: d.series[k].v } : undefined;
+        const lane: Lane = { source: si, track, y, h, rows: 1, group: g, counter: { t: c.t, v: c.v, max, unit: c.unit, detail } };
         g.lanes.push(lane);
         lanes.push(lane);
         y += h;
@@ -752,6 +757,31 @@ export class TimelineView {
     await Promise.all(this.sources.map((s, si) => (this.stale(s) ? this.fetchSource(s, si) : Promise.resolve())));
   }
 
+  /**
+   * The counter series of [start, end) at `px` columns, for a trace whose
+   * metadata sends them downsampled (the server keeps 8192 points of each):
+   * drawn while the view lies inside that range.
+   */
+  private async fetchCounterDetail(s: RunSource, start: number, end: number, px: number, signal: AbortSignal): Promise<void> {
+    let got: { counters: { t: number[]; v: number[] }[] };
+    try {
+      got = await this.api.counters(s.run, start, end, px, signal);
+    } catch (e) {
+      if ((e as Error).name === 'AbortError') throw e;
+      // The downsampled series stay on screen; the tasks' window stands.
+      this.stats.count('timeline.counter_errors');
+      return;
+    }
+    s.counterDetail = { start, end, series: got.counters.map((c) => ({ t: c.t, v: c.v })) };
+    this.stats.count('timeline.counter_windows');
+    const si = this.sources.indexOf(s);
+    for (const l of this.lanes) {
+      if (l.source !== si || !l.counter) continue;
+      const c = s.counterDetail.series[-1 - l.track.id];
+      l.counter.detail = c ? { start, end, t: c.t, v: c.v } : undefined;
+    }
+  }
+
   private async fetchSource(s: RunSource, si: number): Promise<void> {
     const span = this.viewEnd - this.viewStart;
     const nsPerPx = span / this.plotW();
@@ -791,6 +821,7 @@ export class TimelineView {
       this.stats.count('timeline.windows');
       this.stats.sample('timeline.fetch_ms', performance.now() - t0);
       if (this.hover?.source === si) this.hover = null;
+      if (s.meta.counters?.some((c) => c.downsampled)) await this.fetchCounterDetail(s, start, end, px, abort.signal);
     } catch (e) {
       if ((e as Error).name === 'AbortError' || seq !== s.seq) { this.stats.count('timeline.dropped'); return; }
       s.error = e instanceof Error ? e.message : String(e);
