@@ -864,17 +864,29 @@ StatusOr<std::string> TimelineJsonOf(const Session::Impl& run,
   return out;
 }
 
+namespace {
+
+// A window query's bounds and width; `what` names the query in the error.
+Status CheckWindow(std::string_view what, int64_t start_ns, int64_t end_ns,
+                   uint32_t pixels) {
+  if (end_ns <= start_ns) {
+    return InvalidArgumentError(
+        fmt::format("{}: start_ns ({}) must be before end_ns ({})", what,
+                    start_ns, end_ns));
+  }
+  if (pixels < 1 || pixels > kMaxTimelinePixels) {
+    return InvalidArgumentError(fmt::format("px: expected 1..{}, found {}",
+                                            kMaxTimelinePixels, pixels));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 StatusOr<std::string> CountersJsonOf(const Session::Impl& run,
                                      const TimelineCountersRequest& request) {
-  if (request.end_ns <= request.start_ns) {
-    return InvalidArgumentError(
-        fmt::format("counters: start_ns ({}) must be before end_ns ({})",
-                    request.start_ns, request.end_ns));
-  }
-  if (request.pixels < 1 || request.pixels > kMaxTimelinePixels) {
-    return InvalidArgumentError(fmt::format(
-        "px: expected 1..{}, found {}", kMaxTimelinePixels, request.pixels));
-  }
+  MI_RETURN_IF_ERROR(CheckWindow("counters", request.start_ns, request.end_ns,
+                                 request.pixels));
   CounterSelection select;
   select.windowed = true;
   select.from_ns = request.start_ns;
@@ -892,15 +904,8 @@ StatusOr<std::string> CountersJsonOf(const Session::Impl& run,
 StatusOr<std::string> TimelineWindowOf(const Session::Impl& run,
                                        const TimelineWindowRequest& request) {
   const Trace& trace = run.trace;
-  if (request.end_ns <= request.start_ns) {
-    return InvalidArgumentError(
-        fmt::format("window: start_ns ({}) must be before end_ns ({})",
-                    request.start_ns, request.end_ns));
-  }
-  if (request.pixels < 1 || request.pixels > kMaxTimelinePixels) {
-    return InvalidArgumentError(fmt::format(
-        "px: expected 1..{}, found {}", kMaxTimelinePixels, request.pixels));
-  }
+  MI_RETURN_IF_ERROR(
+      CheckWindow("window", request.start_ns, request.end_ns, request.pixels));
   const TimelineIndex& x = GetTimelineIndex(run);
   WindowFilter filter;
   if (!request.tracks.empty()) {
